@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Sweeps the round-trip latency of the selected runtimes on this host, over loopback: per point a
+# pinned pong, then a pinned ping against it, logs into OUT_DIR/localhost-YYYYmmdd-HHMMSS/.
+# Usage: ./run-localhost.sh [-a] [-s] [-S] [-t] [-P] [-h]   (e.g. ./run-localhost.sh -asStP)
+# Knobs come from the environment; see -h and docs/sweeps.md.
+set -euo pipefail
+
+PROG=${0##*/}
+# shellcheck source=scripts/sweep-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep-lib.sh"
+
+usage() {
+  cat <<EOF
+Usage: $PROG [-a] [-s] [-S] [-t] [-P] [-h]
+Measures round-trip latency on this host over loopback, one pong and one ping per point.
+
+$(knobs_help)
+
+Example: DURATION=5 INTERVALS="0.001 0" ./$PROG -tS
+EOF
+}
+
+PONG_PID="" PONG_FD=""
+
+# The pong on loopback, port 0; ready once it prints its `listening on` line.
+pong_start() {
+  local fw=$1 proto=$2
+  spawn_reader "$PONG_ERR" "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
+    "$BIN_DIR/$(bin_prefix "$fw")-pong" --address 127.0.0.1:0 --protocol "$proto" \
+    "${PONG_EXTRA_ARGS[@]}"
+  PONG_PID=$SPAWN_PID PONG_FD=$SPAWN_FD
+  local rc=0
+  await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
+  case $rc in
+    0) PONG_TARGET="${BASH_REMATCH[1]}:${BASH_REMATCH[2]}" ;;
+    1) PONG_ERROR="it exited before listening" ;;
+    *) PONG_ERROR="no 'listening on' line within ${READY_TIMEOUT} s" ;;
+  esac
+  return "$rc"
+}
+
+pong_stop() {
+  [[ -n $PONG_PID ]] || return 0
+  kill -TERM "$PONG_PID" 2>/dev/null || true
+  reap "$PONG_PID" "$PONG_FD" 5
+  PONG_PID="" PONG_FD=""
+}
+
+pong_cleanup() { :; }
+
+main() {
+  local arg
+  for arg in "$@"; do
+    case "$arg" in
+      -h | --help) usage; exit 0 ;;
+      -*) short_flags "$arg" ;;
+      *) usage_error "unexpected argument '$arg'" ;;
+    esac
+  done
+  ((${#WANT[@]})) || usage_error "choose what to measure: at least one of -a -s -S -t -P"
+  KIND=localhost
+  check_knobs
+  check_binaries ping pong
+  setup_local_cpus_and_nice
+  ICMP_ADDR=127.0.0.1
+  check_icmp
+  make_plan
+  print_plan
+
+  install_traps
+  make_tmp
+  make_sweep_dir localhost
+  write_knobs
+  meta kind localhost
+  meta command "$PROG $*"
+  meta target 127.0.0.1
+  meta frameworks "$(selected_frameworks | tr '\n' ' ')${WANT[ping]:+ping}"
+  meta pinning "pong: ${PONG_CPUS:-none}, ping: ${PING_CPUS:-none}"
+  meta nice "$( ((${#NICE_CMD[@]})) && printf '%s' "$NICE" || printf 'not applied')"
+  local bins=() fw
+  for fw in $(selected_frameworks); do bins+=("$(bin_prefix "$fw")-ping" "$(bin_prefix "$fw")-pong"); done
+  "$SCRIPTS_DIR/host-facts.sh" "$SUITE_DIR" "$BIN_DIR" "$PONG_CPUS" "$NICE" "${bins[@]}" \
+    >"$SWEEP_TMP/host-local.tsv" || warn "could not read this machine's facts"
+  run_sweep
+}
+
+main "$@"

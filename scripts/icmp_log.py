@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json.
+
+The ICMP baseline is measured by the kernel's own echo reply, so it has the same log format as
+the runtimes with framework `ping`, transport `icmp`, and null for what does not apply. Per reply:
+the send time is the `-D` receive timestamp minus the RTT; replies sent in the first WARMUP
+seconds (counted from the first send) or after WARMUP + DURATION are dropped. ping prints RTTs in
+microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are by
+nearest rank, as in rtt-core: the value at 1-based rank ceil(p/100 * n) of the sorted samples.
+Loss is counted between the first and last sequence number answered in the window.
+"""
+
+import argparse
+import json
+import math
+import socket
+import sys
+from array import array
+from datetime import datetime, timezone
+from pathlib import Path
+
+SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
+
+
+def nearest_rank(sorted_values, p):
+    """The p-th percentile of non-empty sorted data: 1-based rank ceil(p/100 * n), as rtt-core."""
+    n = len(sorted_values)
+    rank = max(1, math.ceil(p / 100.0 * n - 1e-9))
+    return sorted_values[min(rank, n) - 1]
+
+
+def rtt_stats(values):
+    """The `rtt_ns` object of a log (sample stdev, n - 1), all null when there are no samples."""
+    n = len(values)
+    if n == 0:
+        return {"n": 0, **{k: None for k in
+                           ("min", "mean", "stdev", "p50", "p90", "p99", "p999", "p9999", "max")}}
+    ordered = sorted(values)
+    mean = math.fsum(ordered) / n
+    stdev = math.sqrt(math.fsum((x - mean) ** 2 for x in ordered) / (n - 1)) if n > 1 else 0.0
+    return {
+        "n": n, "min": ordered[0], "mean": mean, "stdev": stdev,
+        "p50": nearest_rank(ordered, 50), "p90": nearest_rank(ordered, 90),
+        "p99": nearest_rank(ordered, 99), "p999": nearest_rank(ordered, 99.9),
+        "p9999": nearest_rank(ordered, 99.99), "max": ordered[-1],
+    }
+
+
+def replies(lines):
+    """(unwrapped sequence, send time in s since the epoch, rtt_ns) for each reply; duplicates
+    (DUP!) are skipped, as ping itself does not count them as received."""
+    last, base = None, 0
+    for line in lines:
+        # `[1795322664.080458] 72 bytes from 127.0.0.1: icmp_seq=1 ttl=64 time=0.024 ms`; split()
+        # rather than a regex keeps up with the ~200 000 lines per second of `ping -i 0`.
+        if not line.startswith("[") or "(DUP!)" in line:
+            continue
+        fields = line.split()
+        if len(fields) < 8 or fields[5][:9] != "icmp_seq=" or fields[7][:5] != "time=":
+            continue  # "no answer yet", errors from routers, truncated lines
+        try:
+            seq = int(fields[5][9:])
+            rtt_ns = round(float(fields[7][5:]) * 1e6)
+            stamp = float(fields[0][1:-1])
+        except ValueError:
+            continue
+        if last is not None and seq + base < last - SEQ_MODULUS // 2:
+            base += SEQ_MODULUS
+        seq += base
+        last = seq
+        yield seq, stamp - rtt_ns / 1e9, rtt_ns
+
+
+def convert(lines, csv_out, interval, warmup, duration):
+    """Writes the CSV rows of the measured window; returns (rtts, first_seq, last_seq, t0)."""
+    rtts = array("q")
+    first_seq = last_seq = t0 = None
+    csv_out.write("seq,t_ns,rtt_ns\n")
+    for seq, sent_at, rtt_ns in replies(lines):
+        if t0 is None:
+            # The first send: earlier than this reply's by the sequences before it.
+            t0 = sent_at - (seq - 1) * interval
+        since_start = sent_at - t0 - warmup
+        if since_start < 0 or since_start >= duration:
+            continue
+        if first_seq is None:
+            first_seq = seq
+        last_seq = seq
+        rtts.append(rtt_ns)
+        csv_out.write(f"{seq - 1},{max(0, round(since_start * 1e9))},{rtt_ns}\n")
+    return rtts, first_seq, last_seq, t0
+
+
+def machine_fact(path, key=None):
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if key is None:
+        return text.splitlines()[0].strip() if text else None
+    for line in text.splitlines():
+        if line.startswith(key):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def rfc3339(epoch_s):
+    return datetime.fromtimestamp(epoch_s, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("raw", help="the saved output of ping -D -n")
+    parser.add_argument("stem", help="write STEM.csv and STEM.json")
+    parser.add_argument("--interval", required=True, type=float)
+    parser.add_argument("--size", required=True, type=int)
+    parser.add_argument("--duration", required=True, type=float)
+    parser.add_argument("--warmup", required=True, type=float)
+    parser.add_argument("--address", required=True)
+    parser.add_argument("--cpus-allowed", default="")
+    parser.add_argument("--suite-version")
+    parser.add_argument("--framework-version")
+    parser.add_argument("--started-at", help="RFC 3339 UTC; default: the first send")
+    parser.add_argument("--exit-status", type=int, default=0,
+                        help="ping's, under timeout -s INT: 124 is the expected end")
+    args = parser.parse_args(argv)
+
+    csv_path, json_path = Path(f"{args.stem}.csv"), Path(f"{args.stem}.json")
+    with open(args.raw, encoding="utf-8", errors="replace") as lines, \
+            open(csv_path, "w", encoding="utf-8") as csv_out:
+        rtts, first_seq, last_seq, t0 = convert(lines, csv_out, args.interval, args.warmup,
+                                                args.duration)
+    received = len(rtts)
+    sent = (last_seq - first_seq + 1) if received else 0
+    complete = received > 0 and args.exit_status in (0, 124)
+    log = {
+        "schema": "rtt-log/1", "kind": "rtt", "framework": "ping",
+        "framework_version": args.framework_version, "flavor": None, "threads": None,
+        "transport": "icmp", "payload": args.size, "interval_s": args.interval,
+        "target_rate": 1.0 / args.interval if args.interval > 0 else None, "pacing": None,
+        "tasks": 0, "decoy": None, "decoy_work_us": None, "decoy_iterations": None,
+        "duration_s": args.duration, "warmup_s": args.warmup, "address": args.address,
+        "host": machine_fact("/proc/sys/kernel/hostname") or socket.gethostname(),
+        "kernel": machine_fact("/proc/sys/kernel/osrelease"),
+        "cpu_model": machine_fact("/proc/cpuinfo", "model name"),
+        "cpus_allowed": args.cpus_allowed or None, "rustc": None,
+        "suite_version": args.suite_version,
+        "started_at": args.started_at or (rfc3339(t0) if t0 is not None else None),
+        "sent": sent, "received": received, "lost": sent - received, "late": None,
+        "out_of_order": None, "achieved_rate": sent / args.duration,
+        "complete": complete, "rtt_ns": rtt_stats(rtts),
+    }
+    json_path.write_text(json.dumps(log, indent=2) + "\n", encoding="utf-8")
+    if received == 0:
+        print(f"{args.raw}: no ICMP echo reply in the measured window", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
