@@ -1,0 +1,4 @@
+//! `asyncstd-pong`: the echo server on the async-std runtime.
+fn main() -> std::process::ExitCode {
+    rtt_core::pong::main::<asyncstd_rtt::AsyncStd>()
+}

@@ -1,0 +1,150 @@
+//! The async-std runtime under test: how async-std builds, spawns, sleeps, yields and does
+//! socket I/O. Everything else is in `rtt-core`.
+
+use std::{future::Future, io, net::SocketAddr, time::Instant};
+
+use async_std::{
+    io::{ReadExt, WriteExt},
+    net::{TcpListener, TcpStream, UdpSocket},
+    task,
+};
+use rtt_core::{
+    build_info,
+    options::RuntimeOptions,
+    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, available_cpus},
+};
+
+/// async-std reads its worker count from this variable when its executor first starts.
+const THREADS_VARIABLE: &str = "ASYNC_STD_THREAD_COUNT";
+
+pub struct AsyncStd;
+
+impl Runtime for AsyncStd {
+    const FRAMEWORK: &'static str = "async-std";
+    const BINARY_PREFIX: &'static str = "asyncstd";
+
+    type TcpStream = Tcp;
+    type TcpListener = TcpListener;
+    type UdpSocket = Udp;
+    type Task<T: Send + 'static> = task::JoinHandle<T>;
+
+    fn version() -> String {
+        build_info::locked_version("async-std")
+            .unwrap_or("unknown")
+            .to_owned()
+    }
+
+    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    where
+        M: FnOnce(RuntimeInfo) -> F,
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        if let Some(threads) = options.threads {
+            // SAFETY: called before the first task is spawned, while this is the only thread.
+            #[allow(unsafe_code)]
+            unsafe {
+                std::env::set_var(THREADS_VARIABLE, threads.to_string());
+            }
+        }
+        // The count async-std will use: the variable, else the CPUs this process may run on.
+        let threads = std::env::var(THREADS_VARIABLE)
+            .ok()
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(available_cpus)
+            .max(1);
+        let main = main(RuntimeInfo {
+            flavor: "global_executor".to_owned(),
+            threads,
+        });
+        Ok(task::block_on(task::spawn(main)))
+    }
+
+    fn spawn<F>(future: F) -> task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        task::spawn(future)
+    }
+
+    async fn sleep_until(deadline: Instant) {
+        task::sleep(deadline.saturating_duration_since(Instant::now())).await;
+    }
+
+    async fn yield_now() {
+        task::yield_now().await;
+    }
+
+    async fn connect(address: SocketAddr) -> io::Result<Tcp> {
+        let stream = TcpStream::connect(address).await?;
+        stream.set_nodelay(true)?;
+        Ok(Tcp(stream))
+    }
+
+    async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
+        TcpListener::bind(address).await
+    }
+
+    fn listener_address(listener: &TcpListener) -> io::Result<SocketAddr> {
+        listener.local_addr()
+    }
+
+    async fn accept(listener: &TcpListener) -> io::Result<(Tcp, SocketAddr)> {
+        let (stream, peer) = listener.accept().await?;
+        stream.set_nodelay(true)?;
+        Ok((Tcp(stream), peer))
+    }
+
+    async fn bind_udp(address: SocketAddr) -> io::Result<Udp> {
+        UdpSocket::bind(address).await.map(Udp)
+    }
+}
+
+pub struct Tcp(TcpStream);
+
+impl TcpIo for Tcp {
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf).await
+    }
+
+    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.0.read_exact(buf).await
+    }
+
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).await
+    }
+}
+
+pub struct Udp(UdpSocket);
+
+impl UdpIo for Udp {
+    fn local_address(&self) -> io::Result<SocketAddr> {
+        self.0.local_addr()
+    }
+
+    async fn connect(&self, peer: SocketAddr) -> io::Result<()> {
+        self.0.connect(peer).await
+    }
+
+    async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.0.send(buf).await
+    }
+
+    async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match async_std::future::timeout(remaining, self.0.recv(buf)).await {
+            Ok(received) => received.map(Some),
+            Err(_timed_out) => Ok(None),
+        }
+    }
+
+    async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
+        self.0.send_to(buf, peer).await
+    }
+
+    async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.0.recv_from(buf).await
+    }
+}

@@ -1,0 +1,73 @@
+//! CPU-bound decoy tasks that compete with the measured exchange for the runtime's workers: each
+//! iteration busy-spins on `Instant` (work the optimiser cannot remove), then yields to the
+//! scheduler (`spin`) or sleeps 1 ms on its timer (`sleep`). Not a model of any real workload.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use crate::{options::DecoyKind, runtime::Runtime};
+
+/// Busy-waits for `work`: each `Instant::now()` reads the clock, so the loop cannot be elided.
+pub fn stall(work: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < work {
+        std::hint::spin_loop();
+    }
+}
+
+/// The decoys of one run: spawned on the measured runtime, stopped together by one flag.
+pub struct Decoys<R: Runtime> {
+    stop: Arc<AtomicBool>,
+    tasks: Vec<R::Task<u64>>,
+}
+
+impl<R: Runtime> Decoys<R> {
+    /// Spawns `count` decoys of `kind`, each doing `work` of busy work per iteration.
+    pub fn spawn(count: u32, kind: DecoyKind, work: Duration) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let tasks = (0..count)
+            .map(|_| R::spawn(decoy::<R>(kind, work, Arc::clone(&stop))))
+            .collect();
+        Self { stop, tasks }
+    }
+
+    /// Stops every decoy and returns the iterations they did in all: proof that they ran.
+    pub async fn stop(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut iterations = 0;
+        for task in self.tasks {
+            iterations += task.await;
+        }
+        iterations
+    }
+}
+
+async fn decoy<R: Runtime>(kind: DecoyKind, work: Duration, stop: Arc<AtomicBool>) -> u64 {
+    let mut iterations = 0;
+    while !stop.load(Ordering::Relaxed) {
+        stall(work);
+        iterations += 1;
+        match kind {
+            DecoyKind::Spin => R::yield_now().await,
+            DecoyKind::Sleep => R::sleep_until(Instant::now() + Duration::from_millis(1)).await,
+        }
+    }
+    iterations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stall_takes_at_least_its_work() {
+        let start = Instant::now();
+        stall(Duration::from_micros(200));
+        assert!(start.elapsed() >= Duration::from_micros(200));
+    }
+}

@@ -1,0 +1,374 @@
+//! The ping: connects to a pong, sends paced messages on the runtime under test and keeps the RTT
+//! of every reply in the measured window. One loop serves every runtime and both transports;
+//! only the calls behind the [`Runtime`] traits differ.
+
+use std::{
+    future::Future,
+    io,
+    net::SocketAddr,
+    process::ExitCode,
+    time::{Duration, Instant, SystemTime},
+};
+
+use anyhow::{Context, anyhow, bail};
+
+use crate::{
+    decoy::Decoys,
+    machine::{self, Machine},
+    options::{self, PacingMode, PingOptions, Protocol},
+    output::{LogFiles, Report},
+    pacing::{Pacer, Wait},
+    recorder::Recorder,
+    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, unspecified_for},
+    stats::RttStats,
+    wire,
+};
+
+/// How long after its planned end a run may still wait for a TCP echo before giving up on a
+/// stalled pong (std: how long one read may block).
+pub const TCP_STALL_LIMIT: Duration = Duration::from_secs(5);
+
+/// The achieved rate may miss the target by this fraction before the ping warns.
+const RATE_TOLERANCE: f64 = 0.05;
+
+/// Entry point of every `*-ping` binary.
+pub fn main<R: Runtime>() -> ExitCode {
+    let name: &'static str = Box::leak(format!("{}-ping", R::BINARY_PREFIX).into_boxed_str());
+    let about = "Measures round-trip times to a pong of this suite and prints or logs them";
+    let (options, mut command) = options::parse::<PingOptions>(name, about);
+    options::check_ping::<R>(&options, &mut command);
+    match run::<R>(name, options) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("{name}: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run<R: Runtime>(name: &str, options: PingOptions) -> anyhow::Result<ExitCode> {
+    let files = options.out.as_deref().map(LogFiles::create).transpose()?;
+    let json = options.json;
+    let (report, recorder) = R::run(&options.runtime.clone(), move |info| {
+        session::<R>(options, info)
+    })?;
+    if let Some(files) = files {
+        files.write(&report, &recorder)?;
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else if report.sent > 0 {
+        print!("{}", report.human());
+    }
+    if let (Some(shortfall), Some(target)) = (report.rate_shortfall(), report.target_rate()) {
+        if shortfall.abs() > RATE_TOLERANCE && report.complete() {
+            eprintln!(
+                "{name}: warning: achieved {:.1} msg/s, {:+.1} % off the target {target:.1} msg/s ({} of {} messages late)",
+                report.achieved_rate,
+                -shortfall * 100.0,
+                report.late,
+                report.sent
+            );
+        }
+    }
+    Ok(match &report.error {
+        Some(error) => {
+            eprintln!("{name}: error: {error} ({} replies kept)", report.received);
+            ExitCode::FAILURE
+        }
+        None => ExitCode::SUCCESS,
+    })
+}
+
+/// One run on the runtime under test: decoys, exchange, decoys stopped, report.
+async fn session<R: Runtime>(options: PingOptions, info: RuntimeInfo) -> (Report, Recorder) {
+    let started_at = machine::rfc3339(SystemTime::now());
+    let decoys = Decoys::<R>::spawn(
+        options.tasks,
+        options.decoy,
+        Duration::from_micros(options.decoy_work_us),
+    );
+    let mut recorder = Recorder::new();
+    let outcome = measure::<R>(&options, &mut recorder).await;
+    let decoy_iterations = decoys.stop().await;
+
+    let measured_for = recorder
+        .window
+        .map(|(start, end)| Instant::now().clamp(start, end) - start)
+        .unwrap_or_default();
+    let achieved_rate = if measured_for.is_zero() {
+        0.0
+    } else {
+        recorder.sent as f64 / measured_for.as_secs_f64()
+    };
+    let report = Report {
+        framework: R::FRAMEWORK,
+        framework_version: R::version(),
+        flavor: info.flavor,
+        threads: info.threads,
+        transport: options.protocol.as_str(),
+        payload: options.size,
+        interval_s: options.interval().as_secs_f64(),
+        pacing: match options.pacing {
+            PacingMode::Schedule => "schedule",
+            PacingMode::Sleep => "sleep",
+        },
+        tasks: options.tasks,
+        decoy: match options.decoy {
+            options::DecoyKind::Spin => "spin",
+            options::DecoyKind::Sleep => "sleep",
+        },
+        decoy_work_us: options.decoy_work_us,
+        decoy_iterations,
+        duration_s: options.duration,
+        warmup_s: options.warmup,
+        udp_timeout_ms: options.udp_timeout_ms,
+        address: options.address.to_string(),
+        machine: Machine::read(),
+        started_at,
+        sent: recorder.sent,
+        received: recorder.received(),
+        lost: recorder.lost,
+        late: recorder.late,
+        out_of_order: recorder.out_of_order,
+        achieved_rate,
+        error: outcome.err().map(|e| format!("{e:#}")),
+        stats: RttStats::from_samples(&mut recorder.rtts_ns()),
+    };
+    (report, recorder)
+}
+
+/// Connects and runs the exchange loop until the measured window ends.
+async fn measure<R: Runtime>(options: &PingOptions, recorder: &mut Recorder) -> anyhow::Result<()> {
+    let address = options.address;
+    let transport = options.protocol.as_str();
+    match options.protocol {
+        Protocol::Tcp => {
+            let stream = R::connect(address).await.map_err(|e| {
+                anyhow!("connecting to {address} ({transport}): {e}; is the pong running there?")
+            })?;
+            let mut link = TcpLink {
+                stream,
+                address,
+                echo: vec![0; options.size],
+            };
+            exchange_loop::<R, _>(&mut link, options, recorder).await
+        }
+        Protocol::Udp => {
+            let socket = R::bind_udp(unspecified_for(address))
+                .await
+                .with_context(|| format!("opening a UDP socket to reach {address}"))?;
+            socket
+                .connect(address)
+                .await
+                .with_context(|| format!("connecting a UDP socket to {address}"))?;
+            let mut link = UdpLink {
+                socket,
+                address,
+                size: options.size,
+                timeout: options.udp_timeout(),
+                echo: vec![0; options::MAX_UDP_PAYLOAD + 1],
+            };
+            exchange_loop::<R, _>(&mut link, options, recorder).await?;
+            if recorder.sent > 0 && recorder.received() == 0 {
+                bail!(
+                    "none of the {} datagrams sent to {address} (udp) was answered within {} ms: is the pong running and the port open?",
+                    recorder.sent,
+                    options.udp_timeout_ms
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Sends message after message as the pacer says until the measured window ends; records the
+/// replies of messages sent inside the window. Bounded in time whatever the peer does.
+async fn exchange_loop<R: Runtime, L: Link>(
+    link: &mut L,
+    options: &PingOptions,
+    recorder: &mut Recorder,
+) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let measure_start = start + options.warmup();
+    let end = measure_start + options.duration();
+    recorder.window = Some((measure_start, end));
+    let interval = options.interval();
+    let pacer = match options.pacing {
+        _ if interval.is_zero() => Pacer::BackToBack,
+        PacingMode::Schedule => Pacer::Schedule { start, interval },
+        PacingMode::Sleep => Pacer::Sleep { interval },
+    };
+    let address = link.address();
+    let exchanges = async {
+        let mut message = wire::message(options.size);
+        let mut now = start;
+        for seq in 0.. {
+            let late = match pacer.wait(seq, now) {
+                Wait::None => false,
+                Wait::Late => true,
+                Wait::Until(due) if due >= end => break,
+                Wait::Until(due) => {
+                    R::sleep_until(due).await;
+                    false
+                }
+            };
+            wire::write_seq(&mut message, seq);
+            let sent_at = Instant::now();
+            if sent_at >= end {
+                break;
+            }
+            let measured = sent_at >= measure_start;
+            if measured {
+                recorder.sent += 1;
+                recorder.late += u64::from(late);
+            }
+            let echo = link.exchange(&message, seq, sent_at).await?;
+            now = echo.at;
+            if measured {
+                recorder.out_of_order += echo.stale;
+                match echo.received {
+                    true => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
+                    false => recorder.lost += 1,
+                }
+            }
+        }
+        anyhow::Ok(())
+    };
+    R::until(end + TCP_STALL_LIMIT, exchanges).await.unwrap_or_else(|| {
+        Err(anyhow!(
+            "no echo from the pong at {address} for {} s past the run's end: is it stopped or overloaded?",
+            TCP_STALL_LIMIT.as_secs()
+        ))
+    })
+}
+
+/// What came back for one message.
+struct Echo {
+    /// When the reply was read (or when the wait for it ended).
+    at: Instant,
+    /// Whether the message's own reply arrived in time.
+    received: bool,
+    /// Replies that belonged to earlier messages (or to none) and were set aside.
+    stale: u64,
+}
+
+/// One message out, its echo back: the part that differs between TCP and UDP.
+trait Link: Send {
+    fn address(&self) -> SocketAddr;
+    fn exchange(
+        &mut self,
+        message: &[u8],
+        seq: u64,
+        sent_at: Instant,
+    ) -> impl Future<Output = anyhow::Result<Echo>> + Send;
+}
+
+struct TcpLink<S> {
+    stream: S,
+    address: SocketAddr,
+    echo: Vec<u8>,
+}
+
+impl<S: TcpIo> Link for TcpLink<S> {
+    fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    async fn exchange(
+        &mut self,
+        message: &[u8],
+        seq: u64,
+        _sent_at: Instant,
+    ) -> anyhow::Result<Echo> {
+        let address = self.address;
+        self.stream
+            .write_all(message)
+            .await
+            .with_context(|| format!("sending to the pong at {address} (tcp)"))?;
+        if let Err(error) = self.stream.read_exact(&mut self.echo).await {
+            return Err(match error.kind() {
+                io::ErrorKind::UnexpectedEof => {
+                    anyhow!("the pong at {address} (tcp) closed the connection")
+                }
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => anyhow!(
+                    "no echo from the pong at {address} (tcp) for {} s: is it stopped or overloaded?",
+                    TCP_STALL_LIMIT.as_secs()
+                ),
+                _ => anyhow!(error)
+                    .context(format!("reading the echo from the pong at {address} (tcp)")),
+            });
+        }
+        let at = Instant::now();
+        match wire::read_seq(&self.echo) {
+            Some(echoed) if echoed == seq => Ok(Echo {
+                at,
+                received: true,
+                stale: 0,
+            }),
+            echoed => bail!(
+                "the pong at {address} (tcp) echoed sequence {echoed:?} for message {seq}: is it a pong of this suite?"
+            ),
+        }
+    }
+}
+
+struct UdpLink<U> {
+    socket: U,
+    address: SocketAddr,
+    size: usize,
+    timeout: Duration,
+    echo: Vec<u8>,
+}
+
+impl<U: UdpIo> Link for UdpLink<U> {
+    fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    async fn exchange(
+        &mut self,
+        message: &[u8],
+        seq: u64,
+        sent_at: Instant,
+    ) -> anyhow::Result<Echo> {
+        let address = self.address;
+        let refused =
+            || anyhow!("the pong at {address} (udp) refused the datagram: is it running?");
+        match self.socket.send(message).await {
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Err(refused()),
+            other => other.with_context(|| format!("sending to the pong at {address} (udp)"))?,
+        };
+        let deadline = sent_at + self.timeout;
+        let mut stale = 0;
+        loop {
+            match self.socket.recv_until(&mut self.echo, deadline).await {
+                Ok(Some(len)) => {
+                    let at = Instant::now();
+                    if len == self.size && wire::read_seq(&self.echo[..len]) == Some(seq) {
+                        return Ok(Echo {
+                            at,
+                            received: true,
+                            stale,
+                        });
+                    }
+                    // A late reply to an earlier, already-lost message (or a stray datagram):
+                    // never credited to this one.
+                    stale += 1;
+                }
+                Ok(None) => {
+                    return Ok(Echo {
+                        at: Instant::now(),
+                        received: false,
+                        stale,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Err(refused()),
+                Err(e) => {
+                    return Err(e)
+                        .with_context(|| format!("receiving from the pong at {address} (udp)"));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The pong: echoes every TCP client byte for byte as read, and every UDP datagram back to its
+//! sender, until killed. A client that misbehaves only ever loses its own connection.
+
+use std::{
+    io::Write,
+    net::SocketAddr,
+    process::ExitCode,
+    time::{Duration, Instant},
+};
+
+use anyhow::Context;
+
+use crate::{
+    options::{self, PongOptions, Protocol},
+    runtime::{Runtime, TcpIo, UdpIo},
+};
+
+/// Big enough for any UDP datagram and for large TCP reads.
+const BUFFER: usize = 64 * 1024;
+
+/// Entry point of every `*-pong` binary.
+pub fn main<R: Runtime>() -> ExitCode {
+    let name: &'static str = Box::leak(format!("{}-pong", R::BINARY_PREFIX).into_boxed_str());
+    let about = "Echoes the messages of this suite's pings until killed";
+    let (options, mut command) = options::parse::<PongOptions>(name, about);
+    options::check_runtime::<R>(&options.runtime, &mut command);
+    let result =
+        R::run(&options.runtime.clone(), move |_| serve::<R>(options)).and_then(|served| served);
+    if let Err(error) = result {
+        eprintln!("{name}: error: {error:#}");
+    }
+    ExitCode::FAILURE
+}
+
+async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
+    let address = options.address;
+    match options.protocol {
+        Protocol::Tcp => {
+            let listener = R::listen(address)
+                .await
+                .with_context(|| format!("listening on {address} (tcp)"))?;
+            announce(R::listener_address(&listener)?, options.protocol)?;
+            loop {
+                match R::accept(&listener).await {
+                    Ok((stream, _peer)) => R::detach(R::spawn(echo_tcp(stream))),
+                    Err(error) => {
+                        eprintln!("warning: accepting a client on {address}: {error}");
+                        // Out of file descriptors, say: back off rather than spin on the error.
+                        R::sleep_until(Instant::now() + Duration::from_millis(10)).await;
+                    }
+                }
+            }
+        }
+        Protocol::Udp => {
+            let socket = R::bind_udp(address)
+                .await
+                .with_context(|| format!("listening on {address} (udp)"))?;
+            announce(socket.local_address()?, options.protocol)?;
+            let mut buf = vec![0; BUFFER];
+            loop {
+                // A failed receive or send concerns one datagram; the next one is served anyway.
+                if let Ok((len, peer)) = socket.recv_from(&mut buf).await {
+                    let _ = socket.send_to(&buf[..len], peer).await;
+                }
+            }
+        }
+    }
+}
+
+/// The line scripts and tests wait for, flushed at once.
+fn announce(address: SocketAddr, protocol: Protocol) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on {address} ({})", protocol.as_str())?;
+    stdout.flush().context("writing the 'listening on' line")
+}
+
+/// Echoes one client until it leaves; any error ends this client only.
+async fn echo_tcp<S: TcpIo>(mut stream: S) {
+    let mut buf = vec![0; BUFFER];
+    while let Ok(len @ 1..) = stream.read(&mut buf).await {
+        if stream.write_all(&buf[..len]).await.is_err() {
+            return;
+        }
+    }
+}

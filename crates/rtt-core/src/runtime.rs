@@ -1,0 +1,134 @@
+//! The seam between the suite and a runtime: what really differs between std, tokio, async-std
+//! and smol (build, spawn, sleep, yield, connect, read, write). Each runtime crate implements
+//! these traits in a few lines, the way an application on that runtime would write them.
+
+use std::{future::Future, io, net::SocketAddr, time::Instant};
+
+use crate::options::RuntimeOptions;
+
+/// How the runtime under test was really set up, as recorded in the logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeInfo {
+    /// e.g. `multi_thread`, `current_thread`, `global_executor`, `os_threads`.
+    pub flavor: String,
+    /// Worker threads the runtime runs tasks on, as the runtime reports or was told.
+    pub threads: usize,
+}
+
+/// A runtime under test.
+pub trait Runtime: 'static {
+    /// The framework label in logs: `std`, `tokio`, `async-std`, `smol`.
+    const FRAMEWORK: &'static str;
+    /// The binaries' prefix: `std`, `tokio`, `asyncstd`, `smol`.
+    const BINARY_PREFIX: &'static str;
+    /// Whether `--flavor` means anything here.
+    const HAS_FLAVORS: bool = false;
+    /// Whether `--threads` means anything here.
+    const HAS_THREADS: bool = true;
+
+    type TcpStream: TcpIo;
+    type TcpListener: Send + Sync + 'static;
+    type UdpSocket: UdpIo;
+    /// A spawned task (std: a thread); awaiting it gives the task's result.
+    type Task<T: Send + 'static>: Future<Output = T> + Send + 'static;
+
+    /// The framework's version as built: its locked crate version (std: the rustc release).
+    fn version() -> String;
+
+    /// Builds the runtime and runs `main` as a task on it (not beside it, so that it competes
+    /// with the decoys for the same workers), returning its output.
+    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    where
+        M: FnOnce(RuntimeInfo) -> F,
+        F: Future + Send + 'static,
+        F::Output: Send + 'static;
+
+    fn spawn<F>(future: F) -> Self::Task<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static;
+
+    /// Lets `task` run on without anyone awaiting it.
+    fn detach<T: Send + 'static>(task: Self::Task<T>) {
+        drop(task);
+    }
+
+    fn sleep_until(deadline: Instant) -> impl Future<Output = ()> + Send;
+
+    fn yield_now() -> impl Future<Output = ()> + Send;
+
+    /// `future`'s output, or `None` if `deadline` passes first. The default races it against
+    /// the runtime's timer; std, whose calls block, bounds its socket calls instead.
+    fn until<F>(deadline: Instant, future: F) -> impl Future<Output = Option<F::Output>> + Send
+    where
+        F: Future + Send,
+        F::Output: Send,
+    {
+        async move {
+            let timer = std::pin::pin!(Self::sleep_until(deadline));
+            let future = std::pin::pin!(future);
+            match futures::future::select(future, timer).await {
+                futures::future::Either::Left((output, _)) => Some(output),
+                futures::future::Either::Right(((), _)) => None,
+            }
+        }
+    }
+
+    /// Connects with Nagle's algorithm off: every message goes out at once.
+    fn connect(address: SocketAddr) -> impl Future<Output = io::Result<Self::TcpStream>> + Send;
+
+    fn listen(address: SocketAddr) -> impl Future<Output = io::Result<Self::TcpListener>> + Send;
+
+    fn listener_address(listener: &Self::TcpListener) -> io::Result<SocketAddr>;
+
+    /// Accepts a client, with Nagle's algorithm off.
+    fn accept(
+        listener: &Self::TcpListener,
+    ) -> impl Future<Output = io::Result<(Self::TcpStream, SocketAddr)>> + Send;
+
+    fn bind_udp(address: SocketAddr) -> impl Future<Output = io::Result<Self::UdpSocket>> + Send;
+}
+
+/// A connected TCP stream.
+pub trait TcpIo: Send + 'static {
+    fn write_all(&mut self, buf: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
+    fn read_exact(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<()>> + Send;
+    fn read(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>> + Send;
+}
+
+/// A UDP socket.
+pub trait UdpIo: Send + Sync + 'static {
+    fn local_address(&self) -> io::Result<SocketAddr>;
+    /// Fixes the peer: `send` goes there and only its datagrams are received.
+    fn connect(&self, peer: SocketAddr) -> impl Future<Output = io::Result<()>> + Send;
+    fn send(&self, buf: &[u8]) -> impl Future<Output = io::Result<usize>> + Send;
+    /// Receives one datagram from the peer, or `None` once `deadline` has passed.
+    fn recv_until(
+        &self,
+        buf: &mut [u8],
+        deadline: Instant,
+    ) -> impl Future<Output = io::Result<Option<usize>>> + Send;
+    fn send_to(
+        &self,
+        buf: &[u8],
+        peer: SocketAddr,
+    ) -> impl Future<Output = io::Result<usize>> + Send;
+    fn recv_from(
+        &self,
+        buf: &mut [u8],
+    ) -> impl Future<Output = io::Result<(usize, SocketAddr)>> + Send;
+}
+
+/// The address to bind a client socket to so that it can reach `peer` (same IP family).
+pub fn unspecified_for(peer: SocketAddr) -> SocketAddr {
+    match peer {
+        SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
+        SocketAddr::V6(_) => SocketAddr::from(([0u16; 8], 0)),
+    }
+}
+
+/// The worker count a runtime defaults to: the CPUs this process may run on (so `taskset -c 1`
+/// gives one), as tokio and async-std compute it.
+pub fn available_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}

@@ -1,0 +1,131 @@
+//! Summary statistics of a run's RTTs. Percentiles are exact, by nearest rank on the sorted
+//! samples: p is the value at 1-based rank ⌈p/100 · n⌉ (numpy's `method="inverted_cdf"`), so
+//! every percentile is a latency that was really observed. No histogram, no interpolation.
+
+use serde_json::{Value, json};
+
+/// The RTT distribution of one run, in ns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RttStats {
+    pub n: usize,
+    pub min: u64,
+    pub mean: f64,
+    /// Sample standard deviation (divides by n − 1; 0 for a single sample).
+    pub stdev: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub p9999: u64,
+    pub max: u64,
+}
+
+impl RttStats {
+    /// Statistics of `rtts_ns`, which it sorts in place; `None` when there are no samples.
+    pub fn from_samples(rtts_ns: &mut [u64]) -> Option<Self> {
+        rtts_ns.sort_unstable();
+        let sorted = &*rtts_ns;
+        let n = sorted.len();
+        let (&min, &max) = (sorted.first()?, sorted.last()?);
+        let mean = sorted.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+        let squares: f64 = sorted.iter().map(|&x| (x as f64 - mean).powi(2)).sum();
+        let stdev = if n > 1 {
+            (squares / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        Some(Self {
+            n,
+            min,
+            mean,
+            stdev,
+            p50: nearest_rank(sorted, 50.0),
+            p90: nearest_rank(sorted, 90.0),
+            p99: nearest_rank(sorted, 99.0),
+            p999: nearest_rank(sorted, 99.9),
+            p9999: nearest_rank(sorted, 99.99),
+            max,
+        })
+    }
+
+    /// The `rtt_ns` object of the JSON log; all fields `null` when there were no samples.
+    pub fn to_json(stats: Option<&Self>) -> Value {
+        match stats {
+            Some(s) => json!({
+                "n": s.n, "min": s.min, "mean": s.mean, "stdev": s.stdev,
+                "p50": s.p50, "p90": s.p90, "p99": s.p99, "p999": s.p999, "p9999": s.p9999,
+                "max": s.max,
+            }),
+            None => json!({
+                "n": 0, "min": null, "mean": null, "stdev": null, "p50": null, "p90": null,
+                "p99": null, "p999": null, "p9999": null, "max": null,
+            }),
+        }
+    }
+}
+
+/// The `p`-th percentile of non-empty sorted data, by nearest rank.
+pub fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
+    let n = sorted.len();
+    // The small epsilon keeps e.g. 99.9 % of 1000 at rank 999 despite 0.999·1000 = 999.0000000000001.
+    let rank = ((p / 100.0) * n as f64 - 1e-9).ceil().max(1.0) as usize;
+    sorted[rank.min(n) - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The textbook definition, written as plainly as possible, to check the fast one against.
+    fn reference_percentile(data: &[u64], p: f64) -> u64 {
+        let mut sorted = data.to_vec();
+        sorted.sort();
+        // The smallest value with at least p % of the samples at or below it.
+        for &candidate in &sorted {
+            let at_or_below = sorted.iter().filter(|&&x| x <= candidate).count();
+            if at_or_below as f64 * 100.0 >= p * sorted.len() as f64 - 1e-6 {
+                return candidate;
+            }
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn percentiles_match_the_reference_definition() {
+        // A deterministic, skewed sample set with ties, of several sizes.
+        for n in [1usize, 2, 3, 10, 99, 100, 101, 1000, 1234] {
+            let data: Vec<u64> = (0..n as u64)
+                .map(|i| (i * 7919) % 1009 + (i % 13) * 1000)
+                .collect();
+            let stats = RttStats::from_samples(&mut data.clone()).expect("non-empty");
+            for (p, got) in [
+                (50.0, stats.p50),
+                (90.0, stats.p90),
+                (99.0, stats.p99),
+                (99.9, stats.p999),
+                (99.99, stats.p9999),
+            ] {
+                assert_eq!(got, reference_percentile(&data, p), "p{p} of {n} samples");
+            }
+            assert_eq!(stats.min, *data.iter().min().expect("non-empty"));
+            assert_eq!(stats.max, *data.iter().max().expect("non-empty"));
+        }
+    }
+
+    #[test]
+    fn known_small_cases() {
+        let stats = RttStats::from_samples(&mut [40, 10, 30, 20]).expect("non-empty");
+        assert_eq!((stats.p50, stats.p90, stats.p99), (20, 40, 40));
+        assert_eq!(stats.mean, 25.0);
+        // Sample stdev of 10, 20, 30, 40: sqrt(500/3).
+        assert!((stats.stdev - (500.0f64 / 3.0).sqrt()).abs() < 1e-9);
+        let p999 = nearest_rank(&(1..=1000).collect::<Vec<u64>>(), 99.9);
+        assert_eq!(p999, 999);
+    }
+
+    #[test]
+    fn no_samples_give_no_statistics() {
+        assert_eq!(RttStats::from_samples(&mut []), None);
+        assert_eq!(RttStats::to_json(None)["p50"], serde_json::Value::Null);
+    }
+}

@@ -1,0 +1,4 @@
+//! `smol-ping`: round-trip times to a pong, measured on the smol runtime.
+fn main() -> std::process::ExitCode {
+    rtt_core::ping::main::<smol_rtt::Smol>()
+}

@@ -1,0 +1,156 @@
+//! The smol runtime under test: how smol builds, spawns, sleeps, yields and does socket I/O.
+//! Everything else is in `rtt-core`.
+
+use std::{future::Future, io, net::SocketAddr, time::Instant};
+
+use rtt_core::{
+    build_info,
+    options::RuntimeOptions,
+    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo},
+};
+use smol::{
+    Timer,
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream, UdpSocket},
+};
+
+/// smol's global executor reads its worker count from this variable when it first starts.
+const THREADS_VARIABLE: &str = "SMOL_THREADS";
+
+pub struct Smol;
+
+impl Runtime for Smol {
+    const FRAMEWORK: &'static str = "smol";
+    const BINARY_PREFIX: &'static str = "smol";
+
+    type TcpStream = Tcp;
+    type TcpListener = TcpListener;
+    type UdpSocket = Udp;
+    type Task<T: Send + 'static> = smol::Task<T>;
+
+    fn version() -> String {
+        build_info::locked_version("smol")
+            .unwrap_or("unknown")
+            .to_owned()
+    }
+
+    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    where
+        M: FnOnce(RuntimeInfo) -> F,
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        if let Some(threads) = options.threads {
+            // SAFETY: called before the first task is spawned, while this is the only thread.
+            #[allow(unsafe_code)]
+            unsafe {
+                std::env::set_var(THREADS_VARIABLE, threads.to_string());
+            }
+        }
+        // The count smol will use: the variable, else its default of one worker.
+        let threads = std::env::var(THREADS_VARIABLE)
+            .ok()
+            .and_then(|value| value.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let main = main(RuntimeInfo {
+            flavor: "global_executor".to_owned(),
+            threads,
+        });
+        Ok(smol::block_on(smol::spawn(main)))
+    }
+
+    fn spawn<F>(future: F) -> smol::Task<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        smol::spawn(future)
+    }
+
+    /// A smol task is cancelled when dropped: detach it instead.
+    fn detach<T: Send + 'static>(task: smol::Task<T>) {
+        task.detach();
+    }
+
+    async fn sleep_until(deadline: Instant) {
+        Timer::at(deadline).await;
+    }
+
+    async fn yield_now() {
+        smol::future::yield_now().await;
+    }
+
+    async fn connect(address: SocketAddr) -> io::Result<Tcp> {
+        let stream = TcpStream::connect(address).await?;
+        stream.set_nodelay(true)?;
+        Ok(Tcp(stream))
+    }
+
+    async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
+        TcpListener::bind(address).await
+    }
+
+    fn listener_address(listener: &TcpListener) -> io::Result<SocketAddr> {
+        listener.local_addr()
+    }
+
+    async fn accept(listener: &TcpListener) -> io::Result<(Tcp, SocketAddr)> {
+        let (stream, peer) = listener.accept().await?;
+        stream.set_nodelay(true)?;
+        Ok((Tcp(stream), peer))
+    }
+
+    async fn bind_udp(address: SocketAddr) -> io::Result<Udp> {
+        UdpSocket::bind(address).await.map(Udp)
+    }
+}
+
+pub struct Tcp(TcpStream);
+
+impl TcpIo for Tcp {
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf).await
+    }
+
+    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.0.read_exact(buf).await
+    }
+
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).await
+    }
+}
+
+pub struct Udp(UdpSocket);
+
+impl UdpIo for Udp {
+    fn local_address(&self) -> io::Result<SocketAddr> {
+        self.0.local_addr()
+    }
+
+    async fn connect(&self, peer: SocketAddr) -> io::Result<()> {
+        self.0.connect(peer).await
+    }
+
+    async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.0.send(buf).await
+    }
+
+    async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+        let reply = async { self.0.recv(buf).await.map(Some) };
+        let timeout = async {
+            Timer::at(deadline).await;
+            Ok(None)
+        };
+        smol::future::or(reply, timeout).await
+    }
+
+    async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
+        self.0.send_to(buf, peer).await
+    }
+
+    async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.0.recv_from(buf).await
+    }
+}

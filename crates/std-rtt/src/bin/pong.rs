@@ -1,0 +1,4 @@
+//! `std-pong`: the echo server on plain blocking std sockets, one thread per client.
+fn main() -> std::process::ExitCode {
+    rtt_core::pong::main::<std_rtt::Std>()
+}

@@ -1,0 +1,165 @@
+//! The tokio runtime under test: how tokio builds, spawns, sleeps, yields and does socket I/O.
+//! Everything else is in `rtt-core`.
+
+use std::{
+    future::Future,
+    io,
+    net::SocketAddr,
+    pin::Pin,
+    task::{Context, Poll},
+    time::Instant,
+};
+
+use rtt_core::{
+    build_info,
+    options::{Flavor, RuntimeOptions},
+    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo},
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+pub struct Tokio;
+
+impl Runtime for Tokio {
+    const FRAMEWORK: &'static str = "tokio";
+    const BINARY_PREFIX: &'static str = "tokio";
+    const HAS_FLAVORS: bool = true;
+
+    type TcpStream = Tcp;
+    type TcpListener = tokio::net::TcpListener;
+    type UdpSocket = Udp;
+    type Task<T: Send + 'static> = Task<T>;
+
+    fn version() -> String {
+        build_info::locked_version("tokio")
+            .unwrap_or("unknown")
+            .to_owned()
+    }
+
+    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    where
+        M: FnOnce(RuntimeInfo) -> F,
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (mut builder, flavor) = match options.flavor.unwrap_or(Flavor::MultiThread) {
+            Flavor::MultiThread => (tokio::runtime::Builder::new_multi_thread(), "multi_thread"),
+            Flavor::CurrentThread => (
+                tokio::runtime::Builder::new_current_thread(),
+                "current_thread",
+            ),
+        };
+        if let Some(threads) = options.threads {
+            builder.worker_threads(threads.into());
+        }
+        let runtime = builder.enable_all().build()?;
+        // Ask tokio rather than guess: under `taskset -c 1` its default is one worker.
+        let threads = runtime.metrics().num_workers();
+        let main = main(RuntimeInfo {
+            flavor: flavor.to_owned(),
+            threads,
+        });
+        Ok(runtime.block_on(Task(runtime.spawn(main))))
+    }
+
+    fn spawn<F>(future: F) -> Task<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        Task(tokio::spawn(future))
+    }
+
+    async fn sleep_until(deadline: Instant) {
+        tokio::time::sleep_until(deadline.into()).await;
+    }
+
+    async fn yield_now() {
+        tokio::task::yield_now().await;
+    }
+
+    async fn connect(address: SocketAddr) -> io::Result<Self::TcpStream> {
+        let stream = tokio::net::TcpStream::connect(address).await?;
+        stream.set_nodelay(true)?;
+        Ok(Tcp(stream))
+    }
+
+    async fn listen(address: SocketAddr) -> io::Result<Self::TcpListener> {
+        tokio::net::TcpListener::bind(address).await
+    }
+
+    fn listener_address(listener: &Self::TcpListener) -> io::Result<SocketAddr> {
+        listener.local_addr()
+    }
+
+    async fn accept(listener: &Self::TcpListener) -> io::Result<(Self::TcpStream, SocketAddr)> {
+        let (stream, peer) = listener.accept().await?;
+        stream.set_nodelay(true)?;
+        Ok((Tcp(stream), peer))
+    }
+
+    async fn bind_udp(address: SocketAddr) -> io::Result<Self::UdpSocket> {
+        tokio::net::UdpSocket::bind(address).await.map(Udp)
+    }
+}
+
+/// A tokio task whose panic, if any, is re-raised where it is awaited.
+pub struct Task<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Future for Task<T> {
+    type Output = T;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        Pin::new(&mut self.0).poll(cx).map(|joined| match joined {
+            Ok(output) => output,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => panic!("a task of the measurement was cancelled: {error}"),
+        })
+    }
+}
+
+pub struct Tcp(tokio::net::TcpStream);
+
+impl TcpIo for Tcp {
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.write_all(buf).await
+    }
+
+    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.0.read_exact(buf).await.map(drop)
+    }
+
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).await
+    }
+}
+
+pub struct Udp(tokio::net::UdpSocket);
+
+impl UdpIo for Udp {
+    fn local_address(&self) -> io::Result<SocketAddr> {
+        self.0.local_addr()
+    }
+
+    async fn connect(&self, peer: SocketAddr) -> io::Result<()> {
+        self.0.connect(peer).await
+    }
+
+    async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.0.send(buf).await
+    }
+
+    async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+        tokio::time::timeout_at(deadline.into(), self.0.recv(buf))
+            .await
+            .ok()
+            .transpose()
+    }
+
+    async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
+        self.0.send_to(buf, peer).await
+    }
+
+    async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.0.recv_from(buf).await
+    }
+}
