@@ -1,0 +1,34 @@
+# Build, test and lint the suite. `make` builds everything a run needs.
+CARGO  ?= cargo
+PYTHON ?= python3
+SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh)
+
+.PHONY: all build python test test-rust test-python lint clean
+
+all: build python
+
+## Release binaries: target/release/{std,tokio,asyncstd,smol}-{ping,pong}
+build:
+	$(CARGO) build --release --workspace --bins
+
+## The analysis toolkit's pinned Python packages (parse.py)
+python:
+	@$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+
+## Every check CI runs
+test: build python test-rust test-python lint
+
+test-rust:
+	$(CARGO) test --release --workspace
+
+test-python:
+	$(PYTHON) -m pytest -q analysis/tests tests
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+	shellcheck -x $(SHELL_SCRIPTS)
+	$(PYTHON) -m ruff check .
+
+clean:
+	$(CARGO) clean
