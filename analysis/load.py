@@ -1,0 +1,191 @@
+"""Find and read RTT logs under a folder, recursively: this suite's STEM.json + STEM.csv pairs
+and the 2022 suite's per-sample CSV. Each run comes out as a metadata dict (one vocabulary for
+both formats) and numpy arrays of samples in ns. Reading only: statistics live in stats.py.
+"""
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+NEW_HEADER = "seq,t_ns,rtt_ns"
+OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
+SWEEP_INFO = "sweep.json"
+_UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
+_OLD_NAMES = {"async_std": "async-std", "icmp": "ping"}  # 2022 spellings of framework labels
+_SWEEP_NAME = re.compile(r"(\d{8}-\d{6})$")
+
+
+class LogError(Exception):
+    """A file that cannot be used; the message says why, the caller names the path."""
+
+
+@dataclass
+class Found:
+    """What a folder holds, before any samples are read."""
+
+    logs: list[tuple[Path, dict]] = field(default_factory=list)  # (STEM.csv, run metadata)
+    old_csvs: list[Path] = field(default_factory=list)  # 2022 per-sample CSVs
+    infos: dict[Path, dict] = field(default_factory=dict)  # sweep.json files
+    other_kinds: dict[str, int] = field(default_factory=dict)  # kind → logs not asked for
+
+
+def newest_sweep(root: Path) -> Path | None:
+    """The newest sweep folder under `root` by the timestamp in its name (else its mtime);
+    `root` itself when it holds logs but no sub-folders; None when there is nothing."""
+    if not root.is_dir():
+        return None
+    folders = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    if not folders:
+        return root if any(root.glob("*.csv")) else None
+
+    def age(folder: Path) -> tuple:
+        stamp = _SWEEP_NAME.search(folder.name)
+        return (stamp.group(1) if stamp else "", folder.stat().st_mtime)
+
+    return max(folders, key=age)
+
+
+def _first_line(path: Path) -> str:
+    with path.open("r", encoding="utf-8", errors="replace") as f:
+        return f.readline().strip().lstrip("\ufeff")
+
+
+def scan(folder: Path, kind: str, warn) -> Found:
+    """Sort the files under `folder` into logs of `kind`, 2022 CSVs and sweep.json files.
+    Files that are not logs are named through `warn(path, reason)`; PDFs and the like are ignored."""
+    found = Found()
+    paired = set()
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            warn(path, f"unreadable JSON ({e})")
+            continue
+        if path.name == SWEEP_INFO:
+            found.infos[path] = data if isinstance(data, dict) else {"sweep.json": data}
+            continue
+        if not isinstance(data, dict) or not str(data.get("schema", "")).startswith("rtt-log/"):
+            warn(path, "not an rtt-log JSON (no \"schema\": \"rtt-log/…\")")
+            continue
+        paired.add(path.with_suffix(".csv"))
+        log_kind = str(data.get("kind", "rtt"))
+        if log_kind != kind:
+            found.other_kinds[log_kind] = found.other_kinds.get(log_kind, 0) + 1
+            continue
+        try:
+            meta = run_meta(data)
+        except LogError as e:
+            warn(path, str(e))
+            continue
+        meta["source"] = str(path.with_suffix(""))
+        found.logs.append((path.with_suffix(".csv"), meta))
+    for path in sorted(folder.rglob("*.csv")):
+        if path in paired:
+            continue
+        try:
+            header = _first_line(path)
+        except OSError as e:
+            warn(path, f"unreadable ({e.strerror or e})")
+            continue
+        if header == OLD_HEADER:
+            found.old_csvs.append(path)
+        elif header == NEW_HEADER:
+            warn(path, f"no {path.with_suffix('.json').name} beside it")
+        else:
+            warn(path, "not an RTT log (unknown CSV header)")
+    return found
+
+
+def _number(data: dict, key: str, kind=float, required=True):
+    value = data.get(key)
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise LogError(f"field {key!r} is {value!r}, not a number")
+    return kind(value)
+
+
+def run_meta(data: dict) -> dict:
+    """The metadata of a JSON log, in the vocabulary the rest of the toolkit uses."""
+    for key in ("framework", "transport"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise LogError(f"field {key!r} is missing")
+    interval = _number(data, "interval_s")
+    target = _number(data, "target_rate", required=False)
+    stats = data.get("rtt_ns") if isinstance(data.get("rtt_ns"), dict) else {}
+    return {
+        "framework": data["framework"],
+        "transport": data["transport"],
+        "payload": _number(data, "payload", int),
+        "interval_s": interval,
+        "target_rate": target if target is not None else (1.0 / interval if interval > 0 else math.inf),
+        "achieved_rate": _number(data, "achieved_rate", required=False),
+        "tasks": _number(data, "tasks", int, required=False) or 0,
+        "lost": _number(data, "lost", int, required=False),
+        "complete": data.get("complete") is not False,
+        "pacing": data.get("pacing"),
+        "started_at": data.get("started_at"),
+        "host": data.get("host"),
+        "address": data.get("address"),
+        "json_n": stats.get("n"),
+        "format": str(data.get("schema")),
+        "time_estimated": False,
+        "details": {k: v for k, v in data.items() if k != "rtt_ns"},
+    }
+
+
+def read_samples(csv: Path, with_time: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """RTTs (and send times when asked) of a STEM.csv, as int64 ns."""
+    columns = ["t_ns", "rtt_ns"] if with_time else ["rtt_ns"]
+    try:
+        frame = pd.read_csv(csv, usecols=columns, dtype=np.int64, engine="c")
+    except FileNotFoundError:
+        raise LogError("its CSV is missing") from None
+    except (OSError, ValueError, pd.errors.ParserError) as e:
+        raise LogError(f"unreadable CSV ({str(e).splitlines()[0]})") from None
+    rtt = frame["rtt_ns"].to_numpy()
+    return rtt, frame["t_ns"].to_numpy() if with_time else None
+
+
+def read_2022(csv: Path, kind: str, with_time: bool) -> list[tuple[dict, np.ndarray, np.ndarray | None]]:
+    """The runs of a 2022-suite CSV: one per (framework, transport, rate, payload, tasks).
+
+    That suite slept `rate` seconds after each reply and kept no send times, so the time axis
+    is estimated as the running sum of RTT + interval (flagged in the metadata)."""
+    dtypes = {"framework": "category", "transport": "category", "test": "category",
+              "rate": np.float64, "payload": np.int64, "tasks": np.int64,
+              "value": np.float64, "unit": "category"}
+    try:
+        frame = pd.read_csv(csv, usecols=list(dtypes), dtype=dtypes, engine="c")
+    except (OSError, ValueError, pd.errors.ParserError) as e:
+        raise LogError(f"unreadable 2022 CSV ({str(e).splitlines()[0]})") from None
+    frame = frame[frame["test"] == kind]
+    units = frame["unit"].astype(str).str.strip()
+    factor = units.map(_UNIT_NS)
+    if factor.isna().any():
+        raise LogError(f"unknown time unit(s) {sorted(set(units[factor.isna()]))}")
+    frame = frame.assign(rtt_ns=np.rint(frame["value"].to_numpy() * factor.to_numpy()).astype(np.int64))
+    keys = ["framework", "transport", "rate", "payload", "tasks"]
+    runs = []
+    for (framework, transport, rate, payload, tasks), group in frame.groupby(keys, observed=True, sort=True):
+        rtt = group["rtt_ns"].to_numpy()
+        t = None
+        if with_time:
+            step = rtt + np.int64(round(rate * 1e9))
+            t = np.concatenate([[0], np.cumsum(step[:-1])]).astype(np.int64)
+        meta = {
+            "framework": _OLD_NAMES.get(str(framework), str(framework)),
+            "transport": str(transport), "payload": int(payload), "interval_s": float(rate),
+            "target_rate": 1.0 / rate if rate > 0 else math.inf, "achieved_rate": None,
+            "tasks": int(tasks), "lost": None, "complete": True, "pacing": "sleep",
+            "started_at": None, "host": None, "address": None, "json_n": None,
+            "format": "2022 CSV", "time_estimated": True, "details": {},
+            "source": str(csv),
+        }
+        runs.append((meta, rtt, t))
+    return runs

@@ -1,0 +1,170 @@
+"""One function per figure: each draws a set of runs (rows of the sweep table, with their
+Shapes) onto a matplotlib axis it is given, and returns nothing. Pages, titles, legends and
+saving are report.py's job; colours and labels come from style.py.
+"""
+
+import math
+
+import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+from . import style
+
+RTT_LABEL = "round-trip time (µs)"
+_PLAIN = FuncFormatter(lambda v, _: f"{v:g}")
+_LOGIT_TICKS = [0.001, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999]
+
+
+def _minor_labels(axis) -> FuncFormatter:
+    """Labels the 2× and 5× minor ticks of a log axis that spans at most about two decades."""
+    def label(value: float, _) -> str:
+        low, high = sorted(axis.get_view_interval())
+        if value <= 0 or low <= 0 or math.log10(high / low) > 2.2:
+            return ""
+        lead = round(value / 10 ** math.floor(math.log10(value) + 1e-9), 6)
+        return f"{value:g}" if lead in (2, 5) else ""
+    return FuncFormatter(label)
+
+
+def _rtt_axis(ax, scale: str, which: str = "y") -> None:
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log" if scale == "log" else "linear")
+    axis.set_major_formatter(_PLAIN)
+    if scale == "log":
+        axis.set_minor_formatter(_minor_labels(axis))
+    (ax.set_ylabel if which == "y" else ax.set_xlabel)(RTT_LABEL)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def rate_positions(intervals) -> dict[float, float]:
+    """x position of each interval on the rate axis: log10(rate), with back-to-back (∞) one
+    step beyond the highest finite rate, so 10, 100, 1 k, 10 k, ∞ are evenly spaced."""
+    finite = sorted({1.0 / i for i in intervals if i > 0})
+    logs = [math.log10(r) for r in finite]
+    step = min(np.diff(logs)) if len(logs) > 1 else 1.0
+    infinity = (logs[-1] + step) if logs else 0.0
+    return {i: (math.log10(1.0 / i) if i > 0 else infinity) for i in set(intervals)}
+
+
+def stat(ax, runs, scale: str, positions: dict | None = None) -> None:
+    """Median RTT against message rate; a line per framework and transport, p5–p95 band.
+    `positions` (from rate_positions) keeps several panels on one rate axis."""
+    positions = positions or rate_positions(runs["interval_s"])
+    for (_, framework, _, transport), line in runs.groupby(
+            ["framework_rank", "framework", "transport_rank", "transport"], sort=True):
+        line = line[line["n"] > 0].sort_values("interval_s", ascending=False)
+        if line.empty:
+            continue
+        x = line["interval_s"].map(positions).to_numpy()
+        colour = style.colour(framework)
+        ax.fill_between(x, line["p5"] / 1e3, line["p95"] / 1e3, color=colour, alpha=0.12, lw=0)
+        ax.plot(x, line["p50"] / 1e3, color=colour, ls=style.linestyle(transport), marker="o", ms=4)
+        missed = line[line["missed_rate"]]
+        mx = missed["interval_s"].map(positions).to_numpy()
+        ax.scatter(mx, missed["p50"] / 1e3, s=140, facecolors="none", edgecolors="#D55E00", lw=1.6,
+                   zorder=5)
+        for x_, y_, got in zip(mx, missed["p50"] / 1e3, missed["achieved_rate"], strict=True):
+            ax.annotate(f"got {style.si(got)}", (x_, y_), xytext=(6, -12), textcoords="offset points",
+                        fontsize=7, color="#D55E00")
+    ticks = sorted(positions.items(), key=lambda kv: kv[1])
+    ax.xaxis.set_major_locator(FixedLocator([p for _, p in ticks]))
+    ax.xaxis.set_major_formatter(FuncFormatter(
+        lambda v, _: next((style.rate_label(i) for i, p in ticks if abs(p - v) < 1e-9), "")))
+    ax.xaxis.set_minor_locator(NullLocator())
+    if len(ticks) > 1:
+        pad = 0.4 * (ticks[-1][1] - ticks[0][1]) / (len(ticks) - 1)
+        ax.set_xlim(ticks[0][1] - pad, ticks[-1][1] + pad)
+    ax.set_xlabel("messages per second asked for (∞ = back-to-back)")
+    _rtt_axis(ax, scale)
+    ax.set_ylabel("median " + RTT_LABEL)
+
+
+def ecdf(ax, runs, shapes, scale: str) -> None:
+    """Cumulative distribution on a logit scale: the body and both tails in one view."""
+    low, high = 0.5, 0.5
+    for run in runs.itertuples():
+        shape = shapes[run.Index]
+        if shape is None:
+            continue
+        ax.plot(shape.ecdf_ns / 1e3, shape.ecdf_p, color=style.colour(run.framework),
+                ls=style.linestyle(run.transport), drawstyle="steps-post", lw=1.3)
+        low, high = min(low, shape.ecdf_p[0]), max(high, shape.ecdf_p[-1])
+    ax.set_yscale("logit")
+    ticks = [t for t in _LOGIT_TICKS if low * 0.999 <= t <= high * 1.0001] or [0.5]
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:g} %"))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_ylim(low, high)
+    ax.set_ylabel("replies at or below (logit scale)")
+    _rtt_axis(ax, scale, "x")
+
+
+def pdf(ax, runs, shapes, scale: str) -> None:
+    """Distribution as a histogram density: per decade of RTT (log) or per µs up to p99.9 (lin)."""
+    for run in runs.itertuples():
+        shape = shapes[run.Index]
+        if shape is None:
+            continue
+        edges, density = ((shape.log_edges_ns, shape.log_density) if scale == "log"
+                          else (shape.lin_edges_ns, shape.lin_density))
+        ax.stairs(density, edges / 1e3, color=style.colour(run.framework),
+                  ls=style.linestyle(run.transport), lw=1.3)
+    _rtt_axis(ax, scale, "x")
+    ax.set_ylabel("share of replies per decade" if scale == "log" else "share of replies per µs")
+    ax.set_ylim(bottom=0)
+
+
+def time(ax, runs, shapes, scale: str) -> None:
+    """RTT over the run: every reply as a dot (small runs), else each time bin's p50 and p99."""
+    for run in runs.itertuples():
+        shape = shapes[run.Index]
+        if shape is None or len(shape.time_s) == 0:
+            continue
+        colour = style.colour(run.framework)
+        if len(shape.time_p99_ns) == 0:
+            ax.plot(shape.time_s, shape.time_p50_ns / 1e3, ".", color=colour, ms=2.5, alpha=0.7)
+        else:
+            ax.plot(shape.time_s, shape.time_p50_ns / 1e3, color=colour, lw=1.2)
+            ax.plot(shape.time_s, shape.time_p99_ns / 1e3, color=colour, lw=0.8, ls=":")
+    _rtt_axis(ax, scale)
+    estimated = runs["time_estimated"].any()
+    ax.set_xlabel("time since the measurement started (s)" + (", estimated" if estimated else ""))
+
+
+def tasks(ax, runs, scale: str) -> None:
+    """p50 (solid) and p99 (dashed) RTT against the number of CPU-bound decoy tasks."""
+    for (_, framework), line in runs.groupby(["framework_rank", "framework"], sort=True):
+        line = line[line["n"] > 0].sort_values("tasks")
+        colour = style.colour(framework)
+        ax.plot(line["tasks"], line["p50"] / 1e3, color=colour, marker="o", ms=4, ls="-")
+        ax.plot(line["tasks"], line["p99"] / 1e3, color=colour, marker="^", ms=4, ls="--", lw=1)
+    counts = sorted(set(runs["tasks"]))
+    if counts and max(counts) > 10:
+        ax.set_xscale("symlog", linthresh=1)
+    ax.xaxis.set_major_locator(FixedLocator(counts))
+    ax.xaxis.set_major_formatter(_PLAIN)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel("decoy tasks (CPU-bound, on the measured runtime)")
+    _rtt_axis(ax, scale)
+
+
+def framework_handles(frameworks) -> list:
+    """Legend entries: one colour per framework, in the suite's order."""
+    names = sorted(set(frameworks), key=lambda f: (style.order_key([f], style.FRAMEWORK_ORDER), f))
+    return [Line2D([], [], color=style.colour(f), lw=2, label=f) for f in names]
+
+
+def style_handles(transports=(), band=False, missed=False, percentiles=()) -> list:
+    """Legend entries for what line styles and marks mean."""
+    order = sorted(set(transports), key=lambda t: (style.order_key([t], style.TRANSPORT_ORDER), t))
+    handles = [Line2D([], [], color="0.3", ls=style.linestyle(t), label=t.upper()) for t in order]
+    for label, ls, marker in percentiles:
+        handles.append(Line2D([], [], color="0.3", ls=ls, marker=marker, ms=4, label=label))
+    if band:
+        handles.append(Patch(color="0.3", alpha=0.15, label="p5–p95 band"))
+    if missed:
+        handles.append(Line2D([], [], ls="", marker="o", ms=10, mfc="none", mec="#D55E00", mew=1.6,
+                              label="achieved rate\n< 95 % of target"))
+    return handles

@@ -1,0 +1,137 @@
+"""Pure statistics on one run's RTT samples (integer nanoseconds): exact percentiles and the
+small shapes the figures draw (ECDF points, histograms, RTT over time). No I/O, no plotting.
+
+Percentiles are by nearest rank on the sorted samples: the p-th percentile is the sample at
+1-based rank ceil(p/100 * n), computed in exact integer arithmetic, as rtt-core computes the
+JSON's `rtt_ns`, so the table and the logs agree to the nanosecond. This is numpy's
+``method="inverted_cdf"``, except where p/100 * n is a whole number that floating point
+rounds up (numpy puts p99.9 of 1000 samples at rank 1000; the definition says 999).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Name → percentile, as in the JSON's rtt_ns, plus the p5–p95 band of the stat figure.
+PERCENTILES = {"p5": 5, "p50": 50, "p90": 90, "p95": 95, "p99": 99, "p999": 99.9, "p9999": 99.99}
+_DENOMINATOR = 100_000  # percentiles are exact to 0.001 %
+
+RAW_TIME_POINTS = 2_000  # runs up to this size are drawn sample by sample over time
+TIME_BINS = 250  # at most, and at least 100 samples a bin so that its p99 means something
+_RTT_BITS = 40  # RTTs below 2**40 ns (18 min) pack under a time-bin index into one int64
+
+
+def ranks(n: int, percentiles) -> np.ndarray:
+    """0-based indices into n sorted samples of the nearest-rank percentiles (n > 0)."""
+    parts = np.rint(np.asarray(percentiles, dtype=np.float64) * (_DENOMINATOR // 100))
+    parts = parts.astype(np.int64)
+    rank = (parts * n + _DENOMINATOR - 1) // _DENOMINATOR
+    return np.clip(rank, 1, n) - 1
+
+
+def percentiles(sorted_ns: np.ndarray, ps) -> np.ndarray:
+    """Nearest-rank percentiles `ps` (in %) of non-empty sorted samples."""
+    return sorted_ns[ranks(len(sorted_ns), ps)]
+
+
+@dataclass
+class Shape:
+    """What the distribution and time figures need of a run, a few kB whatever its size."""
+
+    ecdf_ns: np.ndarray  # sample values at the ECDF points
+    ecdf_p: np.ndarray  # their plotting positions (rank - 0.5) / n, in (0, 1)
+    log_edges_ns: np.ndarray  # log-spaced histogram: bin edges, and
+    log_density: np.ndarray  # the fraction of samples per decade of RTT
+    lin_edges_ns: np.ndarray  # linear histogram up to p99.9: bin edges, and
+    lin_density: np.ndarray  # the fraction of samples per µs
+    time_s: np.ndarray  # RTT over the run: time since the start, and
+    time_p50_ns: np.ndarray  # each sample (small runs) or each time bin's median, and
+    time_p99_ns: np.ndarray  # each bin's p99 (empty for small runs)
+
+
+def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None) -> tuple[dict, Shape | None]:
+    """Scalar statistics of a run and its Shape (None when it has no samples).
+
+    The scalars are n, min, mean, max and every entry of PERCENTILES, in ns; NaN without samples.
+    `t_ns` (send times, same length) gives the RTT-over-time curve; without it that is empty.
+    """
+    n = len(rtt_ns)
+    scalars = {"n": n}
+    if n == 0:
+        scalars.update(dict.fromkeys(["min", "mean", "max", *PERCENTILES], np.nan))
+        return scalars, None
+    ordered = np.sort(rtt_ns)
+    values = percentiles(ordered, list(PERCENTILES.values()))
+    scalars.update(zip(PERCENTILES, values.tolist(), strict=True))
+    scalars.update(min=int(ordered[0]), max=int(ordered[-1]), mean=float(ordered.mean()))
+    shape = Shape(
+        *_ecdf(ordered),
+        *_log_histogram(ordered),
+        *_lin_histogram(ordered, scalars["p999"]),
+        *_over_time(rtt_ns, t_ns),
+    )
+    return scalars, shape
+
+
+def _ecdf(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every sample of a small run; for a big one ~600 ranks, dense in both tails (a PDF
+    page's cost grows with the points drawn, and more would not show)."""
+    n = len(ordered)
+    if n <= 600:
+        idx = np.arange(n)
+    else:
+        tail = np.geomspace(1, n, 200)
+        idx = np.unique(np.concatenate([np.linspace(0, n - 1, 200), tail - 1, n - tail]).astype(np.int64))
+    return ordered[idx], (idx + 0.5) / n
+
+
+def _bins(n: int) -> int:
+    return int(np.clip(np.sqrt(n), 10, 200))
+
+
+def _counts(ordered: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    # The samples are sorted, so a histogram is a binary search per edge, not a pass over them.
+    positions = np.searchsorted(ordered, edges, side="left")
+    positions[-1] = len(ordered)
+    return np.diff(positions)
+
+
+def _log_histogram(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    low = np.log10(max(ordered[0], 1))
+    high = max(np.log10(max(ordered[-1], 1)), low + 0.01)
+    edges = np.logspace(low, high, _bins(len(ordered)) + 1)
+    density = _counts(ordered, edges) / len(ordered) / np.diff(np.log10(edges))
+    return edges, density
+
+
+def _lin_histogram(ordered: np.ndarray, p999: int) -> tuple[np.ndarray, np.ndarray]:
+    low, high = float(ordered[0]), float(max(p999, ordered[0] + 1))
+    edges = np.linspace(low, high, _bins(len(ordered)) + 1)
+    counts = _counts(ordered, edges)
+    counts[-1] -= len(ordered) - np.searchsorted(ordered, high, side="right")  # above p99.9
+    return edges, counts / len(ordered) / (np.diff(edges) / 1e3)
+
+
+def _over_time(rtt_ns: np.ndarray, t_ns: np.ndarray | None) -> tuple[np.ndarray, ...]:
+    """Per-sample (small runs) or per-time-bin median and p99 (big runs) against time."""
+    empty = np.empty(0)
+    if t_ns is None or len(t_ns) != len(rtt_ns):
+        return empty, empty, empty
+    n = len(rtt_ns)
+    if n <= RAW_TIME_POINTS:
+        return t_ns / 1e9, rtt_ns.astype(np.float64), empty
+    count = min(TIME_BINS, n // 100)
+    start, stop = int(t_ns.min()), int(t_ns.max())
+    width = max((stop - start) / count, 1.0)
+    bins = np.minimum(((t_ns - start) / width).astype(np.int64), count - 1)
+    # One sort of (bin, rtt) keys orders the samples by bin, then by RTT within each bin.
+    keys = np.sort((bins << _RTT_BITS) | np.minimum(rtt_ns, (1 << _RTT_BITS) - 1))
+    bounds = np.searchsorted(keys, np.arange(count + 1, dtype=np.int64) << _RTT_BITS)
+    counts = np.diff(bounds)
+    used = np.flatnonzero(counts)
+    first, size = bounds[:-1][used], counts[used]
+    mask = (1 << _RTT_BITS) - 1
+    p50 = keys[first + (size * 50 + 99) // 100 - 1] & mask
+    p99 = keys[first + (size * 99 + 99) // 100 - 1] & mask
+    centres = (start + (used + 0.5) * width) / 1e9
+    return centres, p50.astype(np.float64), p99.astype(np.float64)

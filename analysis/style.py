@@ -1,0 +1,58 @@
+"""Shared look of every figure and table: one fixed colour per framework, one line style per
+transport, and how rates and latencies are written. No data handling, no drawing.
+"""
+
+import math
+
+# Okabe–Ito colours: distinguishable with colour-blindness and in greyscale print.
+FRAMEWORK_COLOURS = {
+    "std": "#000000",
+    "tokio": "#E69F00",
+    "async-std": "#0072B2",
+    "smol": "#009E73",
+    "ping": "#999999",
+}
+_SPARE_COLOURS = ("#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
+FRAMEWORK_ORDER = tuple(FRAMEWORK_COLOURS)
+TRANSPORT_ORDER = ("tcp", "udp", "icmp")
+TRANSPORT_STYLES = {"tcp": "-", "udp": "--", "icmp": ":"}
+
+PAGE_SIZE = (11.0, 7.5)  # inches, landscape; every page of a report has the same size
+
+
+def colour(framework: str) -> str:
+    """The framework's colour; frameworks the suite does not know get a stable spare one."""
+    if framework in FRAMEWORK_COLOURS:
+        return FRAMEWORK_COLOURS[framework]
+    return _SPARE_COLOURS[sum(framework.encode()) % len(_SPARE_COLOURS)]
+
+
+def linestyle(transport: str) -> str:
+    return TRANSPORT_STYLES.get(transport, "-.")
+
+
+def order_key(values, order) -> list[int]:
+    """Sort positions for `values` following `order`, unknown values last."""
+    return [order.index(v) if v in order else len(order) for v in values]
+
+
+def si(value: float) -> str:
+    """10 → "10", 1000 → "1 k", 2500 → "2.5 k", 1e6 → "1 M": three significant digits."""
+    for factor, prefix in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.3g}{prefix}"
+    return f"{value:.3g}"
+
+
+def rate_label(interval_s: float) -> str:
+    """Tick label of the message rate asked for by an interval: 0.001 s → "1 k", 0 → "∞"."""
+    if interval_s <= 0 or not math.isfinite(interval_s):
+        return "∞"
+    return si(1.0 / interval_s)
+
+
+def us(value_ns: float) -> str:
+    """A latency in ns written in µs with four significant digits, "–" when unknown."""
+    if value_ns is None or not math.isfinite(value_ns):
+        return "–"
+    return f"{value_ns / 1e3:.4g}"

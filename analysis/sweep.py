@@ -1,0 +1,138 @@
+"""A sweep as the figures and the table see it: one row per measured point (metadata and
+statistics) plus each run's small Shape. Files are read one at a time and their samples
+dropped once described, so memory does not grow with the number of samples.
+"""
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import load, stats, style
+
+MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
+
+
+class NothingUsable(Exception):
+    """No run is left to show; the message says why and what there is."""
+
+
+@dataclass
+class Filters:
+    transports: list[str] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)  # msg/s; math.inf for back-to-back
+    tasks: list[int] = field(default_factory=list)
+    frameworks: list[str] = field(default_factory=list)
+
+    def admit(self, meta: dict) -> bool:
+        rate = meta["target_rate"]
+        return (
+            (not self.transports or meta["transport"] in self.transports)
+            and (not self.frameworks or meta["framework"] in self.frameworks)
+            and (not self.tasks or meta["tasks"] in self.tasks)
+            and (not self.rates or any(_same_rate(rate, r) for r in self.rates))
+        )
+
+    def describe(self) -> str:
+        parts = [f"-p {','.join(self.transports)}" if self.transports else "",
+                 f"-r {','.join(style.si(r) if math.isfinite(r) else 'inf' for r in self.rates)}"
+                 if self.rates else "",
+                 f"-l {','.join(map(str, self.tasks))}" if self.tasks else "",
+                 f"-f {','.join(self.frameworks)}" if self.frameworks else ""]
+        return " ".join(p for p in parts if p)
+
+
+def _same_rate(a: float, b: float) -> bool:
+    return a == b or (math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-6 * max(a, b))
+
+
+@dataclass
+class Sweep:
+    folder: Path
+    infos: dict  # Path of each sweep.json → its content
+    runs: pd.DataFrame  # one row per run, in display order; index 0..n-1
+    shapes: list  # stats.Shape (or None when a run has no samples), aligned with runs
+
+
+def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) -> Sweep:
+    """Read, filter and describe every run of `kind` under `folder`.
+
+    Raises NothingUsable when no run is left, saying where it looked or what values exist."""
+    found = load.scan(folder, kind, warn)
+    seen, rows, shapes = [], [], []
+
+    def add(meta: dict, rtt: np.ndarray, t) -> None:
+        scalars, shape = stats.describe(rtt, t)
+        if meta["json_n"] is not None and meta["json_n"] != scalars["n"]:
+            warn(Path(meta["source"] + ".csv"),
+                 f"{scalars['n']} samples but its JSON says n = {meta['json_n']}")
+        rows.append({**meta, **scalars})
+        shapes.append(shape)
+
+    for csv, meta in found.logs:
+        seen.append(meta)
+        if not filters.admit(meta):
+            continue
+        try:
+            add(meta, *load.read_samples(csv, with_time))
+        except load.LogError as e:
+            warn(csv, str(e))
+    for csv in found.old_csvs:
+        try:
+            old_runs = load.read_2022(csv, kind, with_time)
+        except load.LogError as e:
+            warn(csv, str(e))
+            continue
+        for meta, rtt, t in old_runs:
+            seen.append(meta)
+            if filters.admit(meta):
+                add(meta, rtt, t)
+    if not rows:
+        raise NothingUsable(_why_nothing(folder, kind, found, seen, filters))
+    runs, shapes = _tidy(pd.DataFrame(rows), shapes, warn)
+    return Sweep(folder, found.infos, runs, shapes)
+
+
+def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, filters: Filters) -> str:
+    if seen and filters.describe():
+        frame = pd.DataFrame(seen)
+        rates = sorted(set(frame["target_rate"]))
+        return (f"no {kind} run in {folder} matches {filters.describe()}; there are "
+                f"transports {_listing(frame['transport'])}, "
+                f"rates {', '.join(style.si(r) if math.isfinite(r) else 'inf' for r in rates)} msg/s, "
+                f"tasks {_listing(frame['tasks'])}, frameworks {_listing(frame['framework'])}")
+    if seen:
+        return f"no usable {kind} log in {folder}: every one was skipped (see the warnings above)"
+    others = ", ".join(f"{n} {k}" for k, n in sorted(found.other_kinds.items()))
+    if others:
+        return f"no {kind} logs in {folder} (it holds {others} logs; choose them with -k)"
+    return (f"no {kind} logs found in {folder}: run a sweep first (e.g. ./run-localhost.sh -S -t) "
+            f"or point -d at a folder of logs")
+
+
+def _listing(values) -> str:
+    return ", ".join(str(v) for v in sorted(set(values), key=str))
+
+
+def _tidy(runs: pd.DataFrame, shapes: list, warn) -> tuple[pd.DataFrame, list]:
+    """Display order, one run per point (the newest), and the derived columns."""
+    runs = runs.assign(
+        shape_id=np.arange(len(runs)),
+        framework_rank=style.order_key(runs["framework"], style.FRAMEWORK_ORDER),
+        transport_rank=style.order_key(runs["transport"], style.TRANSPORT_ORDER),
+        started=runs["started_at"].fillna("").astype(str),
+    )
+    point = ["framework", "transport", "payload", "interval_s", "tasks"]
+    runs = runs.sort_values("started", kind="stable").sort_values(
+        ["framework_rank", "framework", "transport_rank", "transport", "payload", "interval_s", "tasks"],
+        ascending=[True, True, True, True, True, False, True], kind="stable")
+    repeated = runs.duplicated(point, keep="last")
+    for _, row in runs[repeated].iterrows():  # a loop over runs, not samples
+        newer = runs[~repeated].set_index(point).loc[tuple(row[point])]["source"]
+        warn(Path(row["source"]), f"the same point as {newer} ran later; using that one")
+    runs = runs[~repeated].reset_index(drop=True)
+    achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
+    runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
+    return runs, [shapes[i] for i in runs["shape_id"]]

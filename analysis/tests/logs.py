@@ -1,0 +1,86 @@
+"""Writes small logs for the tests in both formats: this suite's STEM.json + STEM.csv (with the
+JSON's statistics computed by a plain reference, independent of analysis.stats) and the 2022
+suite's per-sample CSV, plus a sweep.json.
+"""
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
+
+
+def reference_percentile(samples, p) -> int:
+    """Textbook nearest rank: the sample at 1-based rank ceil(p/100 * n), in exact fractions."""
+    ordered = sorted(int(s) for s in samples)
+    rank = math.ceil(Fraction(str(p)) / 100 * len(ordered))
+    return ordered[max(rank, 1) - 1]
+
+
+def samples(seed: int, n: int, median_ns: float = 30_000, spread: float = 0.3) -> np.ndarray:
+    """Lognormal RTTs with a few large outliers, as int64 ns."""
+    rng = np.random.default_rng(seed)
+    rtt = rng.lognormal(math.log(median_ns), spread, n)
+    rtt[rng.integers(0, n, max(1, n // 500))] *= 20
+    return rtt.astype(np.int64)
+
+
+def stem(framework, transport, payload, interval, tasks) -> str:
+    return f"{framework}-{transport}-{payload}B-{interval:g}s-{tasks}t"
+
+
+def write_run(folder: Path, framework: str, transport: str, interval: float, rtt, *, payload=64,
+              tasks=0, achieved=None, lost=0, host="testhost", started="2024-05-01T12:00:00Z",
+              **fields) -> Path:
+    """A log pair like a ping's --out; returns the stem's path. `fields` override JSON fields."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rtt = np.asarray(rtt, dtype=np.int64)
+    gap = int(interval * 1e9)
+    t = np.arange(len(rtt), dtype=np.int64) * gap if gap else np.concatenate([[0], np.cumsum(rtt[:-1])])
+    base = folder / stem(framework, transport, payload, interval, tasks)
+    with open(f"{base}.csv", "w") as f:
+        f.write("seq,t_ns,rtt_ns\n")
+        np.savetxt(f, np.column_stack([np.arange(len(rtt)), t, rtt]), fmt="%d", delimiter=",")
+    target = 1 / interval if interval > 0 else None
+    stats = {"n": len(rtt), "min": int(rtt.min()), "mean": float(rtt.mean()), "stdev": float(rtt.std()),
+             "max": int(rtt.max()),
+             **{k: reference_percentile(rtt, p) for k, p in
+                (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99))}}
+    log = {
+        "schema": "rtt-log/1", "kind": "rtt", "framework": framework, "framework_version": "1.0.0",
+        "flavor": None, "threads": 1, "transport": transport, "payload": payload,
+        "interval_s": interval, "target_rate": target, "pacing": "schedule", "tasks": tasks,
+        "decoy": "spin", "decoy_work_us": 10, "decoy_iterations": 0, "duration_s": 10,
+        "warmup_s": 1, "address": "127.0.0.1:9009", "host": host, "kernel": "6.1.0",
+        "cpu_model": "Test CPU", "cpus_allowed": "0-1", "rustc": "rustc 1.80.0",
+        "suite_version": "0.1.0", "started_at": started, "sent": len(rtt) + lost,
+        "received": len(rtt), "lost": lost, "late": 0, "out_of_order": 0,
+        "achieved_rate": achieved if achieved is not None else (target or 30_000.0),
+        "complete": True, "rtt_ns": stats,
+    }
+    log.update(fields)
+    Path(f"{base}.json").write_text(json.dumps(log, indent=2))
+    return base
+
+
+def write_2022(path: Path, runs) -> None:
+    """One 2022-suite CSV holding `runs`: (framework, transport, interval, payload, tasks, rtt_ns, unit)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6}
+    with open(path, "w") as f:
+        f.write(OLD_HEADER + "\n")
+        for framework, transport, interval, payload, tasks, rtt, unit in runs:
+            for i, value in enumerate(rtt):
+                shown = int(value) if unit == "ns" else f"{value / scale[unit]:.6f}"
+                f.write(f"{framework},{transport},rtt,{i},{interval},{payload},{tasks},{shown},{unit}\n")
+
+
+def write_sweep_info(folder: Path, **knobs) -> None:
+    info = {"knobs": {"DURATION": 10, "WARMUP": 1, "SIZE": 64, "INTERVALS": "0.1 0.01 0.001 0",
+                      "TASKS": "0", "PROTOCOLS": "tcp udp", **knobs},
+            "hosts": {"testhost": {"kernel": "6.1.0", "cpus": 2, "cpu_model": "Test CPU"}}}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sweep.json").write_text(json.dumps(info, indent=2))
