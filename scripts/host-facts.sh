@@ -36,7 +36,7 @@ fact suite_commit "$(first git -C "$suite_dir" rev-parse HEAD)"
 fact suite_describe "$(first git -C "$suite_dir" describe --always --dirty)"
 for bin in "$@"; do
   if [[ -x $bin_dir/$bin ]]; then
-    fact "version:$bin" "$(first "$bin_dir/$bin" --version)"
+    fact "version:$bin" "$(first timeout 5 "$bin_dir/$bin" --version)"
   else
     fact "version:$bin" missing
   fi

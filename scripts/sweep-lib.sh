@@ -511,7 +511,7 @@ suite_version() {
   local fw v
   for fw in "${FRAMEWORKS[@]}"; do
     if [[ -x "$BIN_DIR/$(bin_prefix "$fw")-ping" ]] &&
-      v=$("$BIN_DIR/$(bin_prefix "$fw")-ping" --version 2>/dev/null); then
+      v=$(timeout 5 "$BIN_DIR/$(bin_prefix "$fw")-ping" --version 2>/dev/null); then
       printf '%s' "${v#* }"
       return
     fi
@@ -521,7 +521,7 @@ suite_version() {
 
 # Runs every point of the plan; sets the exit status of the sweep.
 run_sweep() {
-  local n=${#P_FW[@]} i t0 failed=() skipped=() ok=0 wall
+  local n=${#P_FW[@]} i t0 failed=() skipped=() ok=0 wall not_ok_s=0
   SUITE_VERSION=$(suite_version)
   SWEEP_STATUS=running
   meta started_at "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -536,22 +536,26 @@ run_sweep() {
     if [[ ${P_FW[i]} == ping ]]; then run_icmp_point "$i"; else run_rtt_point "$i"; fi
     CURRENT=""
     P_WALL[i]=$(calc "sprintf(\"%.2f\", ($(now_us) - $t0) / 1000000)")
+    # Overhead is counted on measured points only: what failed or was skipped took what it took.
     case "${P_STATUS[i]}" in
       ok) ok=$((ok + 1)) MEASURED_SO_FAR=$(calc "$MEASURED_SO_FAR + $WARMUP + $DURATION") ;;
-      failed) failed+=("${P_STEM[i]}") MEASURED_SO_FAR=$(calc "$MEASURED_SO_FAR + $WARMUP + $DURATION") ;;
-      skipped) skipped+=("${P_STEM[i]}") ;;
+      *)
+        if [[ ${P_STATUS[i]} == failed ]]; then failed+=("${P_STEM[i]}"); else skipped+=("${P_STEM[i]}"); fi
+        MEASURED_SO_FAR=$(calc "$MEASURED_SO_FAR + ${P_WALL[i]}")
+        not_ok_s=$(calc "$not_ok_s + ${P_WALL[i]}")
+        ;;
     esac
     progress "$i"
     write_sweep_json
   done
   wall=$(calc "($(now_us) - $SWEEP_T0) / 1000000")
-  local ran=$((ok + ${#failed[@]})) measured overhead
-  measured=$(calc "$ran * $DURATION")
-  overhead=$(calc "$ran ? ($wall - $ran * ($WARMUP + $DURATION)) / $ran : 0")
+  local measured overhead
+  measured=$(calc "$ok * $DURATION")
+  overhead=$(calc "$ok ? ($wall - $not_ok_s - $ok * ($WARMUP + $DURATION)) / $ok : 0")
   meta finished_at "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   meta wall_s "$(calc "sprintf(\"%.3f\", $wall)")"
   meta measured_s "$measured"
-  meta warmup_total_s "$(calc "$ran * $WARMUP")"
+  meta warmup_total_s "$(calc "$ok * $WARMUP")"
   meta overhead_per_point_s "$(calc "sprintf(\"%.3f\", $overhead)")"
   if ((${#failed[@]})); then SWEEP_STATUS=failed; else SWEEP_STATUS=complete; fi
   write_sweep_json
@@ -560,8 +564,8 @@ run_sweep() {
   summary_table
   say ""
   say "$ok of $n points measured in $(fmt_secs "$wall") (wall $(calc "sprintf(\"%.1f\", $wall)") s;" \
-    "measured ${measured} s + warm-up $(calc "$ran * $WARMUP") s; overhead" \
-    "$(calc "sprintf(\"%.2f\", $overhead)") s per point)"
+    "measured ${measured} s + warm-up $(calc "$ok * $WARMUP") s; overhead" \
+    "$(calc "sprintf(\"%.2f\", $overhead)") s per measured point)"
   if ((${#skipped[@]})); then
     say "Skipped (${#skipped[@]}):"
     for ((i = 0; i < n; i++)); do

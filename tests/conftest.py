@@ -1,0 +1,174 @@
+"""Helpers for the sweep-script tests: run a script in its own session, find what it left behind.
+
+The tests drive the real scripts on the real release binaries (`make` builds them), on loopback
+or inside network namespaces, with short points (DURATION=1 WARMUP=0.2).
+"""
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BIN_DIR = REPO / "target" / "release"
+BIN_PREFIX = {"std": "std", "tokio": "tokio", "async-std": "asyncstd", "smol": "smol"}
+FAST = {"DURATION": "1", "WARMUP": "0.2"}
+
+
+def require_binaries(*frameworks):
+    """Fails (never skips) when the release binaries are missing: `make test` builds them first."""
+    missing = [f"{BIN_PREFIX[fw]}-{kind}" for fw in frameworks for kind in ("ping", "pong")
+               if not (BIN_DIR / f"{BIN_PREFIX[fw]}-{kind}").is_file()]
+    if missing:
+        pytest.fail(f"missing {', '.join(missing)} in {BIN_DIR}: run `make` first")
+
+
+def session_pids(sid):
+    """PIDs of every live process in session `sid` (the scripts run in sessions of their own)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def process_name(pid):
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+
+
+def wait_until(predicate, timeout, what):
+    """Polls `predicate` until it is true; fails the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+@dataclass
+class Run:
+    """A script started in its own session, its output collected line by line."""
+    args: list
+    env: dict
+    proc: subprocess.Popen = None
+    lines: "queue.Queue[str]" = field(default_factory=queue.Queue)
+    stdout: list = field(default_factory=list)
+    errlines: list = field(default_factory=list)
+
+    def start(self):
+        self.proc = subprocess.Popen(self.args, cwd=REPO, env=self.env, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     start_new_session=True)
+        self._threads = [threading.Thread(target=self._pump, daemon=True),
+                         threading.Thread(target=self._pump_err, daemon=True)]
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.stdout.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _pump_err(self):
+        for line in self.proc.stderr:
+            self.errlines.append(line)
+
+    def expect_line(self, text, timeout):
+        """Waits for a stdout line containing `text`; fails on EOF or after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"no line with {text!r} within {timeout} s:\n{self.output}")
+            if line is None:
+                pytest.fail(f"the script ended before printing {text!r}:\n{self.output}")
+            if text in line:
+                return line
+
+    def finish(self, timeout):
+        """Waits for the script, then checks that it left no process of its session behind."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            pytest.fail(f"{self.args} still running after {timeout} s:\n{self.output}")
+        for thread in self._threads:  # a child holding the pipes open is a leak, found below
+            thread.join(timeout=5)
+        left = session_pids(self.proc.pid)
+        if left:
+            names = [process_name(p) for p in left]
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+            pytest.fail(f"{self.args} left processes behind: {list(zip(left, names))}")
+        return self
+
+    @property
+    def rc(self):
+        return self.proc.returncode
+
+    @property
+    def stderr(self):
+        return "".join(self.errlines)
+
+    @property
+    def output(self):
+        return "".join(self.stdout) + "\n--- stderr ---\n" + self.stderr
+
+
+def script_env(out_dir, **knobs):
+    env = dict(os.environ)
+    env.update(FAST)
+    env["OUT_DIR"] = str(out_dir)
+    env.update({k: str(v) for k, v in knobs.items()})
+    return env
+
+
+def run_script(script, flags, out_dir, timeout=120, prefix=(), **knobs):
+    """Runs ./script with `flags` to the end; returns the finished Run."""
+    run = Run([*prefix, str(REPO / script), *flags], script_env(out_dir, **knobs))
+    return run.start().finish(timeout)
+
+
+def sweep_dir(out_dir, kind="localhost"):
+    """The one sweep folder a run made under `out_dir`."""
+    dirs = [d for d in Path(out_dir).glob(f"{kind}-*") if d.is_dir()]
+    assert len(dirs) == 1, f"expected one {kind}-* folder in {out_dir}, found {dirs}"
+    return dirs[0]
+
+
+def load_json(path):
+    return json.loads(Path(path).read_text())
+
+
+def check_log_pair(folder, stem, framework, transport):
+    """Both files of a point exist and agree with the point's name and the log contract."""
+    log = load_json(folder / f"{stem}.json")
+    assert log["schema"] == "rtt-log/1"
+    assert log["framework"] == framework and log["transport"] == transport
+    assert log["complete"] is True, log
+    assert log["rtt_ns"]["n"] > 0 and log["rtt_ns"]["p50"] > 0
+    csv = (folder / f"{stem}.csv").read_text().splitlines()
+    assert csv[0] == "seq,t_ns,rtt_ns"
+    assert len(csv) - 1 == log["rtt_ns"]["n"]
+    return log

@@ -1,0 +1,88 @@
+"""scripts/icmp_log.py: iputils ping output to the suite's log pair, on synthetic output."""
+
+import json
+import math
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+import icmp_log  # noqa: E402
+
+
+def ping_output(replies, header=True):
+    """Lines as `ping -D -n` prints them, from (receive time s, icmp_seq, rtt ms) triples."""
+    lines = ["PING 127.0.0.1 (127.0.0.1) 64(92) bytes of data."] if header else []
+    lines += [f"[{t:.6f}] 72 bytes from 127.0.0.1: icmp_seq={seq} ttl=64 time={ms:.3f} ms"
+              for t, seq, ms in replies]
+    return "\n".join(lines) + "\n"
+
+
+def convert(tmp_path, text, *args):
+    raw = tmp_path / "raw.txt"
+    raw.write_text(text)
+    stem = tmp_path / "ping-icmp-64B-0.1s-0t"
+    rc = icmp_log.main([str(raw), str(stem), "--size", "64", "--address", "127.0.0.1", *args])
+    csv = (tmp_path / f"{stem.name}.csv").read_text().splitlines()
+    return rc, json.loads((tmp_path / f"{stem.name}.json").read_text()), csv
+
+
+def test_percentiles_are_by_nearest_rank_like_rtt_core():
+    data = list(range(1, 1001))
+    assert icmp_log.nearest_rank(data, 50) == 500
+    assert icmp_log.nearest_rank(data, 99.9) == 999
+    assert icmp_log.nearest_rank(data, 99.99) == 1000
+    assert icmp_log.nearest_rank([7], 99) == 7
+    stats = icmp_log.rtt_stats([40, 10, 30, 20])
+    assert (stats["p50"], stats["p90"], stats["p99"], stats["mean"]) == (20, 40, 40, 25)
+    assert math.isclose(stats["stdev"], math.sqrt(500 / 3))
+    assert icmp_log.rtt_stats([])["p50"] is None
+
+
+def test_warm_up_replies_are_dropped_and_times_start_at_the_window(tmp_path):
+    # One reply every 0.1 s, each taking 50 µs; 0.25 s warm-up, then 0.5 s measured.
+    t0 = 1_700_000_000.0
+    replies = [(t0 + 0.1 * k + 0.00005, k + 1, 0.050) for k in range(12)]
+    rc, log, csv = convert(tmp_path, ping_output(replies), "--interval", "0.1",
+                           "--warmup", "0.25", "--duration", "0.5")
+    assert rc == 0
+    assert csv[0] == "seq,t_ns,rtt_ns"
+    rows = [tuple(map(int, row.split(","))) for row in csv[1:]]
+    assert [r[0] for r in rows] == [3, 4, 5, 6, 7]  # 0-based: icmp_seq 4..8
+    assert all(r[2] == 50_000 for r in rows)
+    assert abs(rows[1][1] - 150_000_000) < 2_000  # µs timestamps
+    assert log["framework"] == "ping" and log["transport"] == "icmp"
+    assert (log["sent"], log["received"], log["lost"]) == (5, 5, 0)
+    assert log["rtt_ns"]["n"] == 5 and log["rtt_ns"]["p50"] == 50_000
+    assert log["target_rate"] == 10 and log["achieved_rate"] == 10
+    assert log["complete"] is True
+    for key in ("flavor", "threads", "pacing", "decoy", "decoy_work_us", "decoy_iterations",
+                "late", "out_of_order", "rustc"):
+        assert log[key] is None, key
+
+
+def test_sequence_numbers_unwrap_and_gaps_count_as_lost(tmp_path):
+    # Back-to-back across the 16-bit wrap of icmp_seq, with two replies missing.
+    t0, replies, seq = 1_700_000_000.0, [], 65530
+    for k in range(12):
+        if k not in (4, 5):
+            replies.append((t0 + k * 1e-5, seq % 65536, 0.002))
+        seq += 1
+    extra = ["[1700000000.000300] 72 bytes from 127.0.0.1: icmp_seq=3 ttl=64 time=0.002 ms (DUP!)",
+             "no answer yet for icmp_seq=4", "--- 127.0.0.1 ping statistics ---"]
+    rc, log, csv = convert(tmp_path, ping_output(replies) + "\n".join(extra) + "\n",
+                           "--interval", "0", "--warmup", "0", "--duration", "1")
+    assert rc == 0
+    assert (log["sent"], log["received"], log["lost"]) == (12, 10, 2)
+    seqs = [int(row.split(",")[0]) for row in csv[1:]]
+    assert seqs == sorted(seqs) and seqs[-1] - seqs[0] == 11
+    assert log["target_rate"] is None
+
+
+def test_no_reply_in_the_window_is_a_failure_with_an_incomplete_log(tmp_path):
+    rc, log, csv = convert(tmp_path, "PING 127.0.0.1 (127.0.0.1) 64(92) bytes of data.\n",
+                           "--interval", "0.1", "--warmup", "0", "--duration", "1",
+                           "--exit-status", "1")
+    assert rc == 1
+    assert log["complete"] is False and log["rtt_ns"]["n"] == 0
+    assert csv == ["seq,t_ns,rtt_ns"]
