@@ -106,8 +106,8 @@ def run(args) -> int:
     if plot:
         _check_writable(out)
 
-    def warn(path: Path, reason: str) -> None:
-        print(f"warning: {path}: {reason}; skipped", file=sys.stderr)
+    def warn(path: Path, reason: str, skipped: bool = True) -> None:
+        print(f"warning: {path}: {reason}{'; skipped' if skipped else ''}", file=sys.stderr)
 
     filters = Filters([args.protocol] if args.protocol else [], args.rate, args.tasks, args.framework)
     sweep = collect(folder, args.kind, filters, with_time=plot in ("time", "all"), warn=warn)

@@ -57,7 +57,8 @@ def _first_line(path: Path) -> str:
 
 def scan(folder: Path, kind: str, warn) -> Found:
     """Sort the files under `folder` into logs of `kind`, 2022 CSVs and sweep.json files.
-    Files that are not logs are named through `warn(path, reason)`; PDFs and the like are ignored."""
+    Files that are not logs are named through `warn(path, reason)` and skipped; PDFs and the
+    like are ignored."""
     found = Found()
     paired = set()
     for path in sorted(folder.rglob("*.json")):

@@ -91,8 +91,9 @@ def _bins(n: int) -> int:
 
 def _counts(ordered: np.ndarray, edges: np.ndarray) -> np.ndarray:
     # The samples are sorted, so a histogram is a binary search per edge, not a pass over them.
+    # The outer edges are the extremes, which 10 ** log10(x) may miss by a rounding error.
     positions = np.searchsorted(ordered, edges, side="left")
-    positions[-1] = len(ordered)
+    positions[0], positions[-1] = 0, len(ordered)
     return np.diff(positions)
 
 

@@ -37,11 +37,15 @@ class Filters:
 
     def describe(self) -> str:
         parts = [f"-p {','.join(self.transports)}" if self.transports else "",
-                 f"-r {','.join(style.si(r) if math.isfinite(r) else 'inf' for r in self.rates)}"
-                 if self.rates else "",
+                 f"-r {_rates(self.rates)}" if self.rates else "",
                  f"-l {','.join(map(str, self.tasks))}" if self.tasks else "",
                  f"-f {','.join(self.frameworks)}" if self.frameworks else ""]
         return " ".join(p for p in parts if p)
+
+
+def _rates(rates) -> str:
+    """Rates as -r takes them: 100,1k,inf."""
+    return ", ".join(style.si(r).replace(" ", "") if math.isfinite(r) else "inf" for r in sorted(set(rates)))
 
 
 def _same_rate(a: float, b: float) -> bool:
@@ -61,13 +65,14 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) ->
 
     Raises NothingUsable when no run is left, saying where it looked or what values exist."""
     found = load.scan(folder, kind, warn)
-    seen, rows, shapes = [], [], []
+    seen, rows, shapes = [], [], []  # seen: every run's metadata, for the message when none is left
+    tried = 0
 
     def add(meta: dict, rtt: np.ndarray, t) -> None:
         scalars, shape = stats.describe(rtt, t)
         if meta["json_n"] is not None and meta["json_n"] != scalars["n"]:
             warn(Path(meta["source"] + ".csv"),
-                 f"{scalars['n']} samples but its JSON says n = {meta['json_n']}")
+                 f"{scalars['n']} samples but its JSON says n = {meta['json_n']}", skipped=False)
         rows.append({**meta, **scalars})
         shapes.append(shape)
 
@@ -75,6 +80,7 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) ->
         seen.append(meta)
         if not filters.admit(meta):
             continue
+        tried += 1
         try:
             add(meta, *load.read_samples(csv, with_time))
         except load.LogError as e:
@@ -88,23 +94,23 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) ->
         for meta, rtt, t in old_runs:
             seen.append(meta)
             if filters.admit(meta):
+                tried += 1
                 add(meta, rtt, t)
     if not rows:
-        raise NothingUsable(_why_nothing(folder, kind, found, seen, filters))
+        raise NothingUsable(_why_nothing(folder, kind, found, seen, tried, filters))
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, warn)
     return Sweep(folder, found.infos, runs, shapes)
 
 
-def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, filters: Filters) -> str:
-    if seen and filters.describe():
-        frame = pd.DataFrame(seen)
-        rates = sorted(set(frame["target_rate"]))
-        return (f"no {kind} run in {folder} matches {filters.describe()}; there are "
-                f"transports {_listing(frame['transport'])}, "
-                f"rates {', '.join(style.si(r) if math.isfinite(r) else 'inf' for r in rates)} msg/s, "
-                f"tasks {_listing(frame['tasks'])}, frameworks {_listing(frame['framework'])}")
+def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: int, filters: Filters) -> str:
+    if tried:
+        which = f" matching {filters.describe()}" if filters.describe() else ""
+        return f"no usable {kind} log{which} in {folder}: every one was skipped (see the warnings above)"
     if seen:
-        return f"no usable {kind} log in {folder}: every one was skipped (see the warnings above)"
+        frame = pd.DataFrame(seen)
+        return (f"no {kind} run in {folder} matches {filters.describe()}; there are "
+                f"transports {_listing(frame['transport'])}, rates {_rates(frame['target_rate'])} msg/s, "
+                f"tasks {_listing(frame['tasks'])}, frameworks {_listing(frame['framework'])}")
     others = ", ".join(f"{n} {k}" for k, n in sorted(found.other_kinds.items()))
     if others:
         return f"no {kind} logs in {folder} (it holds {others} logs; choose them with -k)"
@@ -131,7 +137,7 @@ def _tidy(runs: pd.DataFrame, shapes: list, warn) -> tuple[pd.DataFrame, list]:
     repeated = runs.duplicated(point, keep="last")
     for _, row in runs[repeated].iterrows():  # a loop over runs, not samples
         newer = runs[~repeated].set_index(point).loc[tuple(row[point])]["source"]
-        warn(Path(row["source"]), f"the same point as {newer} ran later; using that one")
+        warn(Path(row["source"]), f"the same point as {newer}, which ran later: using that one")
     runs = runs[~repeated].reset_index(drop=True)
     achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
     runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
