@@ -8,7 +8,7 @@ import math
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
 from . import style
 
@@ -33,6 +33,8 @@ def _rtt_axis(ax, scale: str, which: str = "y") -> None:
     (ax.set_yscale if which == "y" else ax.set_xscale)("log" if scale == "log" else "linear")
     axis.set_major_formatter(_PLAIN)
     if scale == "log":
+        # Minor ticks at 2× and 5× only: each tick costs a few ms to draw, and these are read.
+        axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
         axis.set_minor_formatter(_minor_labels(axis))
     (ax.set_ylabel if which == "y" else ax.set_xlabel)(RTT_LABEL)
     ax.grid(True, which="major", alpha=0.3)
@@ -92,8 +94,7 @@ def ecdf(ax, runs, shapes, scale: str) -> None:
                 ls=style.linestyle(run.transport), drawstyle="steps-post", lw=1.3)
         low, high = min(low, shape.ecdf_p[0]), max(high, shape.ecdf_p[-1])
     ax.set_yscale("logit")
-    ticks = [t for t in _LOGIT_TICKS if low * 0.999 <= t <= high * 1.0001] or [0.5]
-    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_locator(FixedLocator(_LOGIT_TICKS))  # those outside the range are not drawn
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:g} %"))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_ylim(low, high)
@@ -109,10 +110,11 @@ def pdf(ax, runs, shapes, scale: str) -> None:
             continue
         edges, density = ((shape.log_edges_ns, shape.log_density) if scale == "log"
                           else (shape.lin_edges_ns, shape.lin_density))
-        ax.stairs(density, edges / 1e3, color=style.colour(run.framework),
-                  ls=style.linestyle(run.transport), lw=1.3)
+        # A step line rather than ax.stairs: the same picture, drawn several times faster.
+        ax.plot(np.concatenate([edges[:1], edges]) / 1e3, np.concatenate([[0], density, [0]]), drawstyle="steps-post",
+                color=style.colour(run.framework), ls=style.linestyle(run.transport), lw=1.3)
     _rtt_axis(ax, scale, "x")
-    ax.set_ylabel("share of replies per decade" if scale == "log" else "share of replies per µs")
+    ax.set_ylabel("share of replies per decade of RTT" if scale == "log" else "share of replies per µs")
     ax.set_ylim(bottom=0)
 
 

@@ -55,12 +55,23 @@ def _rate_title(interval: float) -> str:
     return "back-to-back" if interval <= 0 else f"{style.rate_label(interval)} msg/s asked for"
 
 
-def _finish(fig, axes, handles: list, rtt_axis: str) -> None:
-    """One RTT range, one pair of axis labels and one legend for all the panels of a page."""
-    get, set_ = (("get_ylim", "set_ylim") if rtt_axis == "y" else ("get_xlim", "set_xlim"))
-    limits = [getattr(ax, get)() for ax in axes]
-    for ax in axes:
-        getattr(ax, set_)(min(lo for lo, _ in limits), max(hi for _, hi in limits))
+def _share(axes, which: str, cols: int) -> None:
+    """One range on axis `which` for every panel, its tick labels only on the outer panels."""
+    limits = [ax.get_ylim() if which == "y" else ax.get_xlim() for ax in axes]
+    low, high = min(lo for lo, _ in limits), max(hi for _, hi in limits)
+    for i, ax in enumerate(axes):
+        if which == "y":
+            ax.set_ylim(low, high)
+            ax.tick_params(axis="y", which="both", labelleft=i % cols == 0)
+        else:
+            ax.set_xlim(low, high)
+            ax.tick_params(axis="x", which="both", labelbottom=i + cols >= len(axes))
+
+
+def _finish(fig, axes, handles: list, shared: str, cols: int = 3) -> None:
+    """Shared ranges (`shared`: "x", "y" or "xy"), one pair of axis labels, one legend."""
+    for which in shared:
+        _share(axes, which, min(cols, len(axes)))
     if len(axes) > 1:
         fig.supxlabel(axes[0].get_xlabel(), fontsize=10, x=0.45)
         fig.supylabel(axes[0].get_ylabel(), fontsize=10, x=0.02)
@@ -86,7 +97,7 @@ def stat_pages(sweep, runs, scale):
             plots.stat(ax, panel, scale, positions)
             _title(ax, transport.upper())
         _finish(fig, axes, plots.framework_handles(group["framework"]) + plots.style_handles(
-            group["transport"], band=True, missed=bool(group["missed_rate"].any())), "y")
+            group["transport"], band=True, missed=bool(group["missed_rate"].any())), "xy", cols=2)
         yield fig
 
 
@@ -116,7 +127,7 @@ def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload",
                                                         ("p99 per time bin", ":", "")] if big else [])
         elif draw is plots.tasks:
             handles += plots.style_handles(percentiles=[("p50", "-", "o"), ("p99", "--", "^")])
-        _finish(fig, axes, handles, "x" if draw in (plots.ecdf, plots.pdf) else "y")
+        _finish(fig, axes, handles, "y" if draw is plots.time else "xy")
         yield fig
 
 
