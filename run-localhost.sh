@@ -25,7 +25,7 @@ PONG_PID="" PONG_FD=""
 # The pong on loopback, port 0; ready once it prints its `listening on` line.
 pong_start() {
   local fw=$1 proto=$2
-  spawn_reader "$PONG_ERR" "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
+  spawn_reader "$PONG_ERR" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
     "$BIN_DIR/$(bin_prefix "$fw")-pong" --address 127.0.0.1:0 --protocol "$proto" \
     "${PONG_EXTRA_ARGS[@]}"
   PONG_PID=$SPAWN_PID PONG_FD=$SPAWN_FD
@@ -58,10 +58,9 @@ main() {
     esac
   done
   ((${#WANT[@]})) || usage_error "choose what to measure: at least one of -a -s -S -t -P"
-  KIND=localhost
   check_knobs
   check_binaries ping pong
-  setup_local_cpus_and_nice
+  setup_local_cpus_and_nice ping pong
   ICMP_ADDR=127.0.0.1
   check_icmp
   make_plan

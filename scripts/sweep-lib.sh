@@ -42,7 +42,6 @@ SWEEP_DIR=""       # this sweep's folder, once created
 SWEEP_STATUS=""    # running, complete, failed, interrupted
 CHILD_PID=""       # the ping (under timeout) of the current point
 CURRENT=""         # index of the point being measured
-KIND=""            # localhost or network
 PONG_ERROR=""      # why pong_start failed
 EXTRA_KNOBS=()     # knobs of the sourcing script, for sweep.json
 TASKSET_PING=()
@@ -183,30 +182,32 @@ check_binaries() {
   fi
 }
 
-# taskset and nice as far as this machine allows. One CPU: both ends share it, with a warning.
+# taskset and nice for the ends that run here ("ping", "pong" or both), as far as this machine
+# allows. With one CPU, whatever runs here runs on it (both ends: with a warning).
 setup_local_cpus_and_nice() {
-  local ncpu allowed
+  local ends=" $* " ncpu allowed var end
   ncpu=$(nproc)
   allowed=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
-  if ((ncpu == 1)) && [[ -n $PING_CPUS || -n $PONG_CPUS ]]; then
-    if [[ $KIND == localhost && ($PING_CPUS != "$allowed" || $PONG_CPUS != "$allowed") ]]; then
+  if ((ncpu == 1)); then
+    if [[ $ends == *" ping "* && $ends == *" pong "* && -n $PING_CPUS$PONG_CPUS &&
+      ($PING_CPUS != "$allowed" || $PONG_CPUS != "$allowed") ]]; then
       warn "only one CPU ($allowed) is available: pong and ping both run on it and compete"
-      PONG_CPUS=$allowed
     fi
-    PING_CPUS=$allowed
+    if [[ -n $PING_CPUS && $ends == *" ping "* ]]; then PING_CPUS=$allowed; fi
+    if [[ -n $PONG_CPUS && $ends == *" pong "* ]]; then PONG_CPUS=$allowed; fi
   fi
-  local var
+  TASKSET_PING=() TASKSET_PONG=()
   for var in PING_CPUS PONG_CPUS; do
-    [[ $KIND == network && $var == PONG_CPUS ]] && continue
-    if [[ -n ${!var} ]] && ! taskset -c "${!var}" true 2>/dev/null; then
+    end=${var%_CPUS}
+    [[ -n ${!var} && $ends == *" ${end,,} "* ]] || continue
+    if ! taskset -c "${!var}" true 2>/dev/null; then
       printf '%s: %s=%s is not usable here (this process may run on CPUs %s)\n' \
         "$PROG" "$var" "${!var}" "$allowed" >&2
       exit 2
     fi
   done
-  TASKSET_PING=() TASKSET_PONG=()
-  if [[ -n $PING_CPUS ]]; then TASKSET_PING=(taskset -c "$PING_CPUS"); fi
-  if [[ -n $PONG_CPUS ]]; then TASKSET_PONG=(taskset -c "$PONG_CPUS"); fi
+  if [[ -n $PING_CPUS && $ends == *" ping "* ]]; then TASKSET_PING=(taskset -c "$PING_CPUS"); fi
+  if [[ -n $PONG_CPUS && $ends == *" pong "* ]]; then TASKSET_PONG=(taskset -c "$PONG_CPUS"); fi
   NICE_CMD=()
   if ((NICE != 0)); then
     local base got want
@@ -306,14 +307,15 @@ write_sweep_json() {
     warn "could not write $SWEEP_DIR/sweep.json"
 }
 
-# Starts "$@" in the background, stdout into a fifo we read, stderr into $1.
+# Starts "$@" in the background, stdin from $2, stdout into a fifo we read, stderr into $1.
 # Sets SPAWN_PID and SPAWN_FD (read end; EOF once the process and its children are gone).
 spawn_reader() {
-  local err=$1 fifo
-  shift
+  local err=$1 input=$2 fifo
+  shift 2
   fifo="$SWEEP_TMP/fifo.$RANDOM$RANDOM"
   mkfifo "$fifo"
-  "$@" >"$fifo" 2>"$err" </dev/null &
+  # stdin first: once the child has opened the fifo (our open returns), both paths may go.
+  "$@" <"$input" >"$fifo" 2>"$err" &
   SPAWN_PID=$!
   exec {SPAWN_FD}<"$fifo"
   rm -f "$fifo"
@@ -376,7 +378,6 @@ run_rtt_point() {
   CHILD_PID=$!
   wait "$CHILD_PID" || rc=$?
   CHILD_PID=""
-  pong_stop
   if ((rc == 124 || rc == 137)); then
     point_failed "$i" "ping timed out after ${limit} s" "$SWEEP_TMP/ping.err"
   elif ((rc != 0)); then
@@ -386,6 +387,8 @@ run_rtt_point() {
   else
     point_done "$i"
   fi
+  CURRENT="" # the ping is over: its logs are final, even if a signal comes while the pong stops
+  pong_stop
 }
 
 # One ICMP point: the system ping at this interval, converted to the suite's log format.

@@ -1,0 +1,370 @@
+#!/usr/bin/env bash
+# Sweeps round-trip latency across two hosts: run on host A, the pongs run on host B (over ssh),
+# the pings here; logs into OUT_DIR/network-<hostB>-YYYYmmdd-HHMMSS/ on A.
+# Usage: ./run-network.sh --remote USER@HOSTB [--remote-dir DIR] [--target ADDR] [-a] [-s] [-S] [-t] [-P]
+#        ./run-network.sh --serve [--target ADDR] [-a] [-s] [-S] [-t]   (on B, without ssh)
+#        ./run-network.sh --peer ADDR [-a] [-s] [-S] [-t] [-P]             (on A, against --serve)
+# Knobs come from the environment as for run-localhost.sh, plus SSH_OPTS and BASE_PORT; see -h.
+set -euo pipefail
+
+PROG=${0##*/}
+# shellcheck source=scripts/sweep-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep-lib.sh"
+
+: "${SSH_OPTS:=}"     # extra ssh options for every ssh call, e.g. "-i key -p 2222"
+: "${BASE_PORT:=9009}" # --serve/--peer: std on BASE_PORT, tokio +1, async-std +2, smol +3
+EXTRA_KNOBS=(SSH_OPTS BASE_PORT)
+
+MODE="" REMOTE="" REMOTE_DIR="" TARGET="" PEER=""
+REMOTE_NICE=""                  # "nice -n N" when B allows it
+PONG_PID="" PONG_FD="" PONG_IN_FD=""
+SERVE_PIDS=() SERVE_FDS=()
+declare -A SERVE_ERR=()         # PID -> stderr file, for --serve
+
+usage() {
+  cat <<EOF
+Usage: $PROG --remote USER@HOST [--remote-dir DIR] [--target ADDR] [-a] [-s] [-S] [-t] [-P]
+       $PROG --serve [--target ADDR] [-a] [-s] [-S] [-t]
+       $PROG --peer ADDR [-a] [-s] [-S] [-t] [-P]
+Measures round-trip latency across two hosts: pongs on host B, pings on this host (A).
+
+  --remote USER@HOST  host B, reached with ssh in batch mode (keys, no passwords)
+  --remote-dir DIR    the suite's checkout on B (default: the same path as here)
+  --target ADDR       B's data-plane address, when it differs from the ssh address
+                      (with --serve: the address to listen on; default 0.0.0.0)
+  --serve             on B: keep one pong per framework and protocol listening, on
+                      BASE_PORT + 0 (std), 1 (tokio), 2 (async-std), 3 (smol); Ctrl-C stops them
+  --peer ADDR         on A: sweep against the pongs of '--serve' on ADDR
+
+$(knobs_help)
+  SSH_OPTS=""            extra options for every ssh call (split on spaces), e.g.
+                         "-i ~/.ssh/bench -p 2222 -o StrictHostKeyChecking=accept-new"
+  BASE_PORT=9009         first port of --serve/--peer
+
+Example: DURATION=5 $PROG --remote bench@hostb --target 10.0.0.2 -tS
+EOF
+}
+
+parse_args() {
+  while (($#)); do
+    case "$1" in
+      -h | --help) usage; exit 0 ;;
+      --remote | --remote-dir | --target | --peer)
+        if (($# < 2)) || [[ -z $2 ]]; then usage_error "$1 needs a value"; fi
+        case "$1" in
+          --remote) REMOTE=$2 ;;
+          --remote-dir) REMOTE_DIR=$2 ;;
+          --target) TARGET=$2 ;;
+          --peer) PEER=$2 ;;
+        esac
+        shift 2
+        continue
+        ;;
+      --remote=* | --remote-dir=* | --target=* | --peer=*)
+        local name=${1%%=*}
+        set -- "$name" "${1#*=}" "${@:2}"
+        continue
+        ;;
+      --serve) MODE=serve ;;
+      --*) usage_error "unknown option $1" ;;
+      -*) short_flags "$1" ;;
+      *) usage_error "unexpected argument '$1'" ;;
+    esac
+    shift
+  done
+  if [[ $MODE == serve ]]; then
+    [[ -z $REMOTE && -z $PEER ]] || usage_error "--serve runs on host B: it takes no --remote or --peer"
+    [[ -z ${WANT[ping]:-} ]] || usage_error "-P needs no pong: leave it out of --serve"
+  elif [[ -n $PEER ]]; then
+    [[ -z $REMOTE ]] || usage_error "--peer and --remote do not go together"
+    MODE=peer
+  elif [[ -n $REMOTE ]]; then
+    MODE=remote
+  else
+    usage_error "say where the pongs are: --remote USER@HOST, or --serve on B and --peer ADDR on A"
+  fi
+  ((${#WANT[@]})) || usage_error "choose what to measure: at least one of -a -s -S -t -P"
+  if [[ ! $BASE_PORT =~ ^[0-9]{1,5}$ ]] || ((10#$BASE_PORT < 1 || 10#$BASE_PORT > 65532)); then
+    usage_error "BASE_PORT='$BASE_PORT': expected a port from 1 to 65532"
+  fi
+  BASE_PORT=$((10#$BASE_PORT))
+}
+
+hostport() { if [[ $1 == *:* && $1 != \[* ]]; then printf '[%s]:%s' "$1" "$2"; else printf '%s:%s' "$1" "$2"; fi; }
+
+fixed_port() { # the --serve port of a framework
+  local k
+  for k in "${!FRAMEWORKS[@]}"; do
+    if [[ ${FRAMEWORKS[k]} == "$1" ]]; then printf '%s' $((BASE_PORT + k)); fi
+  done
+}
+
+# ssh in batch mode with the user's options first (for ssh, the first value of an option wins).
+ssh_command() {
+  SSH_CMD=(ssh "${SSH_ARGS[@]}" -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=5
+    -o ServerAliveCountMax=3 "$REMOTE")
+}
+remote() { "${SSH_CMD[@]}" "$@"; }
+
+quote_all() { local a out=""; for a in "$@"; do out+="$(printf '%q' "$a") "; done; printf '%s' "${out% }"; }
+
+# The pong on B, under a remote shell that stops it (by its PID) when a line or EOF comes on
+# stdin: so the pong also goes when this script or its ssh connection dies.
+pong_start() {
+  local fw=$1 proto=$2 cmd rc=0 infifo
+  if [[ $MODE == peer ]]; then
+    PONG_TARGET=$(hostport "$PEER" "$(fixed_port "$fw")")
+    return 0
+  fi
+  local bin pre=()
+  bin="$REMOTE_DIR/target/release/$(bin_prefix "$fw")-pong"
+  if [[ -n $PONG_CPUS ]]; then pre+=(taskset -c "$PONG_CPUS"); fi
+  if [[ -n $REMOTE_NICE ]]; then pre+=(nice -n "$NICE"); fi
+  cmd="cd $(quote_all "$REMOTE_DIR") || exit 97
+$(quote_all "${pre[@]}" "$bin" --address "$(hostport "$TARGET" 0)" --protocol "$proto" \
+    "${PONG_EXTRA_ARGS[@]}") </dev/null &
+pong=\$!
+echo \"pid \$pong\"
+read -r line
+kill \"\$pong\" 2>/dev/null
+wait \"\$pong\""
+  infifo="$SWEEP_TMP/stdin.$RANDOM$RANDOM"
+  mkfifo "$infifo"
+  exec {PONG_IN_FD}<>"$infifo"
+  spawn_reader "$PONG_ERR" "$infifo" "${SSH_CMD[@]}" "$cmd"
+  rm -f "$infifo"
+  PONG_PID=$SPAWN_PID PONG_FD=$SPAWN_FD
+  await_line "$PONG_FD" '^pid [0-9]+$' "$READY_TIMEOUT" || rc=$?
+  if ((rc == 0)); then
+    await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
+  fi
+  case $rc in
+    0) PONG_TARGET=$(hostport "$TARGET" "${BASH_REMATCH[2]}") ;;
+    1) PONG_ERROR="the pong on $REMOTE exited before listening on $TARGET" ;;
+    *) PONG_ERROR="no 'listening on' line from $REMOTE within ${READY_TIMEOUT} s" ;;
+  esac
+  return "$rc"
+}
+
+pong_stop() {
+  [[ -n $PONG_PID ]] || return 0
+  printf 'stop\n' >&"$PONG_IN_FD" || true
+  exec {PONG_IN_FD}>&-
+  reap "$PONG_PID" "$PONG_FD" 10
+  PONG_PID="" PONG_FD="" PONG_IN_FD=""
+}
+
+pong_cleanup() {
+  local k
+  for k in "${!SERVE_PIDS[@]}"; do kill -TERM "${SERVE_PIDS[k]}" 2>/dev/null || true; done
+  for k in "${!SERVE_PIDS[@]}"; do reap "${SERVE_PIDS[k]}" "${SERVE_FDS[k]}" 5; done
+  SERVE_PIDS=() SERVE_FDS=()
+}
+
+# Reads a host-facts.sh listing into the associative array FACTS.
+declare -A FACTS=()
+load_facts() {
+  local key value
+  FACTS=()
+  while IFS=$'\t' read -r key value; do FACTS[$key]=$value; done <"$1"
+}
+
+# Before the first point: ssh works, B has the suite and the binaries, built from the same
+# commit as here, and the data-plane address answers. Any problem ends the run here.
+preflight_remote() {
+  local out err="$SWEEP_TMP/ssh.err" fw bins=() missing=() mismatch=()
+  say "Checking $REMOTE ..."
+  if ! remote true 2>"$err"; then
+    die "cannot reach $REMOTE with ssh in batch mode (SSH_OPTS='$SSH_OPTS'): $(tail -n 1 "$err")"
+  fi
+  for fw in $(selected_frameworks); do bins+=("$(bin_prefix "$fw")-pong"); done
+  if ! remote "bash -s -- $(quote_all "$REMOTE_DIR" "$REMOTE_DIR/target/release" "$PONG_CPUS" \
+    "$NICE" "${bins[@]}")" <"$SCRIPTS_DIR/host-facts.sh" >"$SWEEP_TMP/host-pong.tsv" 2>"$err"; then
+    die "cannot read $REMOTE's machine facts: $(tail -n 1 "$err")"
+  fi
+  load_facts "$SWEEP_TMP/host-pong.tsv"
+  if [[ ${FACTS[dir_ok]:-} != yes ]]; then
+    die "there is no $REMOTE_DIR on $REMOTE: check out the suite there at the same path as here, or pass --remote-dir DIR"
+  fi
+  local -A here=()
+  for fw in $(selected_frameworks); do
+    local bin
+    bin="$(bin_prefix "$fw")-pong"
+    if [[ ${FACTS[version:$bin]:-missing} == missing ]]; then
+      missing+=("$bin")
+    else
+      here[$bin]=$(timeout 5 "$BIN_DIR/$bin" --version 2>/dev/null || true)
+      if [[ ${here[$bin]} != "${FACTS[version:$bin]}" ]]; then
+        mismatch+=("$bin: here '${here[$bin]}', on $REMOTE '${FACTS[version:$bin]}'")
+      fi
+    fi
+  done
+  if ((${#missing[@]})); then
+    die "$REMOTE has no ${missing[*]} in $REMOTE_DIR/target/release: build there first (ssh $REMOTE 'cd $REMOTE_DIR && make')"
+  fi
+  if ((${#mismatch[@]})); then
+    printf '%s: the binaries here and on %s were not built from the same commit:\n' "$PROG" "$REMOTE" >&2
+    printf '  %s\n' "${mismatch[@]}" >&2
+    die "check out the same commit on both hosts and run make on $REMOTE (cd $REMOTE_DIR && make)"
+  fi
+  if [[ ${FACTS[cpus_ok]:-} != yes ]]; then
+    printf '%s: PONG_CPUS=%s is not usable on %s (it may run on CPUs %s)\n' "$PROG" "$PONG_CPUS" \
+      "$REMOTE" "${FACTS[cpus_allowed]:-?}" >&2
+    exit 2
+  fi
+  if ((NICE != 0)); then
+    if [[ ${FACTS[nice_ok]:-} == yes ]]; then REMOTE_NICE=1; else
+      warn "cannot run at NICE=$NICE on $REMOTE (needs root or CAP_SYS_NICE there): pongs at normal priority"
+    fi
+  fi
+  check_data_plane "$TARGET"
+}
+
+# The data-plane address answers: a short real ping against a real pong (or ICMP for -P only).
+check_data_plane() {
+  local addr=$1 fw rc=0
+  fw=$(selected_frameworks | head -n 1)
+  if [[ -z $fw ]]; then
+    ping -n -c 1 -W 3 "$addr" >/dev/null 2>&1 || die "$addr does not answer ICMP echo from here"
+    return
+  fi
+  PONG_ERR="$SWEEP_TMP/pong.err"
+  if ! pong_start "$fw" tcp; then
+    pong_stop
+    die "cannot start a pong at $(hostport "$addr" 0): $PONG_ERROR: $(tail -n 2 "$PONG_ERR" | tr '\n' ' ')"
+  fi
+  timeout 15 "$BIN_DIR/$(bin_prefix "$fw")-ping" --address "$PONG_TARGET" --protocol tcp \
+    --duration 0.2 --warmup 0 --json >/dev/null 2>"$SWEEP_TMP/probe.err" || rc=$?
+  pong_stop
+  ((rc == 0)) || die "the data-plane address $addr does not answer from here ($PONG_TARGET): $(tail -n 1 "$SWEEP_TMP/probe.err")"
+  say "$REMOTE answers on $addr; its binaries match ours."
+}
+
+# --peer: every pong the plan needs must answer on its fixed port.
+preflight_peer() {
+  local fw proto bad=()
+  say "Checking the pongs on $PEER ..."
+  for fw in $(selected_frameworks); do
+    for proto in "${PROTOCOL_LIST[@]}"; do
+      if ! timeout 15 "$BIN_DIR/$(bin_prefix "$fw")-ping" --address "$(hostport "$PEER" "$(fixed_port "$fw")")" \
+        --protocol "$proto" --duration 0.1 --warmup 0 --udp-timeout-ms 500 --json \
+        >/dev/null 2>"$SWEEP_TMP/probe.err"; then
+        bad+=("$fw $proto on $(hostport "$PEER" "$(fixed_port "$fw")"): $(tail -n 1 "$SWEEP_TMP/probe.err")")
+      fi
+    done
+  done
+  if ((${#bad[@]})); then
+    printf '%s: no answer from these pongs:\n' "$PROG" >&2
+    printf '  %s\n' "${bad[@]}" >&2
+    die "start them on $PEER with: BASE_PORT=$BASE_PORT ./run-network.sh --serve $(flags_of_selection)"
+  fi
+  if [[ -n ${WANT[ping]:-} ]] && ! ping -n -c 1 -W 3 "$PEER" >/dev/null 2>&1; then
+    warn "$PEER does not answer ICMP echo: the ICMP points will fail"
+  fi
+}
+
+flags_of_selection() {
+  local f=""
+  [[ -z ${WANT[std]:-} ]] || f+=S
+  [[ -z ${WANT[tokio]:-} ]] || f+=t
+  [[ -z ${WANT[async-std]:-} ]] || f+=a
+  [[ -z ${WANT[smol]:-} ]] || f+=s
+  printf -- '-%s' "$f"
+}
+
+# --serve: one pong per framework and protocol, on fixed ports, until Ctrl-C.
+serve() {
+  local bind=${TARGET:-0.0.0.0} fw proto rc k
+  check_knobs
+  check_binaries pong
+  setup_local_cpus_and_nice pong
+  install_traps
+  make_tmp
+  local rows=()
+  for fw in $(selected_frameworks); do
+    local row=("$fw")
+    for proto in "${PROTOCOL_LIST[@]}"; do
+      rc=0
+      spawn_reader "$SWEEP_TMP/$fw-$proto.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
+        "$BIN_DIR/$(bin_prefix "$fw")-pong" --address "$(hostport "$bind" "$(fixed_port "$fw")")" \
+        --protocol "$proto" "${PONG_EXTRA_ARGS[@]}"
+      SERVE_PIDS+=("$SPAWN_PID") SERVE_FDS+=("$SPAWN_FD") SERVE_ERR[$SPAWN_PID]="$SWEEP_TMP/$fw-$proto.err"
+      await_line "$SPAWN_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
+      if ((rc != 0)); then
+        printf '%s: %s-pong (%s) did not start on %s:\n' "$PROG" "$fw" "$proto" \
+          "$(hostport "$bind" "$(fixed_port "$fw")")" >&2
+        tail_err "$SWEEP_TMP/$fw-$proto.err" >&2
+        exit 1
+      fi
+      row+=("${BASH_REMATCH[1]}:${BASH_REMATCH[2]}")
+    done
+    rows+=("$(printf '%-10s' "${row[@]}")")
+  done
+  say "Serving (Ctrl-C or SIGTERM stops every pong):"
+  printf '  %-10s' framework "${PROTOCOL_LIST[@]}"
+  printf '\n'
+  for fw in $(selected_frameworks); do
+    printf '  %-10s' "$fw"
+    for proto in "${PROTOCOL_LIST[@]}"; do printf '%-22s' "$(hostport "$bind" "$(fixed_port "$fw")")"; done
+    printf '\n'
+  done
+  say "On host A: BASE_PORT=$BASE_PORT ./run-network.sh --peer <this host's address> $(flags_of_selection)"
+  # Until a signal, or until a pong dies (which is reported).
+  local dead=""
+  wait -n -p dead "${SERVE_PIDS[@]}" || true
+  printf '%s: a pong (PID %s) exited; stopping the others\n' "$PROG" "${dead:-?}" >&2
+  if [[ -n $dead ]]; then tail_err "${SERVE_ERR[$dead]}" >&2; fi
+  exit 1
+}
+
+main() {
+  parse_args "$@"
+  if [[ $MODE == serve ]]; then serve; fi
+  check_knobs
+  read -r -a SSH_ARGS <<<"$SSH_OPTS"
+  ssh_command
+  check_binaries ping pong
+  setup_local_cpus_and_nice ping
+  local b_name
+  if [[ $MODE == remote ]]; then
+    REMOTE_DIR=${REMOTE_DIR:-$SUITE_DIR}
+    if [[ -z $TARGET ]]; then
+      TARGET=$(ssh -G "${SSH_ARGS[@]}" "$REMOTE" 2>/dev/null | awk '$1 == "hostname" { print $2; exit }')
+      TARGET=${TARGET:-${REMOTE#*@}}
+    fi
+    b_name=${REMOTE#*@}
+  else
+    TARGET=$PEER b_name=$PEER
+  fi
+  ICMP_ADDR=$TARGET
+  check_icmp
+  make_plan
+
+  install_traps
+  make_tmp
+  if [[ $MODE == remote ]]; then preflight_remote; else preflight_peer; fi
+  print_plan
+  make_sweep_dir "network-${b_name//[^A-Za-z0-9._-]/_}"
+  write_knobs
+  meta kind network
+  meta mode "$MODE"
+  meta command "$PROG $*"
+  meta target "$TARGET"
+  if [[ $MODE == remote ]]; then meta remote "$REMOTE"; meta remote_dir "$REMOTE_DIR"; fi
+  meta frameworks "$(selected_frameworks | tr '\n' ' ')${WANT[ping]:+ping}"
+  meta pinning "pong: ${PONG_CPUS:-none} (on B), ping: ${PING_CPUS:-none}"
+  meta nice "ping: $( ((${#NICE_CMD[@]})) && printf '%s' "$NICE" || printf 'not applied'), pong: $([[ -n $REMOTE_NICE ]] && printf '%s' "$NICE" || printf 'not applied')"
+  local bins=() fw
+  for fw in $(selected_frameworks); do bins+=("$(bin_prefix "$fw")-ping"); done
+  "$SCRIPTS_DIR/host-facts.sh" "$SUITE_DIR" "$BIN_DIR" "$PING_CPUS" "$NICE" "${bins[@]}" \
+    >"$SWEEP_TMP/host-ping.tsv" || warn "could not read this machine's facts"
+  if [[ $MODE == peer ]]; then
+    printf 'host\t%s\naddress\t%s\nnote\tmanual mode (--peer): facts of this host were not collected\n' \
+      "$PEER" "$PEER" >"$SWEEP_TMP/host-pong.tsv"
+  else
+    printf 'address\t%s\nssh\t%s\n' "$TARGET" "$REMOTE" >>"$SWEEP_TMP/host-pong.tsv"
+  fi
+  run_sweep
+}
+
+main "$@"
