@@ -133,3 +133,16 @@ def test_a_csv_that_disagrees_with_its_json_is_reported(capsys, tmp_path):
     status, out, err = cli(capsys, "-d", tmp_path, "--format", "csv")
     assert status == 0 and ",100," in out
     assert "100 samples but its JSON says n = 120\n" in err
+
+
+def test_a_reader_that_stops_early_is_no_error(sweep_dir):
+    import subprocess
+    import sys
+
+    from .conftest import REPO
+
+    child = subprocess.Popen([sys.executable, str(REPO / "parse.py"), "-d", str(sweep_dir), "--summary"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # like `parse.py --summary | head -0`
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 0 and b"Traceback" not in err
