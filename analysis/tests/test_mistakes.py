@@ -2,11 +2,13 @@
 line and 1 when nothing usable is left; a file that cannot be read is named and skipped."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import cli, parse_py
+from .conftest import REPO, cli, parse_py
 from .logs import samples, write_run
 
 
@@ -136,11 +138,6 @@ def test_a_csv_that_disagrees_with_its_json_is_reported(capsys, tmp_path):
 
 
 def test_a_reader_that_stops_early_is_no_error(sweep_dir):
-    import subprocess
-    import sys
-
-    from .conftest import REPO
-
     child = subprocess.Popen([sys.executable, str(REPO / "parse.py"), "-d", str(sweep_dir), "--summary"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     child.stdout.close()  # like `parse.py --summary | head -0`
