@@ -2,11 +2,13 @@
 with exactly the rates of the intervals; the 2022 format draws the same figures."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from analysis import plots, report
+from analysis.cli import main
 from analysis.sweep import Filters, collect
 
 from .conftest import pages, parse_py
@@ -20,8 +22,6 @@ SWEEP_ALL = 1 + 3 + 3 + 3 + 0 + 1 + 1
 
 @pytest.mark.parametrize("kind", sorted(SWEEP_PAGES))
 def test_each_figure_type_writes_a_pdf(kind, sweep_dir, tmp_path, capsys):
-    from analysis.cli import main
-
     out = tmp_path / f"{kind}.pdf"
     assert main(["-d", str(sweep_dir), "-t", kind, "-o", str(out)]) == 0
     assert pages(out) == SWEEP_PAGES[kind]
@@ -37,8 +37,6 @@ def test_all_has_every_page_and_parse_py_defaults_to_it(sweep_dir):
 
 
 def test_all_with_decoy_counts_adds_the_tasks_pages(tasks_dir, tmp_path, capsys):
-    from analysis.cli import main
-
     out = tmp_path / "all.pdf"
     assert main(["-d", str(tasks_dir), "-t", "all", "-o", str(out), "-s", "lin"]) == 0
     # stat, ecdf, pdf, time: a page per decoy count (0, 2); tasks: one (tcp); table; machine.
@@ -46,8 +44,6 @@ def test_all_with_decoy_counts_adds_the_tasks_pages(tasks_dir, tmp_path, capsys)
 
 
 def test_2022_logs_draw_every_figure(tmp_path, capsys):
-    from analysis.cli import main
-
     runs = [(fw, "tcp", interval, 64, 0, samples(i, 2500), "ns")
             for i, (fw, interval) in enumerate([("std", 0.001), ("tokio", 0.001), ("std", 0), ("tokio", 0)])]
     write_2022(tmp_path / "logs" / "old.csv", runs)
@@ -78,8 +74,6 @@ def test_rate_axis_spaces_decades_evenly_with_infinity_one_step_on(tmp_path):
 
 
 def _rows(intervals):
-    import pandas as pd
-
     n = len(intervals)
     return pd.DataFrame({
         "framework": ["std"] * n, "framework_rank": [0] * n, "transport": ["tcp"] * n,
