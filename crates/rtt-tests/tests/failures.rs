@@ -1,0 +1,275 @@
+//! What goes wrong on a real network and at the command line: lost and late datagrams, a pong
+//! that dies mid-run, a pong that is not there, invalid options. The ping ends on time, says
+//! what happened, exits with the documented code and keeps what it measured.
+
+mod common;
+
+use std::{
+    net::UdpSocket,
+    process::Command,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    thread,
+    time::Duration,
+};
+
+use common::{Pong, binary, float, ping, ping_with, uint};
+
+/// A UDP echo server that holds back every 4th datagram and sends it only after the next one
+/// arrives, long after the ping gave up on it: a loss followed by a late, stale reply.
+struct LossyEcho {
+    address: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl LossyEcho {
+    fn start() -> Self {
+        let socket = UdpSocket::bind("127.0.0.1:0").expect("binds");
+        socket
+            .set_read_timeout(Some(Duration::from_millis(20)))
+            .expect("sets a timeout");
+        let address = socket.local_addr().expect("has an address").to_string();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        thread::spawn(move || {
+            let (mut buf, mut count) = (vec![0u8; 65_536], 0u64);
+            let mut held: Option<(Vec<u8>, std::net::SocketAddr)> = None;
+            while !stopped.load(Ordering::Relaxed) {
+                let Ok((len, peer)) = socket.recv_from(&mut buf) else {
+                    continue;
+                };
+                count += 1;
+                if let Some((stale, to)) = held.take() {
+                    let _ = socket.send_to(&stale, to);
+                }
+                if count % 4 == 0 {
+                    held = Some((buf[..len].to_vec(), peer));
+                } else {
+                    let _ = socket.send_to(&buf[..len], peer);
+                }
+            }
+        });
+        LossyEcho { address, stop }
+    }
+}
+
+impl Drop for LossyEcho {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn udp_ping_survives_lost_datagrams(runtime: &str) {
+    let echo = LossyEcho::start();
+    let args = [
+        "--address",
+        &echo.address,
+        "--protocol",
+        "udp",
+        "--interval",
+        "0.01",
+        "--duration",
+        "1",
+        "--warmup",
+        "0",
+        "--udp-timeout-ms",
+        "50",
+    ];
+    let run = ping(runtime, &args, Duration::from_secs(20));
+    assert_eq!(run.code(), Some(0), "{runtime}: {}", run.stderr);
+    // Duration + warm-up + one timeout, plus process start-up.
+    assert!(
+        run.elapsed < Duration::from_millis(1800),
+        "{runtime}: took {:?}",
+        run.elapsed
+    );
+    let json = run.json();
+    let (sent, received, lost) = (
+        uint(json, "sent"),
+        uint(json, "received"),
+        uint(json, "lost"),
+    );
+    assert_eq!(sent, received + lost);
+    assert!(
+        lost.abs_diff(sent / 4) <= 2,
+        "{runtime}: lost {lost} of {sent}"
+    );
+    // Each held-back reply arrives later and must be counted, never credited.
+    assert!(
+        uint(json, "out_of_order").abs_diff(lost) <= 1,
+        "{runtime}: {json}"
+    );
+    assert!(
+        run.rows.iter().all(|&(seq, _, _)| (seq + 1) % 4 != 0),
+        "{runtime}: a lost message was credited"
+    );
+    let max = uint(&json["rtt_ns"], "max");
+    assert!(
+        max < 50_000_000,
+        "{runtime}: an RTT of {max} ns exceeds the 50 ms timeout"
+    );
+}
+
+fn a_pong_killed_mid_run_fails_the_run_but_keeps_its_samples(runtime: &str) {
+    for protocol in ["tcp", "udp"] {
+        let mut pong = Pong::start(runtime, protocol);
+        let address = pong.address.to_string();
+        let args = [
+            "--address",
+            &address,
+            "--protocol",
+            protocol,
+            "--interval",
+            "0.005",
+            "--duration",
+            "5",
+            "--warmup",
+            "0",
+        ];
+        let run = ping_with(runtime, &args, Duration::from_secs(20), |elapsed| {
+            if elapsed > Duration::from_millis(700) && pong.is_running() {
+                pong.kill();
+            }
+        });
+        assert_eq!(run.code(), Some(1), "{runtime} {protocol}: {}", run.stderr);
+        assert!(
+            run.elapsed < Duration::from_secs(3),
+            "{runtime} {protocol}: noticed only after {:?}",
+            run.elapsed
+        );
+        assert!(
+            run.stderr.contains(&address),
+            "{runtime} {protocol}: error does not name the pong: {}",
+            run.stderr
+        );
+        let json = run.json();
+        assert_eq!(json["complete"], false);
+        assert!(json["error"].as_str().is_some_and(|e| !e.is_empty()));
+        let n = uint(&json["rtt_ns"], "n");
+        assert!(n >= 50, "{runtime} {protocol}: only {n} samples kept");
+        assert_eq!(run.rows.len() as u64, n);
+    }
+}
+
+fn no_pong_is_a_clear_failure(runtime: &str) {
+    // A port nobody listens on: bind one, note it, close it.
+    let address = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .to_string();
+    let run = ping(
+        runtime,
+        &["--address", &address, "--duration", "1"],
+        Duration::from_secs(10),
+    );
+    assert_eq!(run.code(), Some(1));
+    assert!(run.stderr.contains("is the pong running"), "{}", run.stderr);
+    assert_eq!(run.json()["complete"], false);
+
+    let args = [
+        "--address",
+        &address,
+        "--protocol",
+        "udp",
+        "--duration",
+        "0.3",
+        "--warmup",
+        "0",
+        "--interval",
+        "0.01",
+    ];
+    let run = ping(runtime, &args, Duration::from_secs(10));
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains(&address), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
+
+fn invalid_options_exit_2_naming_the_option(runtime: &str) {
+    let pong = "127.0.0.1:9";
+    let cases: &[(&[&str], &str)] = &[
+        (&["--address", pong, "--size", "3"], "--size"),
+        (
+            &["--address", pong, "--protocol", "udp", "--size", "65508"],
+            "65507",
+        ),
+        (&["--address", pong, "--interval", "-0.5"], "--interval"),
+        (&["--address", pong, "--duration", "0"], "--duration"),
+        (&["--address", "localhost"], "--address"),
+        (&["--address", pong, "--protocol", "sctp"], "--protocol"),
+        (&["--address", pong, "--tasks", "many"], "--tasks"),
+        (&["--duration", "1"], "--address"),
+    ];
+    for (args, named) in cases {
+        let output = Command::new(binary(&format!("{runtime}-ping")))
+            .args(*args)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{runtime} {args:?}: {stderr}"
+        );
+        assert!(stderr.contains(named), "{runtime} {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{runtime} {args:?}: {stderr}");
+    }
+    // tokio has flavors: only the others must refuse the option (a tokio pong would just run).
+    if runtime != "tokio" {
+        let output = Command::new(binary(&format!("{runtime}-pong")))
+            .args(["--flavor", "current_thread"])
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{runtime}: --flavor");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("--flavor"));
+    }
+}
+
+for_each_runtime!(
+    udp_ping_survives_lost_datagrams,
+    a_pong_killed_mid_run_fails_the_run_but_keeps_its_samples,
+    no_pong_is_a_clear_failure,
+    invalid_options_exit_2_naming_the_option,
+);
+
+#[test]
+fn an_unwritable_out_fails_before_measuring() {
+    let output = Command::new(binary("std-ping"))
+        .args(["--address", "127.0.0.1:9", "--out", "/proc/no-such-dir/run"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("/proc/no-such-dir"), "{stderr}");
+}
+
+#[test]
+fn std_has_no_worker_threads_to_set() {
+    let output = Command::new(binary("std-ping"))
+        .args(["--address", "127.0.0.1:9", "--threads", "2"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--threads"));
+}
+
+#[test]
+fn rate_is_accepted_as_the_inverse_of_interval() {
+    let pong = Pong::start("std", "udp");
+    let args = [
+        "--address",
+        &pong.address.to_string(),
+        "--protocol",
+        "udp",
+        "--rate",
+        "200",
+        "--duration",
+        "0.5",
+        "--warmup",
+        "0",
+    ];
+    let run = ping("std", &args, Duration::from_secs(10));
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_eq!(float(run.json(), "interval_s"), 0.005);
+}
