@@ -379,11 +379,11 @@ run_rtt_point() {
   wait "$CHILD_PID" || rc=$?
   CHILD_PID=""
   if ((rc == 124 || rc == 137)); then
-    point_failed "$i" "ping timed out after ${limit} s" "$SWEEP_TMP/ping.err"
+    point_failed "$i" "ping timed out after ${limit} s" "$SWEEP_TMP/ping.err" "$PONG_ERR"
   elif ((rc != 0)); then
-    point_failed "$i" "ping exited with status $rc" "$SWEEP_TMP/ping.err"
+    point_failed "$i" "ping exited with status $rc" "$SWEEP_TMP/ping.err" "$PONG_ERR"
   elif [[ ! -s $stem.json || ! -s $stem.csv ]]; then
-    point_failed "$i" "ping wrote no $stem.json/.csv" "$SWEEP_TMP/ping.err"
+    point_failed "$i" "ping wrote no $stem.json/.csv" "$SWEEP_TMP/ping.err" "$PONG_ERR"
   else
     point_done "$i"
   fi
@@ -395,6 +395,11 @@ run_rtt_point() {
 run_icmp_point() {
   local i=$1 iv=${P_IV[$1]} stem="$SWEEP_DIR/${P_STEM[$1]}" raw total rc=0 started probe
   if [[ -n $ICMP_SKIP ]]; then point_skipped "$i" "$ICMP_SKIP"; return; fi
+  # iputils keeps the interval in whole milliseconds: 0.0001 would go out back-to-back.
+  if [[ $(calc "(($iv * 1000 - int($iv * 1000 + 0.5)) ^ 2 > 1e-12)") == 1 ]]; then
+    point_skipped "$i" "iputils ping paces in whole milliseconds, so it cannot send every $iv s"
+    return
+  fi
   probe="$SWEEP_TMP/icmp-probe.err"
   if ! ping -n -q -c 1 -W 2 -i "$iv" -s "$SIZE" "$ICMP_ADDR" >/dev/null 2>"$probe"; then
     local why
@@ -441,9 +446,9 @@ point_done() {
   P_STATUS[i]=ok
 }
 
-point_failed() {
+point_failed() { # index, message, stderr files whose tails to show
   P_STATUS[$1]=failed P_MSG[$1]=$2
-  FAIL_TAIL=$3
+  FAIL_TAILS=("${@:3}")
 }
 
 point_skipped() { P_STATUS[$1]=skipped P_MSG[$1]=$2; }
@@ -460,7 +465,12 @@ progress() {
   esac
   printf '[%*d/%d] %-34s %s   (%s s)   ETA %s\n' "${#n}" "$done_n" "$n" "${P_STEM[i]}" "$what" \
     "${P_WALL[i]}" "$(fmt_secs "$(calc "$eta < 0 ? 0 : $eta")")"
-  if [[ ${P_STATUS[i]} == failed ]]; then tail_err "$FAIL_TAIL" 8; fi
+  if [[ ${P_STATUS[i]} == failed ]]; then
+    local f
+    for f in "${FAIL_TAILS[@]}"; do
+      if [[ -s $f ]]; then printf '      %s:\n' "${f##*/}"; tail_err "$f" 6; fi
+    done
+  fi
 }
 
 fmt_ns() { if [[ -z $1 ]]; then printf -- '-'; else calc "sprintf(\"%.1f µs\", $1 / 1000)"; fi; }

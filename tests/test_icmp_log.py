@@ -4,7 +4,7 @@ import json
 import math
 import sys
 
-from conftest import REPO
+from sweep_helpers import REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
 import icmp_log  # noqa: E402

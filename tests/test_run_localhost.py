@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from conftest import (BIN_DIR, REPO, Run, check_log_pair, load_json, process_name,
+from sweep_helpers import (BIN_DIR, REPO, Run, check_log_pair, load_json, process_name,
                       require_binaries, run_script, script_env, session_pids, sweep_dir,
                       wait_until)
 

@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from conftest import (REPO, Run, check_log_pair, load_json, process_name, require_binaries, run_script,
+from sweep_helpers import (REPO, Run, check_log_pair, load_json, process_name, require_binaries, run_script,
                       script_env, sweep_dir, wait_until)
 from netns_lab import Lab, missing_prerequisites
 
