@@ -13,4 +13,5 @@ pub mod pong;
 pub mod recorder;
 pub mod runtime;
 pub mod stats;
+pub mod throughput;
 pub mod wire;

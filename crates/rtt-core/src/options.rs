@@ -13,6 +13,8 @@ use crate::{build_info, pacing, runtime::Runtime, wire};
 
 /// The largest UDP payload over IPv4: 65 535 − 8 (UDP header) − 20 (IP header).
 pub const MAX_UDP_PAYLOAD: usize = 65_507;
+/// The longest UDP throughput run: its per-window counts must fit one datagram.
+pub const MAX_UDP_THROUGHPUT_SECONDS: f64 = 400.0;
 /// The largest TCP payload the ping accepts; larger messages measure the copy, not the runtime.
 pub const MAX_TCP_PAYLOAD: usize = 64 << 20;
 
@@ -29,6 +31,14 @@ impl Protocol {
             Protocol::Udp => "udp",
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Round-trip times of paced messages (the pong echoes)
+    Rtt,
+    /// One-way messages as fast as possible (the pong counts them)
+    Throughput,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -73,6 +83,9 @@ pub struct PingOptions {
     /// The pong to measure against
     #[arg(long, value_name = "HOST:PORT", value_parser = parse_address)]
     pub address: SocketAddr,
+    /// What to measure; a throughput run needs a pong started with `--mode throughput`
+    #[arg(long, value_enum, default_value_t = Mode::Rtt)]
+    pub mode: Mode,
     /// Transport
     #[arg(long, value_enum, default_value_t = Protocol::Tcp)]
     pub protocol: Protocol,
@@ -146,6 +159,17 @@ impl PingOptions {
                 self.size
             ));
         }
+        if self.mode == Mode::Throughput {
+            if self.interval.is_some() || self.rate.is_some() {
+                return Err("--interval and --rate do not apply to --mode throughput: it sends as fast as it can".to_owned());
+            }
+            let total = self.warmup + self.duration;
+            if self.protocol == Protocol::Udp && total > MAX_UDP_THROUGHPUT_SECONDS {
+                return Err(format!(
+                    "--warmup plus --duration is {total} s: a UDP throughput run lasts at most {MAX_UDP_THROUGHPUT_SECONDS} s (its counts come back in one datagram)"
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -156,6 +180,9 @@ pub struct PongOptions {
     /// Where to listen; port 0 picks a free one (printed on the `listening on` line)
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9009", value_parser = parse_address)]
     pub address: SocketAddr,
+    /// rtt: echo every message; throughput: count messages and bytes, report them at the end
+    #[arg(long, value_enum, default_value_t = Mode::Rtt)]
+    pub mode: Mode,
     /// Transport
     #[arg(long, value_enum, default_value_t = Protocol::Tcp)]
     pub protocol: Protocol,
@@ -318,6 +345,32 @@ mod tests {
         }
         let error = Cli::try_parse_from(["ping", "--address", "nowhere"]).expect_err("rejected");
         assert!(error.to_string().contains("--address"), "{error}");
+    }
+
+    #[test]
+    fn throughput_runs_take_no_pace() {
+        let o = ping(&["--mode", "throughput", "--interval", "0.001"]).expect("parses alone");
+        assert!(
+            o.check()
+                .expect_err("no pace")
+                .contains("--mode throughput")
+        );
+        let o = ping(&[
+            "--mode",
+            "throughput",
+            "--protocol",
+            "udp",
+            "--duration",
+            "500",
+        ])
+        .expect("parses");
+        assert!(o.check().expect_err("too long").contains("400"));
+        assert!(
+            ping(&["--mode", "throughput"])
+                .expect("parses")
+                .check()
+                .is_ok()
+        );
     }
 
     #[test]

@@ -16,73 +16,52 @@ use crate::{machine::Machine, recorder::Recorder, stats::RttStats};
 /// The schema of the JSON log; bumped when a field changes meaning.
 pub const SCHEMA: &str = "rtt-log/1";
 
-/// Everything a run's JSON log says besides its samples.
+/// What every log says about how and where a run took place, whatever its kind.
 #[derive(Clone, Debug)]
-pub struct Report {
+pub struct RunContext {
     pub framework: &'static str,
     pub framework_version: String,
     pub flavor: String,
     pub threads: usize,
     pub transport: &'static str,
     pub payload: usize,
-    pub interval_s: f64,
-    pub pacing: &'static str,
     pub tasks: u32,
     pub decoy: &'static str,
     pub decoy_work_us: u64,
     pub decoy_iterations: u64,
     pub duration_s: f64,
     pub warmup_s: f64,
-    pub udp_timeout_ms: u64,
     pub address: String,
     pub machine: Machine,
     pub started_at: String,
-    pub sent: u64,
-    pub received: u64,
-    pub lost: u64,
-    pub late: u64,
-    pub out_of_order: u64,
-    pub achieved_rate: f64,
+    /// Why the run did not end as planned; `None` when it did.
     pub error: Option<String>,
-    pub stats: Option<RttStats>,
 }
 
-impl Report {
-    /// Messages per second asked for; `None` when back-to-back.
-    pub fn target_rate(&self) -> Option<f64> {
-        (self.interval_s > 0.0).then(|| 1.0 / self.interval_s)
-    }
-
+impl RunContext {
     pub fn complete(&self) -> bool {
         self.error.is_none()
     }
 
-    /// How far the achieved rate fell short of the target, as a fraction (0.08 = 8 % short).
-    pub fn rate_shortfall(&self) -> Option<f64> {
-        self.target_rate()
-            .map(|target| (target - self.achieved_rate) / target)
-    }
-
-    pub fn to_json(&self) -> Value {
-        json!({
+    /// The log's leading fields, `kind` and `extra` (the kind's own fields) in between.
+    pub fn to_json(&self, kind: &str, extra: Value) -> Value {
+        let mut object = json!({
             "schema": SCHEMA,
-            "kind": "rtt",
+            "kind": kind,
             "framework": self.framework,
             "framework_version": self.framework_version,
             "flavor": self.flavor,
             "threads": self.threads,
             "transport": self.transport,
             "payload": self.payload,
-            "interval_s": self.interval_s,
-            "target_rate": self.target_rate(),
-            "pacing": self.pacing,
+        });
+        let rest = json!({
             "tasks": self.tasks,
             "decoy": self.decoy,
             "decoy_work_us": self.decoy_work_us,
             "decoy_iterations": self.decoy_iterations,
             "duration_s": self.duration_s,
             "warmup_s": self.warmup_s,
-            "udp_timeout_ms": self.udp_timeout_ms,
             "address": self.address,
             "host": self.machine.host,
             "kernel": self.machine.kernel,
@@ -91,24 +70,20 @@ impl Report {
             "rustc": crate::build_info::RUSTC,
             "suite_version": crate::build_info::SUITE_VERSION,
             "started_at": self.started_at,
-            "sent": self.sent,
-            "received": self.received,
-            "lost": self.lost,
-            "late": self.late,
-            "out_of_order": self.out_of_order,
-            "achieved_rate": self.achieved_rate,
             "complete": self.complete(),
             "error": self.error,
-            "rtt_ns": RttStats::to_json(self.stats.as_ref()),
-        })
+        });
+        if let (Some(map), Value::Object(extra), Value::Object(rest)) =
+            (object.as_object_mut(), extra, rest)
+        {
+            map.extend(extra);
+            map.extend(rest);
+        }
+        object
     }
 
-    /// A few lines for a person, in the spirit of `ping`'s summary.
-    pub fn human(&self) -> String {
-        let pace = match self.target_rate() {
-            Some(rate) => format!("target {rate:.0} msg/s ({} pacing)", self.pacing),
-            None => "back-to-back".to_owned(),
-        };
+    /// The first line of a human summary: what was measured against whom.
+    pub fn headline(&self, what: &str) -> String {
         let decoys = match self.tasks {
             0 => String::new(),
             n => format!(
@@ -116,14 +91,105 @@ impl Report {
                 self.decoy, self.decoy_iterations
             ),
         };
-        let mut text = format!(
-            "{} {} {} B to {}: {pace}{decoys}\n  sent {}, received {}, lost {}, late {}, out of order {}\n",
-            self.framework,
-            self.transport,
-            self.payload,
-            self.address,
+        format!(
+            "{} {} {} B to {}: {what}{decoys}\n",
+            self.framework, self.transport, self.payload, self.address
+        )
+    }
+}
+
+/// What a finished run has to show, whatever its kind: the ping prints and writes it.
+pub trait Outcome: Send + 'static {
+    fn context(&self) -> &RunContext;
+    /// Messages sent: nothing to summarise for a person when none were.
+    fn sent(&self) -> u64;
+    fn to_json(&self) -> Value;
+    /// The CSV log, header first.
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()>;
+    /// A few lines for a person, in the spirit of `ping`'s summary.
+    fn human(&self) -> String;
+    /// Something the user should know although the run completed.
+    fn warning(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The result of an RTT run.
+#[derive(Debug)]
+pub struct RttReport {
+    pub context: RunContext,
+    pub interval_s: f64,
+    pub pacing: &'static str,
+    pub udp_timeout_ms: u64,
+    pub sent: u64,
+    pub lost: u64,
+    pub late: u64,
+    pub out_of_order: u64,
+    pub achieved_rate: f64,
+    pub stats: Option<RttStats>,
+    pub recorder: Recorder,
+}
+
+/// The achieved rate may miss the target by this fraction before the ping warns.
+const RATE_TOLERANCE: f64 = 0.05;
+
+impl RttReport {
+    /// Messages per second asked for; `None` when back-to-back.
+    pub fn target_rate(&self) -> Option<f64> {
+        (self.interval_s > 0.0).then(|| 1.0 / self.interval_s)
+    }
+
+    pub fn received(&self) -> u64 {
+        self.stats.as_ref().map_or(0, |s| s.n as u64)
+    }
+}
+
+impl Outcome for RttReport {
+    fn context(&self) -> &RunContext {
+        &self.context
+    }
+
+    fn sent(&self) -> u64 {
+        self.sent
+    }
+
+    fn to_json(&self) -> Value {
+        self.context.to_json(
+            "rtt",
+            json!({
+                "interval_s": self.interval_s,
+                "target_rate": self.target_rate(),
+                "pacing": self.pacing,
+                "udp_timeout_ms": self.udp_timeout_ms,
+                "sent": self.sent,
+                "received": self.received(),
+                "lost": self.lost,
+                "late": self.late,
+                "out_of_order": self.out_of_order,
+                "achieved_rate": self.achieved_rate,
+                "rtt_ns": RttStats::to_json(self.stats.as_ref()),
+            }),
+        )
+    }
+
+    fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "seq,t_ns,rtt_ns")?;
+        for s in self.recorder.samples() {
+            writeln!(out, "{},{},{}", s.seq, s.t_ns, s.rtt_ns)?;
+        }
+        Ok(())
+    }
+
+    fn human(&self) -> String {
+        let pace = match self.target_rate() {
+            Some(rate) => format!("target {rate:.0} msg/s ({} pacing)", self.pacing),
+            None => "back-to-back".to_owned(),
+        };
+        let mut text = self.context.headline(&pace);
+        text += &format!(
+            "  sent {}, received {}, lost {}, late {}, out of order {}\n",
             self.sent,
-            self.received,
+            self.received(),
             self.lost,
             self.late,
             self.out_of_order,
@@ -141,9 +207,20 @@ impl Report {
         }
         text += &format!(
             "  achieved {:.1} msg/s over {} s\n",
-            self.achieved_rate, self.duration_s
+            self.achieved_rate, self.context.duration_s
         );
         text
+    }
+
+    fn warning(&self) -> Option<String> {
+        let target = self.target_rate()?;
+        let shortfall = (target - self.achieved_rate) / target;
+        (shortfall.abs() > RATE_TOLERANCE && self.context.complete()).then(|| {
+            format!(
+                "achieved {:.1} msg/s, {:+.1} % off the target {target:.1} msg/s ({} of {} messages late)",
+                self.achieved_rate, -shortfall * 100.0, self.late, self.sent
+            )
+        })
     }
 }
 
@@ -182,27 +259,22 @@ impl LogFiles {
         })
     }
 
-    /// Writes the samples and the report.
-    pub fn write(self, report: &Report, recorder: &Recorder) -> anyhow::Result<()> {
+    /// Writes the run's CSV and JSON logs.
+    pub fn write(self, outcome: &dyn Outcome) -> anyhow::Result<()> {
         let (csv_path, csv_file) = self.csv;
-        write_csv(BufWriter::with_capacity(1 << 20, csv_file), recorder)
+        let mut csv_out = BufWriter::with_capacity(1 << 20, csv_file);
+        outcome
+            .write_csv(&mut csv_out)
+            .and_then(|()| csv_out.flush())
             .with_context(|| format!("writing {}", csv_path.display()))?;
         let (json_path, json_file) = self.json;
         let mut json_out = BufWriter::new(json_file);
-        serde_json::to_writer_pretty(&mut json_out, &report.to_json())
+        serde_json::to_writer_pretty(&mut json_out, &outcome.to_json())
             .map_err(io::Error::from)
             .and_then(|()| writeln!(json_out))
             .and_then(|()| json_out.flush())
             .with_context(|| format!("writing {}", json_path.display()))
     }
-}
-
-fn write_csv(mut out: impl Write, recorder: &Recorder) -> io::Result<()> {
-    writeln!(out, "seq,t_ns,rtt_ns")?;
-    for s in recorder.samples() {
-        writeln!(out, "{},{},{}", s.seq, s.t_ns, s.rtt_ns)?;
-    }
-    out.flush()
 }
 
 /// `stem` + `.extension`, keeping any dots already in the stem (`tokio-tcp-64B-0.001s-0t`).
@@ -216,25 +288,11 @@ fn with_extension(stem: &Path, extension: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn stems_with_dots_keep_them() {
         let path = with_extension(Path::new("logs/tokio-udp-64B-0.001s-0t"), "json");
         assert_eq!(path, PathBuf::from("logs/tokio-udp-64B-0.001s-0t.json"));
-    }
-
-    #[test]
-    fn csv_has_a_header_and_a_row_per_sample() {
-        let mut recorder = Recorder::new();
-        recorder.record(7, Duration::from_nanos(100), Duration::from_nanos(25_000));
-        recorder.record(8, Duration::from_nanos(1100), Duration::from_nanos(26_000));
-        let mut out = Vec::new();
-        write_csv(&mut out, &recorder).expect("writes to memory");
-        assert_eq!(
-            String::from_utf8_lossy(&out),
-            "seq,t_ns,rtt_ns\n7,100,25000\n8,1100,26000\n"
-        );
     }
 
     #[test]

@@ -15,26 +15,24 @@ use anyhow::{Context, anyhow, bail};
 use crate::{
     decoy::Decoys,
     machine::{self, Machine},
-    options::{self, PacingMode, PingOptions, Protocol},
-    output::{LogFiles, Report},
+    options::{self, Mode, PacingMode, PingOptions, Protocol},
+    output::{LogFiles, Outcome, RttReport, RunContext},
     pacing::{Pacer, Wait},
     recorder::Recorder,
     runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, unspecified_for},
     stats::RttStats,
-    wire,
+    throughput, wire,
 };
 
 /// How long after its planned end a run may still wait for a TCP echo before giving up on a
 /// stalled pong (std: how long one read may block).
 pub const TCP_STALL_LIMIT: Duration = Duration::from_secs(5);
 
-/// The achieved rate may miss the target by this fraction before the ping warns.
-const RATE_TOLERANCE: f64 = 0.05;
-
 /// Entry point of every `*-ping` binary.
 pub fn main<R: Runtime>() -> ExitCode {
     let name: &'static str = Box::leak(format!("{}-ping", R::BINARY_PREFIX).into_boxed_str());
-    let about = "Measures round-trip times to a pong of this suite and prints or logs them";
+    let about =
+        "Measures round-trip times (or throughput) to a pong of this suite and prints or logs them";
     let (options, mut command) = options::parse::<PingOptions>(name, about);
     options::check_ping::<R>(&options, &mut command);
     match run::<R>(name, options) {
@@ -49,48 +47,87 @@ pub fn main<R: Runtime>() -> ExitCode {
 fn run<R: Runtime>(name: &str, options: PingOptions) -> anyhow::Result<ExitCode> {
     let files = options.out.as_deref().map(LogFiles::create).transpose()?;
     let json = options.json;
-    let (report, recorder) = R::run(&options.runtime.clone(), move |info| {
-        session::<R>(options, info)
+    let outcome: Box<dyn Outcome> = R::run(&options.runtime.clone(), move |info| async move {
+        match options.mode {
+            Mode::Rtt => Box::new(session::<R>(options, info).await) as Box<dyn Outcome>,
+            Mode::Throughput => Box::new(throughput::session::<R>(options, info).await),
+        }
     })?;
     if let Some(files) = files {
-        files.write(&report, &recorder)?;
+        files.write(outcome.as_ref())?;
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
-    } else if report.sent > 0 {
-        print!("{}", report.human());
+        println!("{}", serde_json::to_string_pretty(&outcome.to_json())?);
+    } else if outcome.sent() > 0 {
+        print!("{}", outcome.human());
     }
-    if let (Some(shortfall), Some(target)) = (report.rate_shortfall(), report.target_rate()) {
-        if shortfall.abs() > RATE_TOLERANCE && report.complete() {
-            eprintln!(
-                "{name}: warning: achieved {:.1} msg/s, {:+.1} % off the target {target:.1} msg/s ({} of {} messages late)",
-                report.achieved_rate,
-                -shortfall * 100.0,
-                report.late,
-                report.sent
-            );
-        }
+    if let Some(warning) = outcome.warning() {
+        eprintln!("{name}: warning: {warning}");
     }
-    Ok(match &report.error {
+    Ok(match &outcome.context().error {
         Some(error) => {
-            eprintln!("{name}: error: {error} ({} replies kept)", report.received);
+            eprintln!("{name}: error: {error} (what was measured is kept)");
             ExitCode::FAILURE
         }
         None => ExitCode::SUCCESS,
     })
 }
 
-/// One run on the runtime under test: decoys, exchange, decoys stopped, report.
-async fn session<R: Runtime>(options: PingOptions, info: RuntimeInfo) -> (Report, Recorder) {
-    let started_at = machine::rfc3339(SystemTime::now());
-    let decoys = Decoys::<R>::spawn(
-        options.tasks,
-        options.decoy,
-        Duration::from_micros(options.decoy_work_us),
-    );
+/// What every run does around its measurement: note the start, run the decoys during it, and
+/// describe it afterwards.
+pub(crate) struct Frame<R: Runtime> {
+    started_at: String,
+    decoys: Decoys<R>,
+}
+
+impl<R: Runtime> Frame<R> {
+    /// Starts the decoys, before any warm-up.
+    pub(crate) fn begin(options: &PingOptions) -> Self {
+        let work = Duration::from_micros(options.decoy_work_us);
+        Self {
+            started_at: machine::rfc3339(SystemTime::now()),
+            decoys: Decoys::<R>::spawn(options.tasks, options.decoy, work),
+        }
+    }
+
+    /// Stops the decoys and describes the run.
+    pub(crate) async fn end(
+        self,
+        options: &PingOptions,
+        info: RuntimeInfo,
+        outcome: anyhow::Result<()>,
+    ) -> RunContext {
+        let decoy_iterations = self.decoys.stop().await;
+        RunContext {
+            framework: R::FRAMEWORK,
+            framework_version: R::version(),
+            flavor: info.flavor,
+            threads: info.threads,
+            transport: options.protocol.as_str(),
+            payload: options.size,
+            tasks: options.tasks,
+            decoy: match options.decoy {
+                options::DecoyKind::Spin => "spin",
+                options::DecoyKind::Sleep => "sleep",
+            },
+            decoy_work_us: options.decoy_work_us,
+            decoy_iterations,
+            duration_s: options.duration,
+            warmup_s: options.warmup,
+            address: options.address.to_string(),
+            machine: Machine::read(),
+            started_at: self.started_at,
+            error: outcome.err().map(|e| format!("{e:#}")),
+        }
+    }
+}
+
+/// One RTT run on the runtime under test.
+async fn session<R: Runtime>(options: PingOptions, info: RuntimeInfo) -> RttReport {
+    let frame = Frame::<R>::begin(&options);
     let mut recorder = Recorder::new();
     let outcome = measure::<R>(&options, &mut recorder).await;
-    let decoy_iterations = decoys.stop().await;
+    let context = frame.end(&options, info, outcome).await;
 
     let measured_for = recorder
         .window
@@ -101,41 +138,22 @@ async fn session<R: Runtime>(options: PingOptions, info: RuntimeInfo) -> (Report
     } else {
         recorder.sent as f64 / measured_for.as_secs_f64()
     };
-    let report = Report {
-        framework: R::FRAMEWORK,
-        framework_version: R::version(),
-        flavor: info.flavor,
-        threads: info.threads,
-        transport: options.protocol.as_str(),
-        payload: options.size,
+    RttReport {
+        context,
         interval_s: options.interval().as_secs_f64(),
         pacing: match options.pacing {
             PacingMode::Schedule => "schedule",
             PacingMode::Sleep => "sleep",
         },
-        tasks: options.tasks,
-        decoy: match options.decoy {
-            options::DecoyKind::Spin => "spin",
-            options::DecoyKind::Sleep => "sleep",
-        },
-        decoy_work_us: options.decoy_work_us,
-        decoy_iterations,
-        duration_s: options.duration,
-        warmup_s: options.warmup,
         udp_timeout_ms: options.udp_timeout_ms,
-        address: options.address.to_string(),
-        machine: Machine::read(),
-        started_at,
         sent: recorder.sent,
-        received: recorder.received(),
         lost: recorder.lost,
         late: recorder.late,
         out_of_order: recorder.out_of_order,
         achieved_rate,
-        error: outcome.err().map(|e| format!("{e:#}")),
         stats: RttStats::from_samples(&mut recorder.rtts_ns()),
-    };
-    (report, recorder)
+        recorder,
+    }
 }
 
 /// Connects and runs the exchange loop until the measured window ends.

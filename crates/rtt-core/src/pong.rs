@@ -1,5 +1,6 @@
 //! The pong: echoes every TCP client byte for byte as read, and every UDP datagram back to its
-//! sender, until killed. A client that misbehaves only ever loses its own connection.
+//! sender, until killed (`--mode throughput`: counts them instead). A client that misbehaves
+//! only ever loses its own connection.
 
 use std::{
     io::Write,
@@ -11,8 +12,9 @@ use std::{
 use anyhow::Context;
 
 use crate::{
-    options::{self, PongOptions, Protocol},
+    options::{self, Mode, PongOptions, Protocol},
     runtime::{Runtime, TcpIo, UdpIo},
+    throughput,
 };
 
 /// Big enough for any UDP datagram and for large TCP reads.
@@ -41,9 +43,14 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
                 .with_context(|| format!("listening on {address} (tcp)"))?;
             announce(R::listener_address(&listener)?, options.protocol)?;
             loop {
-                match R::accept(&listener).await {
-                    Ok((stream, _peer)) => R::detach(R::spawn(echo_tcp(stream))),
-                    Err(error) => {
+                match (R::accept(&listener).await, options.mode) {
+                    (Ok((stream, _)), Mode::Rtt) => R::detach(R::spawn(echo_tcp(stream))),
+                    (Ok((stream, peer)), Mode::Throughput) => R::detach(R::spawn(async move {
+                        if let Err(error) = throughput::sink_tcp(stream).await {
+                            eprintln!("warning: throughput session from {peer}: {error:#}");
+                        }
+                    })),
+                    (Err(error), _) => {
                         eprintln!("warning: accepting a client on {address}: {error}");
                         // Out of file descriptors, say: back off rather than spin on the error.
                         R::sleep_until(Instant::now() + Duration::from_millis(10)).await;
@@ -56,6 +63,10 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
                 .await
                 .with_context(|| format!("listening on {address} (udp)"))?;
             announce(socket.local_address()?, options.protocol)?;
+            if options.mode == Mode::Throughput {
+                throughput::sink_udp(socket).await;
+                return Ok(());
+            }
             let mut buf = vec![0; BUFFER];
             loop {
                 // A failed receive or send concerns one datagram; the next one is served anyway.

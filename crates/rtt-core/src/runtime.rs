@@ -94,6 +94,8 @@ pub trait TcpIo: Send + 'static {
     fn write_all(&mut self, buf: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
     fn read_exact(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<()>> + Send;
     fn read(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>> + Send;
+    /// Closes the sending half: the peer reads end-of-stream, and can still answer.
+    fn shutdown_write(&mut self) -> impl Future<Output = io::Result<()>> + Send;
 }
 
 /// A UDP socket.

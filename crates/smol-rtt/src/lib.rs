@@ -120,6 +120,10 @@ impl TcpIo for Tcp {
     async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.0.read(buf).await
     }
+
+    async fn shutdown_write(&mut self) -> io::Result<()> {
+        self.0.shutdown(std::net::Shutdown::Write)
+    }
 }
 
 pub struct Udp(UdpSocket);

@@ -54,8 +54,14 @@ pub struct Pong {
 
 impl Pong {
     pub fn start(runtime: &str, protocol: &str) -> Self {
+        Self::start_with(runtime, &["--protocol", protocol])
+    }
+
+    /// A pong on a free loopback port with extra arguments (e.g. `--mode throughput`).
+    pub fn start_with(runtime: &str, args: &[&str]) -> Self {
         let mut child = Command::new(binary(&format!("{runtime}-pong")))
-            .args(["--address", "127.0.0.1:0", "--protocol", protocol])
+            .args(["--address", "127.0.0.1:0"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -127,7 +133,8 @@ pub struct PingRun {
     pub elapsed: Duration,
     /// The JSON log, if one was written.
     pub json: Option<Value>,
-    /// `(seq, t_ns, rtt_ns)` rows of the CSV log.
+    /// The rows of the CSV log, three numbers each: `(seq, t_ns, rtt_ns)` for an RTT run,
+    /// `(window, messages, bytes)` (t_ns dropped) for a throughput run.
     pub rows: Vec<(u64, u64, u64)>,
     _dir: TempDir,
 }
@@ -200,13 +207,20 @@ pub fn ping_with(
 
 fn parse_csv(text: &str) -> Vec<(u64, u64, u64)> {
     let mut lines = text.lines();
-    if let Some(header) = lines.next() {
-        assert_eq!(header, "seq,t_ns,rtt_ns");
-    }
+    let header = lines.next().unwrap_or_default();
+    let throughput = header == "window,t_ns,messages,bytes";
+    assert!(
+        throughput || header == "seq,t_ns,rtt_ns",
+        "unexpected CSV header {header:?}"
+    );
     lines
         .map(|line| {
             let fields: Vec<u64> = line.split(',').map(|f| f.parse().unwrap()).collect();
-            (fields[0], fields[1], fields[2])
+            if throughput {
+                (fields[0], fields[2], fields[3])
+            } else {
+                (fields[0], fields[1], fields[2])
+            }
         })
         .collect()
 }

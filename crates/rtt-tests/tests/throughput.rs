@@ -1,0 +1,180 @@
+//! Throughput mode end to end: every runtime sends one way over TCP and UDP, the pong counts
+//! per window and reports back; counts are consistent, failures are clear and keep what was sent.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Pong, float, ping, ping_with, uint};
+
+fn throughput_runs_count_every_byte(runtime: &str) {
+    for (protocol, sizes) in [("tcp", [8, 16384]), ("udp", [64, 8192])] {
+        let pong = Pong::start_with(runtime, &["--protocol", protocol, "--mode", "throughput"]);
+        let address = pong.address.to_string();
+        for size in sizes {
+            let size_arg = size.to_string();
+            let args = [
+                "--address",
+                &address,
+                "--protocol",
+                protocol,
+                "--mode",
+                "throughput",
+                "--size",
+                &size_arg,
+                "--duration",
+                "1",
+                "--warmup",
+                "0.2",
+            ];
+            let run = ping(runtime, &args, Duration::from_secs(30));
+            let what = format!("{runtime} {protocol} {size} B");
+            assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
+            let json = run.json();
+            assert_eq!(json["kind"], "throughput", "{what}");
+            assert_eq!(json["complete"], true, "{what}");
+            let (received, bytes) = (uint(json, "received"), uint(json, "received_bytes"));
+            assert!(received > 0, "{what}: nothing received");
+            assert_eq!(
+                bytes,
+                received * size,
+                "{what}: bytes are not messages × size"
+            );
+            assert!(uint(json, "sent") >= received, "{what}");
+            assert_eq!(
+                uint(json, "sent_bytes"),
+                uint(json, "sent") * size,
+                "{what}"
+            );
+            if protocol == "tcp" {
+                assert_eq!(uint(json, "lost"), 0, "{what}: TCP lost messages");
+            }
+            // Ten windows of 100 ms in 1 s, and they add up to the totals.
+            assert_eq!(run.rows.len(), 10, "{what}");
+            assert_eq!(uint(json, "windows"), 10, "{what}");
+            assert_eq!(
+                run.rows.iter().map(|r| r.1).sum::<u64>(),
+                received,
+                "{what}: windows vs received"
+            );
+            assert_eq!(
+                run.rows.iter().map(|r| r.2).sum::<u64>(),
+                bytes,
+                "{what}: window bytes"
+            );
+            let rates = &json["msg_per_s"];
+            assert!(
+                float(rates, "p50") > 0.0 && float(rates, "p5") <= float(rates, "p95"),
+                "{what}: {rates}"
+            );
+            let gbit = float(&json["gbit_per_s"], "mean");
+            let expected = float(rates, "mean") * size as f64 * 8.0 / 1e9;
+            assert!(
+                (gbit - expected).abs() <= expected * 1e-9,
+                "{what}: {gbit} Gb/s vs {expected}"
+            );
+        }
+    }
+}
+
+fn a_receiver_killed_mid_run_fails_clearly_and_keeps_what_was_sent(runtime: &str) {
+    for protocol in ["tcp", "udp"] {
+        let mut pong = Pong::start_with(runtime, &["--protocol", protocol, "--mode", "throughput"]);
+        let address = pong.address.to_string();
+        let args = [
+            "--address",
+            &address,
+            "--protocol",
+            protocol,
+            "--mode",
+            "throughput",
+            "--duration",
+            "3",
+            "--warmup",
+            "0",
+        ];
+        let run = ping_with(runtime, &args, Duration::from_secs(30), |elapsed| {
+            if elapsed > Duration::from_millis(500) && pong.is_running() {
+                pong.kill();
+            }
+        });
+        assert_eq!(run.code(), Some(1), "{runtime} {protocol}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&address),
+            "{runtime} {protocol}: {}",
+            run.stderr
+        );
+        let json = run.json();
+        assert_eq!(json["complete"], false);
+        assert!(
+            uint(json, "sent") > 0,
+            "{runtime} {protocol}: the sent count was not kept"
+        );
+    }
+}
+
+for_each_runtime!(
+    throughput_runs_count_every_byte,
+    a_receiver_killed_mid_run_fails_clearly_and_keeps_what_was_sent
+);
+
+#[test]
+fn mixing_up_the_modes_is_a_clear_error() {
+    for protocol in ["tcp", "udp"] {
+        let rtt_pong = Pong::start("tokio", protocol);
+        let address = rtt_pong.address.to_string();
+        let args = [
+            "--address",
+            &address,
+            "--protocol",
+            protocol,
+            "--mode",
+            "throughput",
+            "--duration",
+            "0.3",
+        ];
+        let run = ping("tokio", &args, Duration::from_secs(20));
+        assert_eq!(run.code(), Some(1), "{protocol}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("--mode throughput"),
+            "{protocol}: {}",
+            run.stderr
+        );
+    }
+    let counting_pong = Pong::start_with("tokio", &["--mode", "throughput"]);
+    let address = counting_pong.address.to_string();
+    let run = ping(
+        "tokio",
+        &["--address", &address, "--duration", "0.3", "--warmup", "0"],
+        Duration::from_secs(20),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+}
+
+#[test]
+fn bad_throughput_options_exit_2() {
+    for args in [
+        &["--mode", "throughput", "--interval", "0.01"][..],
+        &["--mode", "throughput", "--size", "0"],
+        &[
+            "--mode",
+            "throughput",
+            "--protocol",
+            "udp",
+            "--size",
+            "70000",
+        ],
+    ] {
+        let output = std::process::Command::new(common::binary("smol-ping"))
+            .args(["--address", "127.0.0.1:9"])
+            .args(args)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
