@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sweeps round-trip latency across two hosts: run on host A, the pongs run on host B (over ssh),
-# the pings here; logs into OUT_DIR/network-<hostB>-YYYYmmdd-HHMMSS/ on A.
+# Sweeps round-trip latency (MODE=throughput: throughput) across two hosts: run on host A, the
+# pongs run on host B (over ssh), the pings here; logs into OUT_DIR/network-<hostB>-YYYYmmdd-HHMMSS/ on A.
 # Usage: ./run-network.sh --remote USER@HOSTB [--remote-dir DIR] [--target ADDR] [-a] [-s] [-S] [-t] [-P]
 #        ./run-network.sh --serve [--target ADDR] [-a] [-s] [-S] [-t]   (on B, without ssh)
 #        ./run-network.sh --peer ADDR [-a] [-s] [-S] [-t] [-P]             (on A, against --serve)
@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep-lib.sh"
 : "${BASE_PORT:=9009}" # --serve/--peer: std on BASE_PORT, tokio +1, async-std +2, smol +3
 EXTRA_KNOBS=(SSH_OPTS BASE_PORT)
 
-MODE="" REMOTE="" REMOTE_DIR="" TARGET="" PEER=""
+NET_MODE="" REMOTE="" REMOTE_DIR="" TARGET="" PEER="" # NET_MODE: remote, peer or serve
 REMOTE_NICE=""                  # "nice -n N" when B allows it
 PONG_PID="" PONG_FD="" PONG_IN_FD=""
 SERVE_PIDS=() SERVE_FDS=()
@@ -26,7 +26,8 @@ usage() {
 Usage: $PROG --remote USER@HOST [--remote-dir DIR] [--target ADDR] [-a] [-s] [-S] [-t] [-P]
        $PROG --serve [--target ADDR] [-a] [-s] [-S] [-t]
        $PROG --peer ADDR [-a] [-s] [-S] [-t] [-P]
-Measures round-trip latency across two hosts: pongs on host B, pings on this host (A).
+Measures round-trip latency (MODE=throughput: msg/s and Gb/s) across two hosts: pongs on
+host B, pings on this host (A).
 
   --remote USER@HOST  host B, reached with ssh in batch mode (keys, no passwords)
   --remote-dir DIR    the suite's checkout on B (default: the same path as here)
@@ -41,7 +42,8 @@ $(knobs_help)
                          "-i ~/.ssh/bench -p 2222 -o StrictHostKeyChecking=accept-new"
   BASE_PORT=9009         first port of --serve/--peer
 
-Example: DURATION=5 $PROG --remote bench@hostb --target 10.0.0.2 -tS
+Examples: DURATION=5 $PROG --remote bench@hostb --target 10.0.0.2 -tS
+          MODE=throughput $PROG --remote bench@hostb --target 10.0.0.2 -tS
 EOF
 }
 
@@ -65,21 +67,21 @@ parse_args() {
         set -- "$name" "${1#*=}" "${@:2}"
         continue
         ;;
-      --serve) MODE=serve ;;
+      --serve) NET_MODE=serve ;;
       --*) usage_error "unknown option $1" ;;
       -*) short_flags "$1" ;;
       *) usage_error "unexpected argument '$1'" ;;
     esac
     shift
   done
-  if [[ $MODE == serve ]]; then
+  if [[ $NET_MODE == serve ]]; then
     [[ -z $REMOTE && -z $PEER ]] || usage_error "--serve runs on host B: it takes no --remote or --peer"
     [[ -z ${WANT[ping]:-} ]] || usage_error "-P needs no pong: leave it out of --serve"
   elif [[ -n $PEER ]]; then
     [[ -z $REMOTE ]] || usage_error "--peer and --remote do not go together"
-    MODE=peer
+    NET_MODE=peer
   elif [[ -n $REMOTE ]]; then
-    MODE=remote
+    NET_MODE=remote
   else
     usage_error "say where the pongs are: --remote USER@HOST, or --serve on B and --peer ADDR on A"
   fi
@@ -112,7 +114,7 @@ quote_all() { local a out=""; for a in "$@"; do out+="$(printf '%q' "$a") "; don
 # stdin: so the pong also goes when this script or its ssh connection dies.
 pong_start() {
   local fw=$1 proto=$2 cmd rc=0 infifo
-  if [[ $MODE == peer ]]; then
+  if [[ $NET_MODE == peer ]]; then
     PONG_TARGET=$(hostport "$PEER" "$(fixed_port "$fw")")
     return 0
   fi
@@ -122,7 +124,7 @@ pong_start() {
   if [[ -n $REMOTE_NICE ]]; then pre+=(nice -n "$NICE"); fi
   cmd="cd $(quote_all "$REMOTE_DIR") || exit 97
 $(quote_all "${pre[@]}" "$bin" --address "$(hostport "$TARGET" 0)" --protocol "$proto" \
-    "${PONG_EXTRA_ARGS[@]}") </dev/null &
+    "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}") </dev/null &
 pong=\$!
 echo \"pid \$pong\"
 read -r line
@@ -233,21 +235,22 @@ check_data_plane() {
     pong_stop
     die "cannot start a pong at $(hostport "$addr" 0): $PONG_ERROR: $(tail -n 2 "$PONG_ERR" | tr '\n' ' ')"
   fi
-  timeout 15 "$BIN_DIR/$(bin_prefix "$fw")-ping" --address "$PONG_TARGET" --protocol tcp \
-    --duration 0.2 --warmup 0 --json >/dev/null 2>"$SWEEP_TMP/probe.err" || rc=$?
+  timeout 20 "$BIN_DIR/$(bin_prefix "$fw")-ping" "${PONG_MODE_ARGS[@]}" --address "$PONG_TARGET" \
+    --protocol tcp --duration 0.2 --warmup 0 --json >/dev/null 2>"$SWEEP_TMP/probe.err" || rc=$?
   pong_stop
   ((rc == 0)) || die "the data-plane address $addr does not answer from here ($PONG_TARGET): $(tail -n 1 "$SWEEP_TMP/probe.err")"
   say "$REMOTE answers on $addr; its binaries match ours."
 }
 
-# --peer: every pong the plan needs must answer on its fixed port.
+# --peer: every pong the plan needs must answer on its fixed port, in the sweep's MODE.
 preflight_peer() {
-  local fw proto bad=()
+  local fw proto bad=() probe=(--udp-timeout-ms 500)
+  if [[ $MODE == throughput ]]; then probe=(--mode throughput); fi
   say "Checking the pongs on $PEER ..."
   for fw in $(selected_frameworks); do
     for proto in "${PROTOCOL_LIST[@]}"; do
-      if ! timeout 15 "$BIN_DIR/$(bin_prefix "$fw")-ping" --address "$(hostport "$PEER" "$(fixed_port "$fw")")" \
-        --protocol "$proto" --duration 0.1 --warmup 0 --udp-timeout-ms 500 --json \
+      if ! timeout 20 "$BIN_DIR/$(bin_prefix "$fw")-ping" --address "$(hostport "$PEER" "$(fixed_port "$fw")")" \
+        --protocol "$proto" --duration 0.1 --warmup 0 "${probe[@]}" --json \
         >/dev/null 2>"$SWEEP_TMP/probe.err"; then
         bad+=("$fw $proto on $(hostport "$PEER" "$(fixed_port "$fw")"): $(tail -n 1 "$SWEEP_TMP/probe.err")")
       fi
@@ -256,12 +259,14 @@ preflight_peer() {
   if ((${#bad[@]})); then
     printf '%s: no answer from these pongs:\n' "$PROG" >&2
     printf '  %s\n' "${bad[@]}" >&2
-    die "start them on $PEER with: BASE_PORT=$BASE_PORT ./run-network.sh --serve $(flags_of_selection)"
+    die "start them on $PEER with: $(mode_prefix)BASE_PORT=$BASE_PORT ./run-network.sh --serve $(flags_of_selection)"
   fi
   if [[ -n ${WANT[ping]:-} ]] && ! ping -n -c 1 -W 3 "$PEER" >/dev/null 2>&1; then
     warn "$PEER does not answer ICMP echo: the ICMP points will fail"
   fi
 }
+
+mode_prefix() { if [[ $MODE == throughput ]]; then printf 'MODE=throughput '; fi; }
 
 flags_of_selection() {
   local f=""
@@ -287,7 +292,7 @@ serve() {
       rc=0
       spawn_reader "$SWEEP_TMP/$fw-$proto.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
         "$BIN_DIR/$(bin_prefix "$fw")-pong" --address "$(hostport "$bind" "$(fixed_port "$fw")")" \
-        --protocol "$proto" "${PONG_EXTRA_ARGS[@]}"
+        --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
       SERVE_PIDS+=("$SPAWN_PID") SERVE_FDS+=("$SPAWN_FD") SERVE_ERR[$SPAWN_PID]="$SWEEP_TMP/$fw-$proto.err"
       await_line "$SPAWN_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
       if ((rc != 0)); then
@@ -300,7 +305,7 @@ serve() {
     done
     rows+=("$(printf '%-10s' "${row[@]}")")
   done
-  say "Serving (Ctrl-C or SIGTERM stops every pong):"
+  say "Serving${PONG_MODE_ARGS[*]:+ (${PONG_MODE_ARGS[*]})} (Ctrl-C or SIGTERM stops every pong):"
   printf '  %-10s' framework "${PROTOCOL_LIST[@]}"
   printf '\n'
   for fw in $(selected_frameworks); do
@@ -308,7 +313,7 @@ serve() {
     for proto in "${PROTOCOL_LIST[@]}"; do printf '%-22s' "$(hostport "$bind" "$(fixed_port "$fw")")"; done
     printf '\n'
   done
-  say "On host A: BASE_PORT=$BASE_PORT ./run-network.sh --peer <this host's address> $(flags_of_selection)"
+  say "On host A: $(mode_prefix)BASE_PORT=$BASE_PORT ./run-network.sh --peer <this host's address> $(flags_of_selection)"
   # Until a signal, or until a pong dies (which is reported).
   local dead=""
   wait -n -p dead "${SERVE_PIDS[@]}" || true
@@ -319,14 +324,15 @@ serve() {
 
 main() {
   parse_args "$@"
-  if [[ $MODE == serve ]]; then serve; fi
+  if [[ $NET_MODE == serve ]]; then serve; fi
   check_knobs
   read -r -a SSH_ARGS <<<"$SSH_OPTS"
   ssh_command
-  check_binaries ping pong
+  # Remote mode compares this host's pongs with B's, so it needs them too.
+  if [[ $NET_MODE == remote ]]; then check_binaries ping pong; else check_binaries ping; fi
   setup_local_cpus_and_nice ping
   local b_name
-  if [[ $MODE == remote ]]; then
+  if [[ $NET_MODE == remote ]]; then
     REMOTE_DIR=${REMOTE_DIR:-$SUITE_DIR}
     if [[ -z $TARGET ]]; then
       TARGET=$(ssh -G "${SSH_ARGS[@]}" "$REMOTE" 2>/dev/null | awk '$1 == "hostname" { print $2; exit }')
@@ -342,15 +348,15 @@ main() {
 
   install_traps
   make_tmp
-  if [[ $MODE == remote ]]; then preflight_remote; else preflight_peer; fi
+  if [[ $NET_MODE == remote ]]; then preflight_remote; else preflight_peer; fi
   print_plan
   make_sweep_dir "network-${b_name//[^A-Za-z0-9._-]/_}"
   write_knobs
   meta kind network
-  meta mode "$MODE"
+  meta mode "$NET_MODE"
   meta command "$PROG $*"
   meta target "$TARGET"
-  if [[ $MODE == remote ]]; then meta remote "$REMOTE"; meta remote_dir "$REMOTE_DIR"; fi
+  if [[ $NET_MODE == remote ]]; then meta remote "$REMOTE"; meta remote_dir "$REMOTE_DIR"; fi
   meta frameworks "$(selected_frameworks | tr '\n' ' ')${WANT[ping]:+ping}"
   meta pinning "pong: ${PONG_CPUS:-none} (on B), ping: ${PING_CPUS:-none}"
   meta nice "ping: $( ((${#NICE_CMD[@]})) && printf '%s' "$NICE" || printf 'not applied'), pong: $([[ -n $REMOTE_NICE ]] && printf '%s' "$NICE" || printf 'not applied')"
@@ -358,7 +364,7 @@ main() {
   for fw in $(selected_frameworks); do bins+=("$(bin_prefix "$fw")-ping"); done
   "$SCRIPTS_DIR/host-facts.sh" "$SUITE_DIR" "$BIN_DIR" "$PING_CPUS" "$NICE" "${bins[@]}" \
     >"$SWEEP_TMP/host-ping.tsv" || warn "could not read this machine's facts"
-  if [[ $MODE == peer ]]; then
+  if [[ $NET_MODE == peer ]]; then
     printf 'host\t%s\naddress\t%s\nnote\tmanual mode (--peer): facts of this host were not collected\n' \
       "$PEER" "$PEER" >"$SWEEP_TMP/host-pong.tsv"
   else

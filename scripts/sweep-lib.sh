@@ -1,9 +1,11 @@
 # shellcheck shell=bash disable=SC2034  # SC2034: many variables are for the sourcing script
 # Sweep logic shared by run-localhost.sh and run-network.sh: flags, knobs, the plan, the point loop
-# (progress, ETA, failures, Ctrl-C), the ICMP baseline, sweep.json and the closing summary.
+# (progress, ETA, failures, Ctrl-C), the ICMP baseline, sweep.json and the closing summary, for both
+# measurements (MODE=rtt: round-trip times per interval; MODE=throughput: msg/s and Gb/s per size).
 # Sourced, never run. The sourcing script defines three hooks:
 #   pong_start FRAMEWORK PROTOCOL  start a pong, set PONG_TARGET (HOST:PORT for the ping) and
-#                                  PONG_ERR (its stderr file); on failure return 1 with PONG_ERROR
+#                                  PONG_ERR (its stderr file); on failure return 1 with PONG_ERROR;
+#                                  it passes PONG_MODE_ARGS (the pong's --mode) to the pong
 #   pong_stop                      stop what pong_start started; safe to call twice
 #   pong_cleanup                   last-chance cleanup from the EXIT trap (remote pongs, ...)
 
@@ -11,18 +13,20 @@ SUITE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SCRIPTS_DIR="$SUITE_DIR/scripts"
 
 # The knobs the user set, before defaults fill in the rest: sweep.json tells the two apart.
-KNOB_NAMES=(DURATION WARMUP SIZE INTERVALS TASKS PROTOCOLS PONG_CPUS PING_CPUS NICE OUT_DIR
-  BIN_DIR READY_TIMEOUT PING_EXTRA PONG_EXTRA)
+KNOB_NAMES=(MODE DURATION WARMUP SIZE INTERVALS SIZES TASKS PROTOCOLS PONG_CPUS PING_CPUS NICE
+  OUT_DIR BIN_DIR READY_TIMEOUT PING_EXTRA PONG_EXTRA)
 KNOBS_GIVEN=()
 for _knob in "${KNOB_NAMES[@]}"; do
   if [[ -n "${!_knob+set}" ]]; then KNOBS_GIVEN+=("$_knob"); fi
 done
 unset _knob
 
+: "${MODE:=rtt}"      # rtt: round-trip times per interval; throughput: msg/s and Gb/s per size
 : "${DURATION:=10}"
 : "${WARMUP:=1}"
 : "${SIZE:=64}"
 : "${INTERVALS:=0.1 0.01 0.001 0.0001 0}"
+: "${SIZES:=8 64 1024 16384 65536 1048576}" # MODE=throughput: payload bytes, one point each
 : "${TASKS:=0}"
 : "${PROTOCOLS:=tcp udp}"
 : "${PONG_CPUS=0}"    # empty: no pinning
@@ -48,9 +52,15 @@ TASKSET_PING=()
 TASKSET_PONG=()
 NICE_CMD=()
 ICMP_SKIP=""       # why ICMP points cannot run, if they cannot
+PONG_MODE_ARGS=()  # the pong's --mode, for the pong_start hooks
+MAX_UDP_SIZE=65507 # the largest UDP payload over IPv4
+MAX_TCP_SIZE=$((64 << 20)) # the largest payload the pings accept
+MAX_UDP_THROUGHPUT_S=400   # a UDP throughput run's counts must fit one datagram
 
-# Points of the plan, by index.
-P_FW=() P_PROTO=() P_IV=() P_TASKS=() P_STEM=() P_STATUS=() P_WALL=() P_P50=() P_RATE=() P_MSG=()
+# Points of the plan, by index. P_IV is empty for throughput points. P_P50 and P_RATE hold the
+# p50 RTT (ns) and achieved rate (msg/s) of an RTT point, the p50 msg/s and Gb/s of a throughput one.
+P_FW=() P_PROTO=() P_SIZE=() P_IV=() P_TASKS=() P_STEM=() P_STATUS=() P_WALL=() P_P50=() P_RATE=()
+P_MSG=()
 
 say() { printf '%s\n' "$*"; }
 warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
@@ -78,10 +88,13 @@ Frameworks (any combination; at least one):
   -h  this help
 
 Knobs (environment variables, with their defaults):
+  MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible
   DURATION=10            measured seconds per point
   WARMUP=1               warm-up seconds per point, excluded from the statistics
-  SIZE=64                payload bytes (at least 8; UDP at most 65507)
-  INTERVALS="0.1 0.01 0.001 0.0001 0"   seconds between messages; 0 = back-to-back
+  SIZE=64                MODE=rtt: payload bytes (at least 8; UDP at most 65507)
+  INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
+  SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
+                         (UDP points above 65507 bytes are skipped)
   TASKS="0"              decoy task counts
   PROTOCOLS="tcp udp"
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
@@ -116,17 +129,29 @@ is_cpulist() { [[ -z $1 || $1 =~ ^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$ ]]; }
 # Checks every knob; all problems are reported, then exit 2 before anything starts.
 check_knobs() {
   local errors=() x
+  [[ $MODE == rtt || $MODE == throughput ]] ||
+    errors+=("MODE='$MODE': expected rtt (round-trip times) or throughput (msg/s and Gb/s)")
   is_decimal "$DURATION" && [[ $(calc "($DURATION > 0)") == 1 ]] ||
     errors+=("DURATION='$DURATION': expected seconds > 0, e.g. 10 or 0.5")
   is_decimal "$WARMUP" || errors+=("WARMUP='$WARMUP': expected seconds >= 0, e.g. 1")
-  if ! is_uint "$SIZE" || ((${#SIZE} > 9)) || ((10#$SIZE < 8)); then
-    errors+=("SIZE='$SIZE': expected bytes >= 8 (the sequence number)")
+  if [[ $MODE == throughput ]]; then
+    read -r -a SIZE_LIST <<<"$SIZES"
+    ((${#SIZE_LIST[@]})) || errors+=("SIZES is empty: expected payload bytes, e.g. \"64 1024\"")
+    for x in "${SIZE_LIST[@]}"; do
+      if ! is_uint "$x" || ((${#x} > 9)) || ((10#$x < 8 || 10#$x > MAX_TCP_SIZE)); then
+        errors+=("SIZES: '$x' is not a payload size from 8 bytes (the sequence number) to $MAX_TCP_SIZE")
+      fi
+    done
+  else
+    if ! is_uint "$SIZE" || ((${#SIZE} > 9)) || ((10#$SIZE < 8)); then
+      errors+=("SIZE='$SIZE': expected bytes >= 8 (the sequence number)")
+    fi
+    read -r -a INTERVAL_LIST <<<"$INTERVALS"
+    ((${#INTERVAL_LIST[@]})) || errors+=("INTERVALS is empty: expected seconds, e.g. \"0.001 0\"")
+    for x in "${INTERVAL_LIST[@]}"; do
+      is_decimal "$x" || errors+=("INTERVALS: '$x' is not a number of seconds >= 0")
+    done
   fi
-  read -r -a INTERVAL_LIST <<<"$INTERVALS"
-  ((${#INTERVAL_LIST[@]})) || errors+=("INTERVALS is empty: expected seconds, e.g. \"0.001 0\"")
-  for x in "${INTERVAL_LIST[@]}"; do
-    is_decimal "$x" || errors+=("INTERVALS: '$x' is not a number of seconds >= 0")
-  done
   read -r -a TASK_LIST <<<"$TASKS"
   ((${#TASK_LIST[@]})) || errors+=("TASKS is empty: expected decoy counts, e.g. \"0 10\"")
   for x in "${TASK_LIST[@]}"; do
@@ -136,8 +161,13 @@ check_knobs() {
   ((${#PROTOCOL_LIST[@]})) || errors+=("PROTOCOLS is empty: expected \"tcp udp\", \"tcp\" or \"udp\"")
   for x in "${PROTOCOL_LIST[@]}"; do
     [[ $x == tcp || $x == udp ]] || errors+=("PROTOCOLS: '$x' is not tcp or udp")
-    if [[ $x == udp ]] && is_uint "$SIZE" && ((${#SIZE} <= 9 && 10#$SIZE > 65507)); then
-      errors+=("SIZE=$SIZE is too large for UDP (at most 65507 bytes)")
+    [[ $x == udp ]] || continue
+    if [[ $MODE == rtt ]] && is_uint "$SIZE" && ((${#SIZE} <= 9 && 10#$SIZE > MAX_UDP_SIZE)); then
+      errors+=("SIZE=$SIZE is too large for UDP (at most $MAX_UDP_SIZE bytes)")
+    fi
+    if [[ $MODE == throughput ]] && is_decimal "$DURATION" && is_decimal "$WARMUP" &&
+      [[ $(calc "($WARMUP + $DURATION > $MAX_UDP_THROUGHPUT_S)") == 1 ]]; then
+      errors+=("WARMUP + DURATION is over $MAX_UDP_THROUGHPUT_S s: a UDP throughput point lasts at most that (its counts come back in one datagram)")
     fi
   done
   is_cpulist "$PONG_CPUS" || errors+=("PONG_CPUS='$PONG_CPUS': expected a CPU list like 0 or 2-3")
@@ -150,15 +180,42 @@ check_knobs() {
   [[ -n $OUT_DIR ]] || errors+=("OUT_DIR is empty")
   is_decimal "$READY_TIMEOUT" && [[ $(calc "($READY_TIMEOUT > 0)") == 1 ]] ||
     errors+=("READY_TIMEOUT='$READY_TIMEOUT': expected seconds > 0")
+  read -r -a PING_EXTRA_ARGS <<<"$PING_EXTRA"
+  read -r -a PONG_EXTRA_ARGS <<<"$PONG_EXTRA"
+  if [[ $MODE == throughput ]]; then
+    for x in "${PING_EXTRA_ARGS[@]}"; do
+      case "$x" in
+        --interval* | --rate* | --pacing*)
+          errors+=("PING_EXTRA: ${x%%=*} does not apply to MODE=throughput (the ping sends as fast as it can)") ;;
+      esac
+    done
+  fi
   if ((${#errors[@]})); then
     for x in "${errors[@]}"; do printf '%s: %s\n' "$PROG" "$x" >&2; done
     printf 'Nothing was started.\n' >&2
     exit 2
   fi
-  SIZE=$((10#$SIZE))
-  read -r -a PING_EXTRA_ARGS <<<"$PING_EXTRA"
-  read -r -a PONG_EXTRA_ARGS <<<"$PONG_EXTRA"
+  if [[ $MODE == throughput ]]; then
+    for x in "${!SIZE_LIST[@]}"; do SIZE_LIST[x]=$((10#${SIZE_LIST[x]})); done
+    PONG_MODE_ARGS=(--mode throughput)
+    if knob_given SIZE; then warn "SIZE applies to MODE=rtt; this throughput sweep uses SIZES=\"$SIZES\""; fi
+    if knob_given INTERVALS; then
+      warn "INTERVALS applies to MODE=rtt: a throughput point sends as fast as it can"
+    fi
+    if [[ -n ${WANT[ping]:-} ]]; then
+      unset 'WANT[ping]'
+      ((${#WANT[@]})) ||
+        usage_error "-P: the ICMP baseline measures no throughput; with MODE=throughput choose -a, -s, -S or -t"
+      warn "-P: the ICMP baseline measures no throughput; skipped with MODE=throughput"
+    fi
+  else
+    SIZE=$((10#$SIZE))
+    PONG_MODE_ARGS=()
+    if knob_given SIZES; then warn "SIZES applies to MODE=throughput; this RTT sweep uses SIZE=$SIZE"; fi
+  fi
 }
+
+knob_given() { [[ " ${KNOBS_GIVEN[*]} " == *" $1 "* ]]; }
 
 selected_frameworks() { # the selected Rust frameworks, in the canonical order
   local fw
@@ -238,35 +295,66 @@ check_icmp() {
   if [[ -n $ICMP_SKIP ]]; then warn "-P: $ICMP_SKIP; skipping the ICMP points"; fi
 }
 
-# Builds the plan: frameworks x protocols x intervals x task counts, then the ICMP points.
+# Builds the plan: frameworks x protocols x intervals (MODE=throughput: sizes) x task counts,
+# then the ICMP points. UDP sizes that no datagram carries are skipped here, not failed later.
 make_plan() {
-  local fw proto iv t
+  local fw proto x t
   for fw in $(selected_frameworks); do
     for proto in "${PROTOCOL_LIST[@]}"; do
-      for iv in "${INTERVAL_LIST[@]}"; do
-        for t in "${TASK_LIST[@]}"; do add_point "$fw" "$proto" "$iv" "$((10#$t))"; done
-      done
+      if [[ $MODE == throughput ]]; then
+        for x in "${SIZE_LIST[@]}"; do
+          for t in "${TASK_LIST[@]}"; do add_point "$fw" "$proto" "$x" "" "$((10#$t))"; done
+        done
+      else
+        for x in "${INTERVAL_LIST[@]}"; do
+          for t in "${TASK_LIST[@]}"; do add_point "$fw" "$proto" "$SIZE" "$x" "$((10#$t))"; done
+        done
+      fi
     done
   done
   if [[ -n ${WANT[ping]:-} ]]; then
-    for iv in "${INTERVAL_LIST[@]}"; do add_point ping icmp "$iv" 0; done
+    for x in "${INTERVAL_LIST[@]}"; do add_point ping icmp "$SIZE" "$x" 0; done
   fi
 }
 
-add_point() {
+add_point() { # framework protocol size interval (empty: a throughput point) tasks
   local i=${#P_FW[@]}
-  P_FW[i]=$1 P_PROTO[i]=$2 P_IV[i]=$3 P_TASKS[i]=$4
-  P_STEM[i]="$1-$2-${SIZE}B-$3s-$4t"
+  P_FW[i]=$1 P_PROTO[i]=$2 P_SIZE[i]=$3 P_IV[i]=$4 P_TASKS[i]=$5
   P_STATUS[i]=planned P_WALL[i]="" P_P50[i]="" P_RATE[i]="" P_MSG[i]=""
+  if [[ -n $4 ]]; then
+    P_STEM[i]="$1-$2-$3B-$4s-$5t"
+  else
+    P_STEM[i]="$1-$2-$3B-throughput-$5t"
+    if [[ $2 == udp ]] && (($3 > MAX_UDP_SIZE)); then
+      P_STATUS[i]=skipped P_MSG[i]="a UDP datagram carries at most $MAX_UDP_SIZE bytes"
+    fi
+  fi
 }
 
-point_seconds() { calc "$WARMUP + $DURATION"; }
+is_throughput_point() { [[ -z ${P_IV[$1]} ]]; }
+
+planned_points() { # how many points from index $1 on are still to run
+  local i n=0
+  for ((i = ${1:-0}; i < ${#P_FW[@]}; i++)); do
+    if [[ ${P_STATUS[i]} == planned ]]; then n=$((n + 1)); fi
+  done
+  printf '%s' "$n"
+}
 
 print_plan() {
-  local n=${#P_FW[@]} i est
-  est=$(calc "$n * ($WARMUP + $DURATION + 0.3)")
-  say "Plan: $n points of ${WARMUP} s warm-up + ${DURATION} s measured, about $(fmt_secs "$est") in all"
-  for ((i = 0; i < n; i++)); do printf '  %3d  %s\n' "$((i + 1))" "${P_STEM[i]}"; done
+  local n=${#P_FW[@]} i est runs skipped="" what=""
+  runs=$(planned_points)
+  if ((runs < n)); then skipped=", $((n - runs)) skipped,"; fi
+  if [[ $MODE == throughput ]]; then what=" (throughput)"; fi
+  est=$(calc "$runs * ($WARMUP + $DURATION + 0.3)")
+  say "Plan: $n points$skipped of ${WARMUP} s warm-up + ${DURATION} s measured$what, about $(fmt_secs "$est") in all"
+  for ((i = 0; i < n; i++)); do
+    if [[ ${P_STATUS[i]} == skipped ]]; then
+      printf '  %3d  %-38s skipped: %s\n' "$((i + 1))" "${P_STEM[i]}" "${P_MSG[i]}"
+    else
+      printf '  %3d  %s\n' "$((i + 1))" "${P_STEM[i]}"
+    fi
+  done
 }
 
 # Creates OUT_DIR/NAME-YYYYmmdd-HHMMSS (a suffix if that second is taken) and the scratch dir.
@@ -300,7 +388,7 @@ write_sweep_json() {
   : >"$f"
   for ((i = 0; i < ${#P_FW[@]}; i++)); do
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${P_STEM[i]}" "${P_FW[i]}" \
-      "${P_PROTO[i]}" "$SIZE" "${P_IV[i]}" "${P_TASKS[i]}" "${P_STATUS[i]}" "${P_WALL[i]}" \
+      "${P_PROTO[i]}" "${P_SIZE[i]}" "${P_IV[i]}" "${P_TASKS[i]}" "${P_STATUS[i]}" "${P_WALL[i]}" \
       "${P_P50[i]}" "${P_RATE[i]}" "${P_MSG[i]//$'\t'/ }" >>"$f"
   done
   python3 "$SCRIPTS_DIR/sweep_record.py" write "$SWEEP_TMP" "$SWEEP_DIR/sweep.json" "$SWEEP_STATUS" ||
@@ -359,20 +447,26 @@ tail_err() {
   tail -n "${2:-5}" "$f" | sed 's/^/      | /'
 }
 
-# One measured point of a Rust framework.
-run_rtt_point() {
+# One measured point of a Rust framework, RTT or throughput.
+run_point() {
   local i=$1 fw=${P_FW[$1]} proto=${P_PROTO[$1]} stem="$SWEEP_DIR/${P_STEM[$1]}" rc=0 limit
+  local mode_args=()
   PONG_ERR="$SWEEP_TMP/pong.err"
   if ! pong_start "$fw" "$proto"; then
     pong_stop
     point_failed "$i" "pong not ready: $PONG_ERROR" "$PONG_ERR"
     return
   fi
-  # Warm-up + duration + one UDP timeout + the ping's 5 s grace for a stalled peer, + margin.
-  limit=$(calc "$WARMUP + $DURATION + 8")
+  if is_throughput_point "$i"; then
+    # Warm-up + duration + the handshake and the counts (5 s each at most) + margin.
+    mode_args=(--mode throughput) limit=$(calc "$WARMUP + $DURATION + 13")
+  else
+    # Warm-up + duration + one UDP timeout + the ping's 5 s grace for a stalled peer, + margin.
+    mode_args=(--interval "${P_IV[i]}") limit=$(calc "$WARMUP + $DURATION + 8")
+  fi
   timeout -k 2 "$limit" "${TASKSET_PING[@]}" "${NICE_CMD[@]}" \
-    "$BIN_DIR/$(bin_prefix "$fw")-ping" --address "$PONG_TARGET" --protocol "$proto" \
-    --size "$SIZE" --interval "${P_IV[i]}" --duration "$DURATION" --warmup "$WARMUP" \
+    "$BIN_DIR/$(bin_prefix "$fw")-ping" "${mode_args[@]}" --address "$PONG_TARGET" --protocol "$proto" \
+    --size "${P_SIZE[i]}" --duration "$DURATION" --warmup "$WARMUP" \
     --tasks "${P_TASKS[i]}" "${PING_EXTRA_ARGS[@]}" --out "$stem" \
     >"$SWEEP_TMP/ping.out" 2>"$SWEEP_TMP/ping.err" </dev/null &
   CHILD_PID=$!
@@ -386,6 +480,12 @@ run_rtt_point() {
     point_failed "$i" "ping wrote no $stem.json/.csv" "$SWEEP_TMP/ping.err" "$PONG_ERR"
   else
     point_done "$i"
+  fi
+  if [[ ${P_STATUS[i]} == failed ]]; then
+    # A ping killed before it wrote anything leaves empty files, which no reader wants; what a
+    # failing ping did write (marked "complete": false) stays.
+    local f
+    for f in "$stem.json" "$stem.csv"; do if [[ -f $f && ! -s $f ]]; then rm -f "$f"; fi; done
   fi
   CURRENT="" # the ping is over: its logs are final, even if a signal comes while the pong stops
   pong_stop
@@ -454,12 +554,19 @@ point_failed() { # index, message, stderr files whose tails to show
 point_skipped() { P_STATUS[$1]=skipped P_MSG[$1]=$2; }
 
 progress() {
-  local i=$1 n=${#P_FW[@]} done_n=$(($1 + 1)) elapsed eta what
+  local i=$1 n=${#P_FW[@]} done_n=$(($1 + 1)) elapsed eta what left
   elapsed=$(calc "($(now_us) - $SWEEP_T0) / 1000000")
-  # What is left: its warm-up and duration, plus the overhead per point seen so far.
-  eta=$(calc "($n - $done_n) * ($WARMUP + $DURATION) + ($n - $done_n) * ($elapsed - $MEASURED_SO_FAR) / $done_n")
+  left=$(planned_points "$done_n")
+  # What is left: its warm-up and duration, plus the overhead per point run so far.
+  eta=$(calc "$left * ($WARMUP + $DURATION) + $left * ($elapsed - $MEASURED_SO_FAR) / ($RUN_SO_FAR ? $RUN_SO_FAR : 1)")
   case "${P_STATUS[i]}" in
-    ok) what=$(printf 'p50 %8s   %10s msg/s' "$(fmt_ns "${P_P50[i]}")" "$(fmt_rate "${P_RATE[i]}")") ;;
+    ok)
+      if is_throughput_point "$i"; then
+        what=$(printf 'p50 %10s msg/s   %8s Gb/s' "$(fmt_si "${P_P50[i]}")" "$(fmt_gbps "${P_RATE[i]}")")
+      else
+        what=$(printf 'p50 %8s   %10s msg/s' "$(fmt_ns "${P_P50[i]}")" "$(fmt_rate "${P_RATE[i]}")")
+      fi
+      ;;
     failed) what="FAILED: ${P_MSG[i]}" ;;
     *) what="skipped: ${P_MSG[i]}" ;;
   esac
@@ -475,6 +582,11 @@ progress() {
 
 fmt_ns() { if [[ -z $1 ]]; then printf -- '-'; else calc "sprintf(\"%.1f µs\", $1 / 1000)"; fi; }
 fmt_rate() { if [[ -z $1 ]]; then printf -- '-'; else calc "sprintf(\"%.1f\", $1)"; fi; }
+fmt_gbps() { if [[ -z $1 ]]; then printf -- '-'; else calc "sprintf(\"%.3f\", $1)"; fi; }
+fmt_si() { # 4213000 -> 4.21 M
+  if [[ -z $1 ]]; then printf -- '-'; return; fi
+  calc "$1 >= 1e9 ? sprintf(\"%.2f G\", $1 / 1e9) : $1 >= 1e6 ? sprintf(\"%.2f M\", $1 / 1e6) : $1 >= 1e3 ? sprintf(\"%.2f k\", $1 / 1e3) : sprintf(\"%.0f\", $1)"
+}
 
 # The trap handlers. Children are stopped by the PIDs remembered when they were started.
 on_signal() {
@@ -538,15 +650,18 @@ run_sweep() {
   SUITE_VERSION=$(suite_version)
   SWEEP_STATUS=running
   meta started_at "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  meta estimated_s "$(calc "$n * ($WARMUP + $DURATION + 0.3)")"
+  meta estimated_s "$(calc "$(planned_points) * ($WARMUP + $DURATION + 0.3)")"
   write_sweep_json
   say "Logs: $SWEEP_DIR"
   SWEEP_T0=$(now_us)
-  MEASURED_SO_FAR=0
+  MEASURED_SO_FAR=0 RUN_SO_FAR=0
   for ((i = 0; i < n; i++)); do
     CURRENT=$i
     t0=$(now_us)
-    if [[ ${P_FW[i]} == ping ]]; then run_icmp_point "$i"; else run_rtt_point "$i"; fi
+    if [[ ${P_STATUS[i]} == planned ]]; then RUN_SO_FAR=$((RUN_SO_FAR + 1)); fi
+    if [[ ${P_STATUS[i]} == skipped ]]; then : # by the plan: no log, said in the plan and below
+    elif [[ ${P_FW[i]} == ping ]]; then run_icmp_point "$i"
+    else run_point "$i"; fi
     CURRENT=""
     P_WALL[i]=$(calc "sprintf(\"%.2f\", ($(now_us) - $t0) / 1000000)")
     # Overhead is counted on measured points only: what failed or was skipped took what it took.
@@ -597,14 +712,15 @@ run_sweep() {
 
 # parse.py's table when the analysis toolkit is installed, else a plain one from the JSON logs.
 summary_table() {
-  local out rc=0
+  local out rc=0 kind=()
+  if [[ $MODE == throughput ]]; then kind=(-k throughput); fi
   if [[ -f $SUITE_DIR/parse.py ]]; then
-    out=$(cd "$SUITE_DIR" && python3 parse.py --summary -d "$SWEEP_DIR" 2>&1) || rc=$?
+    out=$(cd "$SUITE_DIR" && python3 parse.py "${kind[@]}" --summary -d "$SWEEP_DIR" 2>&1) || rc=$?
     if ((rc == 0)); then
       printf '%s\n' "$out"
       return
     fi
-    say "(parse.py --summary failed with status $rc: $(printf '%s\n' "$out" | tail -n 1))"
+    say "(parse.py ${kind[*]}${kind[*]:+ }--summary failed with status $rc: $(printf '%s\n' "$out" | tail -n 1))"
   fi
   python3 "$SCRIPTS_DIR/sweep_record.py" summary "$SWEEP_DIR" || true
 }

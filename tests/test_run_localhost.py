@@ -67,7 +67,9 @@ def shim_bins(tmp_path):
     ("tokio-ping", "echo 'shim: ping refuses' >&2; exit 1", {}, "ping exited with status 1"),
     ("tokio-pong", "echo 'shim: pong cannot bind' >&2; exit 3", {}, "exited before listening"),
     ("tokio-pong", "exec sleep 600", {"READY_TIMEOUT": "1"}, "no 'listening on' line"),
-    ("tokio-ping", "exec sleep 600", {}, "ping timed out"),
+    # Opens its logs, as a real ping does, then hangs: the empty files must not stay.
+    ("tokio-ping", 'while [ $# -gt 0 ]; do [ "$1" = --out ] && : >"$2.json" && : >"$2.csv"; shift; done\n'
+                   "exec sleep 600", {}, "ping timed out"),
 ], ids=["ping-fails", "pong-dies", "pong-silent", "ping-hangs"])
 def test_a_failed_point_is_reported_and_the_sweep_goes_on(tmp_path, shim_bins, binary, body,
                                                          knobs, reason):
@@ -82,6 +84,7 @@ def test_a_failed_point_is_reported_and_the_sweep_goes_on(tmp_path, shim_bins, b
     assert reason in run.output
     if "shim:" in body:  # the tail of the failing binary's stderr is shown
         assert body.split("'")[1] in run.output
+    assert not [p.name for p in folder.iterdir() if p.stat().st_size == 0]
     sweep = load_json(folder / "sweep.json")
     assert sweep["status"] == "failed"
     assert [p["status"] for p in sweep["points"]] == ["ok", "failed"]
