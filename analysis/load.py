@@ -1,6 +1,7 @@
-"""Find and read RTT logs under a folder, recursively: this suite's STEM.json + STEM.csv pairs
-and the 2022 suite's per-sample CSV. Each run comes out as a metadata dict (one vocabulary for
-both formats) and numpy arrays of samples in ns. Reading only: statistics live in stats.py.
+"""Find and read logs under a folder, recursively: this suite's STEM.json + STEM.csv pairs (RTT
+or throughput) and the 2022 suite's per-sample RTT CSV. Each run comes out as a metadata dict
+(one vocabulary for both formats) and numpy arrays: RTT samples in ns, or a throughput run's
+per-window counts. Reading only: statistics live in stats.py.
 """
 
 import json
@@ -13,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 NEW_HEADER = "seq,t_ns,rtt_ns"
+WINDOWS_HEADER = "window,t_ns,messages,bytes"  # a throughput log's CSV
+HEADERS = {"rtt": NEW_HEADER, "throughput": WINDOWS_HEADER}
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 SWEEP_INFO = "sweep.json"
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
@@ -79,7 +82,7 @@ def scan(folder: Path, kind: str, warn) -> Found:
             found.other_kinds[log_kind] = found.other_kinds.get(log_kind, 0) + 1
             continue
         try:
-            meta = run_meta(data)
+            meta = run_meta(data) if kind == "rtt" else throughput_meta(data)
         except LogError as e:
             warn(path, str(e))
             continue
@@ -95,9 +98,9 @@ def scan(folder: Path, kind: str, warn) -> Found:
             continue
         if header == OLD_HEADER:
             found.old_csvs.append(path)
-        elif header == NEW_HEADER:
+        elif header == HEADERS.get(kind):
             warn(path, f"no {path.with_suffix('.json').name} beside it")
-        else:
+        elif header not in HEADERS.values():  # a lone CSV of the other kind is not ours to judge
             warn(path, "not an RTT log (unknown CSV header)")
     return found
 
@@ -138,6 +141,50 @@ def run_meta(data: dict) -> dict:
         "time_estimated": False,
         "details": {k: v for k, v in data.items() if k != "rtt_ns"},
     }
+
+
+def throughput_meta(data: dict) -> dict:
+    """The metadata of a throughput JSON log; its rates are recomputed from the CSV's windows."""
+    for key in ("framework", "transport"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise LogError(f"field {key!r} is missing")
+    window = _number(data, "window_s")
+    if window <= 0:
+        raise LogError(f"field 'window_s' is {window!r}, not a positive number of seconds")
+    return {
+        "framework": data["framework"],
+        "transport": data["transport"],
+        "payload": _number(data, "payload", int),
+        "tasks": _number(data, "tasks", int, required=False) or 0,
+        "window_s": window,
+        "sent": _number(data, "sent", int, required=False),
+        "lost": _number(data, "lost", int, required=False),
+        "json_windows": _number(data, "windows", int, required=False),
+        "json_received": _number(data, "received", int, required=False),
+        "complete": data.get("complete") is not False,
+        "error": data.get("error"),
+        "started_at": data.get("started_at"),
+        "host": data.get("host"),
+        "address": data.get("address"),
+        "format": str(data.get("schema")),
+        "details": {k: v for k, v in data.items() if k not in ("msg_per_s", "gbit_per_s")},
+    }
+
+
+def read_windows(csv: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start times (ns since the measurement began), messages and bytes of each window, as int64."""
+    try:
+        if _first_line(csv) != WINDOWS_HEADER:
+            raise LogError(f"its CSV header is not {WINDOWS_HEADER!r}")
+        frame = pd.read_csv(csv, usecols=["t_ns", "messages", "bytes"], dtype=np.int64, engine="c")
+    except FileNotFoundError:
+        raise LogError("its CSV is missing") from None
+    except (OSError, ValueError, pd.errors.ParserError) as e:
+        raise LogError(f"unreadable CSV ({str(e).splitlines()[0]})") from None
+    messages, size = frame["messages"].to_numpy(), frame["bytes"].to_numpy()
+    if (messages < 0).any() or (size < 0).any():
+        raise LogError("negative counts in its CSV")
+    return frame["t_ns"].to_numpy(), messages, size
 
 
 def read_samples(csv: Path, with_time: bool) -> tuple[np.ndarray, np.ndarray | None]:

@@ -1,11 +1,13 @@
 """Pure statistics on one run's RTT samples (integer nanoseconds): exact percentiles and the
-small shapes the figures draw (ECDF points, histograms, RTT over time). No I/O, no plotting.
+small shapes the figures draw (ECDF points, histograms, RTT over time); and on a throughput
+run's per-window counts: rates across windows. No I/O, no plotting.
 
 Percentiles are by nearest rank on the sorted samples: the p-th percentile is the sample at
 1-based rank ceil(p/100 * n), computed in exact integer arithmetic, as rtt-core computes the
 JSON's `rtt_ns`, so the table and the logs agree to the nanosecond. This is numpy's
 ``method="inverted_cdf"``, except where p/100 * n is a whole number that floating point
 rounds up (numpy puts p99.9 of 1000 samples at rank 1000; the definition says 999).
+Throughput percentiles are the same nearest rank, taken across a run's measured windows.
 """
 
 from dataclasses import dataclass
@@ -18,6 +20,7 @@ _DENOMINATOR = 100_000  # percentiles are exact to 0.001 %
 
 RAW_TIME_POINTS = 2_000  # runs up to this size are drawn sample by sample over time
 TIME_BINS = 250  # at most, and at least 100 samples a bin so that its p99 means something
+RATE_PERCENTILES = {"p5": 5, "p50": 50, "p95": 95}  # of msg/s and Gb/s across windows
 _RTT_BITS = 40  # RTTs below 2**40 ns (18 min) pack under a time-bin index into one int64
 
 
@@ -136,3 +139,37 @@ def _over_time(rtt_ns: np.ndarray, t_ns: np.ndarray | None) -> tuple[np.ndarray,
     p99 = keys[first + (size * 99 + 99) // 100 - 1] & mask
     centres = (start + (used + 0.5) * width) / 1e9
     return centres, p50.astype(np.float64), p99.astype(np.float64)
+
+
+@dataclass
+class Windows:
+    """A throughput run over time: each measured window's start and its rates."""
+
+    time_s: np.ndarray
+    msg_per_s: np.ndarray
+    gbit_per_s: np.ndarray
+
+
+def window_rates(t_ns: np.ndarray, messages: np.ndarray, size: np.ndarray,
+                 window_s: float) -> tuple[dict, Windows | None]:
+    """Throughput of a run from the messages and bytes received in each measured window.
+
+    The scalars are windows, received (messages), received_bytes, and for msg_per_s and
+    gbit_per_s the mean and RATE_PERCENTILES across windows (e.g. msg_per_s_p50); NaN without
+    windows. A window's rate is its count × (1 / window_s), and × 8 / 1e9 for bytes to Gb/s,
+    as rtt-core scales them, so the table and the JSON agree.
+    """
+    n = len(messages)
+    per_second = 1.0 / window_s
+    scales = {"msg_per_s": per_second, "gbit_per_s": per_second * 8.0 / 1e9}
+    scalars = {"windows": n, "received": int(messages.sum()), "received_bytes": int(size.sum())}
+    names = ["mean", *RATE_PERCENTILES]
+    if n == 0:
+        scalars.update({f"{q}_{name}": np.nan for q in scales for name in names})
+        return scalars, None
+    ranked = ranks(n, list(RATE_PERCENTILES.values()))
+    for quantity, counts in (("msg_per_s", messages), ("gbit_per_s", size)):
+        scale = scales[quantity]
+        values = [counts.sum() / n * scale, *(np.sort(counts)[ranked] * scale).tolist()]
+        scalars.update({f"{quantity}_{name}": float(v) for name, v in zip(names, values, strict=True)})
+    return scalars, Windows(t_ns / 1e9, messages * scales["msg_per_s"], size * scales["gbit_per_s"])

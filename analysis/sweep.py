@@ -1,6 +1,6 @@
 """A sweep as the figures and the table see it: one row per measured point (metadata and
-statistics) plus each run's small Shape. Files are read one at a time and their samples
-dropped once described, so memory does not grow with the number of samples.
+statistics) plus each run's small Shape (RTT) or Windows (throughput). Files are read one at a
+time and their samples dropped once described, so memory does not grow with the number of samples.
 """
 
 import math
@@ -27,12 +27,11 @@ class Filters:
     frameworks: list[str] = field(default_factory=list)
 
     def admit(self, meta: dict) -> bool:
-        rate = meta["target_rate"]
         return (
             (not self.transports or meta["transport"] in self.transports)
             and (not self.frameworks or meta["framework"] in self.frameworks)
             and (not self.tasks or meta["tasks"] in self.tasks)
-            and (not self.rates or any(_same_rate(rate, r) for r in self.rates))
+            and (not self.rates or any(_same_rate(meta["target_rate"], r) for r in self.rates))
         )
 
     def describe(self) -> str:
@@ -57,7 +56,8 @@ class Sweep:
     folder: Path
     infos: dict  # Path of each sweep.json → its content
     runs: pd.DataFrame  # one row per run, in display order; index 0..n-1
-    shapes: list  # stats.Shape (or None when a run has no samples), aligned with runs
+    shapes: list  # stats.Shape or stats.Windows (None when a run has no samples), aligned with runs
+    kind: str = "rtt"
 
 
 def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) -> Sweep:
@@ -76,16 +76,28 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) ->
         rows.append({**meta, **scalars})
         shapes.append(shape)
 
+    def add_windows(meta: dict, t, messages, size) -> None:
+        scalars, windows = stats.window_rates(t, messages, size, meta["window_s"])
+        for key, what in (("windows", "windows"), ("received", "messages")):
+            if meta[f"json_{key}"] is not None and meta[f"json_{key}"] != scalars[key]:
+                warn(Path(meta["source"] + ".csv"), f"{scalars[key]} {what} but its JSON says "
+                     f"{key} = {meta[f'json_{key}']}", skipped=False)
+        rows.append({**meta, **scalars})
+        shapes.append(windows)
+
     for csv, meta in found.logs:
         seen.append(meta)
         if not filters.admit(meta):
             continue
         tried += 1
         try:
-            add(meta, *load.read_samples(csv, with_time))
+            if kind == "throughput":
+                add_windows(meta, *load.read_windows(csv))
+            else:
+                add(meta, *load.read_samples(csv, with_time))
         except load.LogError as e:
             warn(csv, str(e))
-    for csv in found.old_csvs:
+    for csv in found.old_csvs if kind == "rtt" else ():  # the 2022 suite wrote RTTs only
         try:
             old_runs = load.read_2022(csv, kind, with_time)
         except load.LogError as e:
@@ -98,8 +110,8 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) ->
                 add(meta, rtt, t)
     if not rows:
         raise NothingUsable(_why_nothing(folder, kind, found, seen, tried, filters))
-    runs, shapes = _tidy(pd.DataFrame(rows), shapes, warn)
-    return Sweep(folder, found.infos, runs, shapes)
+    runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, warn)
+    return Sweep(folder, found.infos, runs, shapes, kind)
 
 
 def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: int, filters: Filters) -> str:
@@ -108,10 +120,15 @@ def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: 
         return f"no usable {kind} log{which} in {folder}: every one was skipped (see the warnings above)"
     if seen:
         frame = pd.DataFrame(seen)
+        values = (f"rates {_rates(frame['target_rate'])} msg/s" if kind == "rtt"
+                  else f"payloads {_listing(frame['payload'])} B")
         return (f"no {kind} run in {folder} matches {filters.describe()}; there are "
-                f"transports {_listing(frame['transport'])}, rates {_rates(frame['target_rate'])} msg/s, "
+                f"transports {_listing(frame['transport'])}, {values}, "
                 f"tasks {_listing(frame['tasks'])}, frameworks {_listing(frame['framework'])}")
-    others = ", ".join(f"{n} {k}" for k, n in sorted(found.other_kinds.items()))
+    kinds = dict(found.other_kinds)
+    if found.old_csvs and kind != "rtt":  # the 2022 suite's CSVs hold RTTs
+        kinds["rtt"] = kinds.get("rtt", 0) + len(found.old_csvs)
+    others = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     if others:
         return f"no {kind} logs in {folder} (it holds {others} logs; choose them with -k)"
     return (f"no {kind} logs found in {folder}: run a sweep first (e.g. ./run-localhost.sh -S -t) "
@@ -119,10 +136,11 @@ def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: 
 
 
 def _listing(values) -> str:
-    return ", ".join(str(v) for v in sorted(set(values), key=str))
+    numbers = all(isinstance(v, (int, np.integer)) for v in set(values))
+    return ", ".join(str(v) for v in sorted(set(values), key=None if numbers else str))
 
 
-def _tidy(runs: pd.DataFrame, shapes: list, warn) -> tuple[pd.DataFrame, list]:
+def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFrame, list]:
     """Display order, one run per point (the newest), and the derived columns."""
     runs = runs.assign(
         shape_id=np.arange(len(runs)),
@@ -130,15 +148,18 @@ def _tidy(runs: pd.DataFrame, shapes: list, warn) -> tuple[pd.DataFrame, list]:
         transport_rank=style.order_key(runs["transport"], style.TRANSPORT_ORDER),
         started=runs["started_at"].fillna("").astype(str),
     )
-    point = ["framework", "transport", "payload", "interval_s", "tasks"]
+    # Throughput runs have no rate asked for: they send back-to-back.
+    point = ["framework", "transport", "payload", *(["interval_s"] if kind == "rtt" else []), "tasks"]
     runs = runs.sort_values("started", kind="stable").sort_values(
-        ["framework_rank", "framework", "transport_rank", "transport", "payload", "interval_s", "tasks"],
-        ascending=[True, True, True, True, True, False, True], kind="stable")
+        ["framework_rank", "framework", "transport_rank", "transport", *point[2:]],
+        ascending=[True, True, True, True, True, *([False] if kind == "rtt" else []), True], kind="stable")
     repeated = runs.duplicated(point, keep="last")
     for _, row in runs[repeated].iterrows():  # a loop over runs, not samples
         newer = runs[~repeated].set_index(point).loc[tuple(row[point])]["source"]
         warn(Path(row["source"]), f"the same point as {newer}, which ran later: using that one")
     runs = runs[~repeated].reset_index(drop=True)
+    if kind != "rtt":
+        return runs, [shapes[i] for i in runs["shape_id"]]
     achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
     runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
     return runs, [shapes[i] for i in runs["shape_id"]]
