@@ -1,8 +1,10 @@
-"""Turn a sweep of round-trip-time logs into a summary table and PDF figures.
+"""Turn a sweep of round-trip-time or throughput logs into a summary table and PDF figures.
 
 Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV, recursively
 from DIR (default: the newest sweep under latency-logs/). Percentiles are exact, by nearest
 rank. Without -t or --summary it does both: every figure to one PDF and the table on stdout.
+With -k throughput: -t stat draws msg/s and Gb/s against payload size, -t time the rate per
+window over each run; -r does not apply.
 """
 
 import argparse
@@ -16,6 +18,7 @@ from .load import newest_sweep
 from .sweep import Filters, NothingUsable, collect
 
 PLOTS = ("stat", "ecdf", "pdf", "time", "tasks", "all")
+THROUGHPUT_PLOTS = ("stat", "time", "all")  # the others describe RTT distributions
 DEFAULT_ROOT = Path("latency-logs")
 
 
@@ -56,14 +59,15 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="parse.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-d", "--dir", type=Path, help="folder of logs (default: newest sweep in latency-logs/)")
     p.add_argument("-k", "--kind", choices=("rtt", "throughput"), default="rtt", help="kind of log (default rtt)")
-    p.add_argument("-t", "--type", choices=PLOTS, help="figure to draw; all = every figure, table and machine page")
+    p.add_argument("-t", "--type", choices=PLOTS, help="figure to draw; all = every figure, table and machine page "
+                   f"(throughput: {', '.join(THROUGHPUT_PLOTS)})")
     p.add_argument("-p", "--protocol", choices=("tcp", "udp", "icmp"), help="only this transport")
     p.add_argument("-r", "--rate", type=_list(_rate), default=[], metavar="RATE[,RATE]",
                    help="only these message rates asked for, msg/s: 1000, 1k, inf (back-to-back)")
     p.add_argument("-l", "--tasks", type=_list(int), default=[], metavar="N[,N]", help="only these decoy counts")
     p.add_argument("-f", "--framework", type=_list(str.strip), default=[], metavar="NAME[,NAME]",
                    help="only these frameworks: std, tokio, async-std, smol, ping")
-    p.add_argument("-s", "--scale", choices=("log", "lin"), default="log", help="RTT axis scale (default log)")
+    p.add_argument("-s", "--scale", choices=("log", "lin"), default="log", help="RTT axis scale; throughput: the rate axis of -t stat (default log)")
     p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help="PDF to write (default: DIR/KIND-TYPE.pdf)")
     p.add_argument("--summary", action="store_true", help="print the summary table on stdout")
     p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format (default text)")
@@ -75,13 +79,14 @@ def _folder(args) -> Path:
         if not args.dir.is_dir():
             raise NothingUsable(f"{args.dir}: no such folder")
         return args.dir
-    roots = [DEFAULT_ROOT, Path(__file__).resolve().parent.parent / DEFAULT_ROOT]
-    for root in roots:
-        folder = newest_sweep(root)
-        if folder is not None:
-            print(f"reading {folder} (the newest sweep; choose another with -d)", file=sys.stderr)
-            return folder
-    raise NothingUsable(f"no logs found in {roots[0]}/: run a sweep first (e.g. ./run-localhost.sh -S -t) "
+    # ./latency-logs/ when there is one, else the repository's (parse.py run from elsewhere).
+    here, repo = DEFAULT_ROOT, Path(__file__).resolve().parent.parent / DEFAULT_ROOT
+    root = here if here.is_dir() or not repo.is_dir() else repo
+    folder = newest_sweep(root)
+    if folder is not None:
+        print(f"reading {folder} (the newest sweep; choose another with -d)", file=sys.stderr)
+        return folder
+    raise NothingUsable(f"no logs found in {root}/: run a sweep first (e.g. ./run-localhost.sh -S -t) "
                         f"or point -d at a folder of logs")
 
 
@@ -94,9 +99,20 @@ def _check_writable(path: Path) -> None:
         raise NothingUsable(f"cannot write {path}: {reason}")
 
 
+def _check_kind(args) -> None:
+    """Options that mean nothing for the kind of log asked for are a command-line mistake."""
+    if args.kind != "throughput":
+        return
+    if args.rate:
+        raise UsageError("-r: throughput runs send back-to-back, they have no message rate to pick "
+                         "(choose with -p, -l, -f)")
+    if args.type is not None and args.type not in THROUGHPUT_PLOTS:
+        raise UsageError(f"-t {args.type}: not drawn for throughput logs; "
+                         f"there are {', '.join(THROUGHPUT_PLOTS)} (see {parser().prog} -h)")
+
+
 def run(args) -> int:
-    if args.kind != "rtt":
-        raise NothingUsable(f"-k {args.kind}: this version of parse.py analyses rtt logs only")
+    _check_kind(args)
     show_table = args.summary or args.format is not None
     plot = args.type
     if plot is None and not show_table:  # neither asked: everything
@@ -113,14 +129,15 @@ def run(args) -> int:
     sweep = collect(folder, args.kind, filters, with_time=plot in ("time", "all"), warn=warn)
     if show_table:
         formats = {"text": summary.text, "csv": summary.csv, "markdown": summary.markdown}
-        sys.stdout.write(formats[args.format or "text"](sweep.runs))
+        sys.stdout.write(formats[args.format or "text"](sweep.runs, args.kind))
         sys.stdout.flush()
     if plot:
-        from . import report  # matplotlib loads only when a figure is asked for
+        from . import report, throughput_report  # matplotlib loads only when a figure is asked for
 
         title = f"{args.kind} {plot} — {folder.name}"
+        maker = throughput_report.pages if args.kind == "throughput" else report.pages
         try:
-            count = report.save(report.pages(sweep, sweep.runs, plot, args.scale), out, title)
+            count = report.save(maker(sweep, sweep.runs, plot, args.scale), out, title)
         except OSError as e:
             raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
         print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)

@@ -1,5 +1,5 @@
 """One function per figure: each draws a set of runs (rows of the sweep table, with their
-Shapes) onto a matplotlib axis it is given, and returns nothing. Pages, titles, legends and
+Shapes or Windows) onto a matplotlib axis it is given, and returns nothing. Pages, titles, legends and
 saving are report.py's job; colours and labels come from style.py.
 """
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
 
 from . import style
 
@@ -150,6 +150,67 @@ def tasks(ax, runs, scale: str) -> None:
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("decoy tasks (CPU-bound, on the measured runtime)")
     _rtt_axis(ax, scale)
+
+
+THROUGHPUT_LABELS = {"msg_per_s": "messages received per second", "gbit_per_s": "Gb/s received (10⁹ bit/s)"}
+_SI = FuncFormatter(lambda v, _: style.si(v))
+_MAX_SIZE_TICKS = 9
+
+
+def throughput(ax, runs, quantity: str, scale: str) -> None:
+    """Throughput against payload size, `quantity` "msg_per_s" or "gbit_per_s": a line per
+    framework and transport through the medians across windows, a p5–p95 band, log x."""
+    for (_, framework, _, transport), line in runs.groupby(
+            ["framework_rank", "framework", "transport_rank", "transport"], sort=True):
+        line = line[line["windows"] > 0].sort_values("payload")
+        if line.empty:
+            continue
+        x, colour = line["payload"].to_numpy(), style.colour(framework)
+        ax.fill_between(x, line[f"{quantity}_p5"], line[f"{quantity}_p95"], color=colour, alpha=0.12, lw=0)
+        ax.plot(x, line[f"{quantity}_p50"], color=colour, ls=style.linestyle(transport), marker="o", ms=4)
+    sizes = sorted(set(runs["payload"]))
+    ax.set_xscale("log", base=2)
+    if len(sizes) <= _MAX_SIZE_TICKS:
+        # A tick at every size measured; a label only where it clears the previous one (a factor
+        # of 3 on this axis), so that 64 KiB and 65507 B do not print over each other.
+        labelled = [sizes[0]]
+        for size in sizes[1:]:  # a loop over sizes, not samples
+            if size >= 3 * labelled[-1]:
+                labelled.append(size)
+        ax.xaxis.set_major_locator(FixedLocator(sizes))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: style.size_label(v) if v in labelled else ""))
+    else:
+        ax.xaxis.set_major_locator(LogLocator(base=4))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: style.size_label(v)))
+    ax.tick_params(axis="x", labelsize=8.5)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xlim(sizes[0] / 1.6, sizes[-1] * 1.6)
+    ax.set_xlabel("payload size (bytes per message)")
+    if scale == "log":
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        ax.yaxis.set_minor_formatter(_minor_labels(ax.yaxis) if quantity == "gbit_per_s" else NullFormatter())
+    else:
+        ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(_SI if quantity == "msg_per_s" else _PLAIN)
+    ax.set_ylabel(THROUGHPUT_LABELS[quantity])
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def throughput_time(ax, runs, windows) -> None:
+    """Messages received in each window over the run, as steps from 0 (a stall shows as a drop)."""
+    for run in runs.itertuples():
+        w = windows[run.Index]
+        if w is None:
+            continue
+        x = np.append(w.time_s, w.time_s[-1] + run.window_s)  # the last window's step ends where it does
+        ax.plot(x, np.append(w.msg_per_s, w.msg_per_s[-1]), drawstyle="steps-post", lw=1.2,
+                color=style.colour(run.framework), ls=style.linestyle(run.transport))
+    ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(_SI)
+    ax.set_xlabel("time since the measurement started (s)")
+    ax.set_ylabel("messages received per second, per window")
+    ax.grid(True, which="major", alpha=0.3)
 
 
 def framework_handles(frameworks) -> list:

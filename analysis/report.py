@@ -20,7 +20,7 @@ TEXT_LINES = 42  # lines per column on the machine page
 _LOOPBACK = ("127.", "localhost", "[::1]", "::1")
 
 
-def _page(title: str, context: str, panels: int = 1, cols: int = 3) -> tuple[Figure, list]:
+def new_page(title: str, context: str, panels: int = 1, cols: int = 3) -> tuple[Figure, list]:
     """A page with a title, a context line and `panels` axes in rows of up to `cols`."""
     cols = min(cols, panels)
     rows = math.ceil(panels / cols)
@@ -47,7 +47,7 @@ def context(sweep, runs) -> str:
     return f"{where} · {when} · {sweep.folder.name}"
 
 
-def _point(payload, tasks) -> str:
+def point(payload, tasks) -> str:
     return f"{payload} B payload, {tasks} decoy task{'s' if tasks != 1 else ''}"
 
 
@@ -68,7 +68,7 @@ def _share(axes, which: str, cols: int) -> None:
             ax.tick_params(axis="x", which="both", labelbottom=i + cols >= len(axes))
 
 
-def _finish(fig, axes, handles: list, shared: str, cols: int = 3) -> None:
+def finish(fig, axes, handles: list, shared: str, cols: int = 3) -> None:
     """Shared ranges (`shared`: "x", "y" or "xy"), one pair of axis labels, one legend."""
     for which in shared:
         _share(axes, which, min(cols, len(axes)))
@@ -81,27 +81,27 @@ def _finish(fig, axes, handles: list, shared: str, cols: int = 3) -> None:
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False, fontsize=9)
 
 
-def _title(ax, text: str) -> None:
+def panel_title(ax, text: str) -> None:
     ax.set_title(text, fontsize=10, y=1.0, pad=4)  # a fixed y skips a costly layout pass
 
 
 def stat_pages(sweep, runs, scale):
     """A page per payload and decoy count, a panel per transport; the ICMP baseline in each."""
     for (payload, tasks), group in runs.groupby(["payload", "tasks"], sort=True):
-        transports = [t for t in _ordered(group["transport"]) if t != "icmp"] or ["icmp"]
-        fig, axes = _page(f"Median round-trip time against message rate — {_point(payload, tasks)}",
+        transports = [t for t in ordered(group["transport"]) if t != "icmp"] or ["icmp"]
+        fig, axes = new_page(f"Median round-trip time against message rate — {point(payload, tasks)}",
                           context(sweep, group), len(transports), cols=2)
         positions = plots.rate_positions(group["interval_s"])
         for ax, transport in zip(axes, transports, strict=True):
             panel = group[(group["transport"] == transport) | (group["transport"] == "icmp")]
             plots.stat(ax, panel, scale, positions)
-            _title(ax, transport.upper())
-        _finish(fig, axes, plots.framework_handles(group["framework"]) + plots.style_handles(
+            panel_title(ax, transport.upper())
+        finish(fig, axes, plots.framework_handles(group["framework"]) + plots.style_handles(
             group["transport"], band=True, missed=bool(group["missed_rate"].any())), "xy", cols=2)
         yield fig
 
 
-def _ordered(values) -> list:
+def ordered(values) -> list:
     return sorted(set(values), key=lambda v: (style.order_key([v], style.TRANSPORT_ORDER), v))
 
 
@@ -111,15 +111,15 @@ def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload",
         key = dict(zip(by, key, strict=True))
         intervals = sorted(set(group["interval_s"]), key=lambda i: math.inf if i <= 0 else 1 / i)
         title = f"{what} — {key['transport'].upper()}, " + (
-            _point(key["payload"], key["tasks"]) if "tasks" in key else f"{key['payload']} B payload")
-        fig, axes = _page(title, context(sweep, group), len(intervals))
+            point(key["payload"], key["tasks"]) if "tasks" in key else f"{key['payload']} B payload")
+        fig, axes = new_page(title, context(sweep, group), len(intervals))
         for ax, interval in zip(axes, intervals, strict=True):
             panel = group[group["interval_s"] == interval]
             if draw is plots.tasks:
                 draw(ax, panel, scale)
             else:
                 draw(ax, panel, sweep.shapes, scale)
-            _title(ax, _rate_title(interval))
+            panel_title(ax, _rate_title(interval))
         handles = plots.framework_handles(group["framework"])
         if draw is plots.time:
             big = any(s is not None and len(s.time_p99_ns) for s in (sweep.shapes[i] for i in group.index))
@@ -127,26 +127,30 @@ def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload",
                                                         ("p99 per time bin", ":", "")] if big else [])
         elif draw is plots.tasks:
             handles += plots.style_handles(percentiles=[("p50", "-", "o"), ("p99", "--", "^")])
-        _finish(fig, axes, handles, "y" if draw is plots.time else "xy")
+        finish(fig, axes, handles, "y" if draw is plots.time else "xy")
         yield fig
 
 
-def table_pages(sweep, runs):
+def table_pages(sweep, runs, kind: str = "rtt"):
     """The summary table, set in a monospaced font (one text block: fast and aligned)."""
-    lines = summary.text(runs).rstrip("\n").split("\n")
+    lines = summary.text(runs, kind).rstrip("\n").split("\n")
     header, body = lines[:2], lines[2:lines.index("")]
-    notes = [*lines[lines.index("") + 1:], "percentiles: nearest rank on all samples (exact)"]
+    method = "all samples (exact)" if kind == "rtt" else "the measured windows"
+    notes = [*lines[lines.index("") + 1:], f"percentiles: nearest rank on {method}"]
+    what = "round-trip time" if kind == "rtt" else "throughput"
+    # As large as fits the text block's width: a monospaced character is about 0.6 em wide.
+    size = min(9.5, 0.9 * style.PAGE_SIZE[0] * 72 / (0.61 * max(len(line) for line in lines[:len(body) + 2])))
     pages = max(1, math.ceil(len(body) / TABLE_ROWS))
     for page in range(pages):
         chunk = body[page * TABLE_ROWS:(page + 1) * TABLE_ROWS]
         suffix = f" ({page + 1}/{pages})" if pages > 1 else ""
-        fig, (ax,) = _page(f"Summary: round-trip time per run{suffix}", context(sweep, runs))
+        fig, (ax,) = new_page(f"Summary: {what} per run{suffix}", context(sweep, runs))
         ax.set_position((0.05, 0.05, 0.9, 0.83))
         ax.axis("off")
         ax.text(0, 1, "\n".join(header), transform=ax.transAxes, va="top", family="monospace",
-                fontsize=9.5, weight="bold")
+                fontsize=size, weight="bold")
         ax.text(0, 1, "\n" * 2 + "\n".join(chunk), transform=ax.transAxes, va="top", family="monospace",
-                fontsize=9.5)
+                fontsize=size)
         ax.text(0, 0, "\n".join(notes), transform=ax.transAxes, va="bottom", fontsize=8, color="0.3")
         yield fig
 
@@ -154,7 +158,8 @@ def table_pages(sweep, runs):
 # Fields of a log that are results of the run, not facts about the machine or the setup.
 _RESULTS = {"schema", "kind", "framework", "transport", "payload", "interval_s", "target_rate", "tasks",
             "started_at", "sent", "received", "lost", "late", "out_of_order", "achieved_rate", "complete",
-            "decoy_iterations", "framework_version"}
+            "decoy_iterations", "framework_version", "error", "windows", "sent_bytes", "received_bytes",
+            "msg_per_s", "gbit_per_s"}
 
 
 def _facts(sweep, runs) -> list[str]:
@@ -205,7 +210,7 @@ def _flatten(value, indent: str) -> list[str]:
 
 def machine_page(sweep, runs):
     """sweep.json (whatever keys it has) and the setup recorded in the logs, on one page."""
-    fig, (ax,) = _page("Machine and knobs of this sweep", context(sweep, runs))
+    fig, (ax,) = new_page("Machine and knobs of this sweep", context(sweep, runs))
     ax.set_position((0.05, 0.05, 0.9, 0.83))
     ax.axis("off")
     lines = _facts(sweep, runs)

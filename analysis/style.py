@@ -56,3 +56,12 @@ def us(value_ns: float) -> str:
     if value_ns is None or not math.isfinite(value_ns):
         return "–"
     return f"{value_ns / 1e3:.4g}"
+
+
+def size_label(size: float) -> str:
+    """A payload size: 64 → "64 B", 1024 → "1 KiB", 1048576 → "1 MiB", 65507 → "65507 B"."""
+    size = int(round(size))
+    for factor, unit in ((2**20, "MiB"), (2**10, "KiB")):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} B"

@@ -1,5 +1,6 @@
 """The summary table: one line per run, as aligned text for people, CSV for scripts (exact
-integer nanoseconds) or Markdown for READMEs. Formatting only; the numbers come from stats.py.
+integer nanoseconds) or Markdown for READMEs; an RTT table or a throughput table, by the kind
+of log. Formatting only; the numbers come from stats.py.
 """
 
 import io
@@ -14,6 +15,11 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
                "tasks", "n", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "lost"]
 HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "n",
            "p50 µs", "p99 µs", "p99.9 µs", "max µs", "lost"]
+THROUGHPUT_CSV_COLUMNS = ["framework", "transport", "payload", "tasks", "windows",
+                          "msg_per_s_p5", "msg_per_s_p50", "msg_per_s_p95",
+                          "gbit_per_s_p5", "gbit_per_s_p50", "gbit_per_s_p95", "sent", "received", "lost"]
+THROUGHPUT_HEADERS = ["framework", "transport", "size B", "tasks", "windows", "msg/s p5", "msg/s p50",
+                      "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "sent", "received", "lost"]
 _LEFT = 2  # the first columns are words, left-aligned; the rest numbers, right-aligned
 
 
@@ -49,11 +55,46 @@ def rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
     return lines, notes
 
 
-def text(runs: pd.DataFrame) -> str:
+def _gbit(value: float) -> str:
+    """Gb/s to three significant digits without an exponent, "–" when unknown."""
+    if not math.isfinite(value):
+        return "–"
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def throughput_rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
+    """The throughput table for people: rates with k/M and Gb/s; and its footnotes."""
+    lines, partial = [], False
+    for run in runs.itertuples():  # a loop over runs, not windows
+        name = run.framework
+        if not run.complete:
+            name += " *"
+            partial = True
+        msg = [style.si(v) if math.isfinite(v) else "–"
+               for v in (run.msg_per_s_p5, run.msg_per_s_p50, run.msg_per_s_p95)]
+        gbit = [_gbit(v) for v in (run.gbit_per_s_p5, run.gbit_per_s_p50, run.gbit_per_s_p95)]
+        lines.append([name, run.transport, str(run.payload), str(run.tasks), str(run.windows), *msg, *gbit,
+                      _count(run.sent), str(run.received), _count(run.lost)])
+    windows = ", ".join(sorted({f"{1e3 * w:g} ms" for w in runs["window_s"]}))
+    notes = [f"msg/s and Gb/s (10⁹ bit/s) received per {windows} window: p5, p50, p95 across the measured windows",
+             "sent: the whole run, warm-up included; received: the measured windows; "
+             "lost: sent − received over the whole run"]
+    if partial:
+        notes.append("* run ended early (\"complete\": false); its windows are shown")
+    return lines, notes
+
+
+def _layout(runs: pd.DataFrame, kind: str) -> tuple[list[str], list[list[str]], list[str]]:
+    if kind == "throughput":
+        return THROUGHPUT_HEADERS, *throughput_rows(runs)
+    return HEADERS, *rows(runs)
+
+
+def text(runs: pd.DataFrame, kind: str = "rtt") -> str:
     """An aligned plain-text table with its footnotes."""
-    body, notes = rows(runs)
-    table = [HEADERS, *body]
-    widths = [max(len(r[i]) for r in table) for i in range(len(HEADERS))]
+    headers, body, notes = _layout(runs, kind)
+    table = [headers, *body]
+    widths = [max(len(r[i]) for r in table) for i in range(len(headers))]
     out = []
     for r in table:
         cells = [c.ljust(w) if i < _LEFT else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
@@ -62,17 +103,24 @@ def text(runs: pd.DataFrame) -> str:
     return "\n".join([*out, "", *notes]) + "\n"
 
 
-def markdown(runs: pd.DataFrame) -> str:
-    body, notes = rows(runs)
-    align = [":--" if i < _LEFT else "--:" for i in range(len(HEADERS))]
-    lines = ["| " + " | ".join(r) + " |" for r in (HEADERS, align, *body)]
+def markdown(runs: pd.DataFrame, kind: str = "rtt") -> str:
+    headers, body, notes = _layout(runs, kind)
+    align = [":--" if i < _LEFT else "--:" for i in range(len(headers))]
+    lines = ["| " + " | ".join(r) + " |" for r in (headers, align, *body)]
     return "\n".join(lines + [""] + [f"{n}  " for n in notes]) + "\n"
 
 
-def csv(runs: pd.DataFrame) -> str:
+def _integers(runs: pd.DataFrame, column: str) -> pd.Series:
+    return runs[column].astype("Float64").round().astype("Int64")
+
+
+def csv(runs: pd.DataFrame, kind: str = "rtt") -> str:
     """Machine-readable: exact integer ns, empty cells for what was not recorded."""
+    if kind == "throughput":
+        return _throughput_csv(runs)
+
     def integers(column: str) -> pd.Series:
-        return runs[column].astype("Float64").round().astype("Int64")
+        return _integers(runs, column)
 
     finite = runs["target_rate"].where(runs["target_rate"].map(math.isfinite))
     table = pd.DataFrame({
@@ -86,4 +134,17 @@ def csv(runs: pd.DataFrame) -> str:
     })
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, columns=CSV_COLUMNS, lineterminator="\n")
+    return buffer.getvalue()
+
+
+def _throughput_csv(runs: pd.DataFrame) -> str:
+    """msg/s to 0.1, Gb/s to 1e-6 (1 kbit/s); empty cells for what is unknown."""
+    table = runs.reindex(columns=THROUGHPUT_CSV_COLUMNS).copy()
+    for quantity, digits in (("msg_per_s", 1), ("gbit_per_s", 6)):
+        for p in ("p5", "p50", "p95"):
+            table[f"{quantity}_{p}"] = runs[f"{quantity}_{p}"].astype(float).round(digits)
+    for column in ("sent", "received", "lost"):
+        table[column] = _integers(runs, column)
+    buffer = io.StringIO()
+    table.to_csv(buffer, index=False, lineterminator="\n")
     return buffer.getvalue()

@@ -1,6 +1,6 @@
-"""Writes small logs for the tests in both formats: this suite's STEM.json + STEM.csv (with the
-JSON's statistics computed by a plain reference, independent of analysis.stats) and the 2022
-suite's per-sample CSV, plus a sweep.json.
+"""Writes small logs for the tests in both formats: this suite's STEM.json + STEM.csv, RTT or
+throughput (with the JSON's statistics computed by a plain reference, independent of
+analysis.stats), and the 2022 suite's per-sample CSV, plus a sweep.json.
 """
 
 import json
@@ -60,6 +60,52 @@ def write_run(folder: Path, framework: str, transport: str, interval: float, rtt
         "received": len(rtt), "lost": lost, "late": 0, "out_of_order": 0,
         "achieved_rate": achieved if achieved is not None else (target or 30_000.0),
         "complete": True, "rtt_ns": stats,
+    }
+    log.update(fields)
+    Path(f"{base}.json").write_text(json.dumps(log, indent=2))
+    return base
+
+
+def windows(seed: int, n: int, payload: int, per_window: float = 40_000, stalls: int = 0) -> np.ndarray:
+    """Messages received in each of n windows: roughly `per_window`, with `stalls` empty windows."""
+    rng = np.random.default_rng(seed)
+    counts = rng.normal(per_window, per_window * 0.05, n).clip(1).astype(np.int64)
+    counts[rng.choice(n, stalls, replace=False)] = 0
+    return counts
+
+
+def _spread(counts, scale: float) -> dict:
+    """Mean and nearest-rank p5, p50, p95 of per-window counts × scale, as rtt-core writes them."""
+    if len(counts) == 0:
+        return {"mean": None, "p5": None, "p50": None, "p95": None}
+    return {"mean": sum(int(c) for c in counts) / len(counts) * scale,
+            **{k: reference_percentile(counts, p) * scale for k, p in (("p5", 5), ("p50", 50), ("p95", 95))}}
+
+
+def write_throughput(folder: Path, framework: str, transport: str, payload: int, counts, *, tasks=0,
+                     lost=0, warmup_messages=1000, started="2024-05-01T12:00:00Z", **fields) -> Path:
+    """A throughput log pair like a ping's --out in throughput mode; returns the stem's path.
+    Every window holds whole messages, so its bytes are its messages × payload."""
+    folder.mkdir(parents=True, exist_ok=True)
+    counts = np.asarray(counts, dtype=np.int64)
+    size = counts * payload
+    base = folder / f"{framework}-{transport}-{payload}B-throughput-{tasks}t"
+    with open(f"{base}.csv", "w") as f:
+        f.write("window,t_ns,messages,bytes\n")
+        n = np.arange(len(counts))
+        np.savetxt(f, np.column_stack([n, n * 100_000_000, counts, size]), fmt="%d", delimiter=",")
+    received = int(counts.sum())
+    sent = received + warmup_messages + (lost or 0)
+    log = {
+        "schema": "rtt-log/1", "kind": "throughput", "framework": framework, "framework_version": "1.0.0",
+        "flavor": None, "threads": 1, "transport": transport, "payload": payload, "window_s": 0.1,
+        "windows": len(counts), "sent": sent, "sent_bytes": sent * payload, "received": received,
+        "received_bytes": int(size.sum()), "lost": lost, "out_of_order": 0,
+        "msg_per_s": _spread(counts, 10.0), "gbit_per_s": _spread(size, 10.0 * 8.0 / 1e9),
+        "tasks": tasks, "decoy": "spin", "decoy_work_us": 10, "decoy_iterations": 0,
+        "duration_s": len(counts) / 10, "warmup_s": 1, "address": "127.0.0.1:9009", "host": "testhost",
+        "kernel": "6.1.0", "cpu_model": "Test CPU", "cpus_allowed": "0-1", "rustc": "rustc 1.80.0",
+        "suite_version": "0.1.0", "started_at": started, "complete": True, "error": None,
     }
     log.update(fields)
     Path(f"{base}.json").write_text(json.dumps(log, indent=2))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO, cli, parse_py
-from .logs import samples, write_run
+from .logs import samples, windows, write_run, write_throughput
 
 
 def one_line_error(stderr: str) -> str:
@@ -70,18 +70,15 @@ def test_an_unwritable_output(where, capsys, sweep_dir, tmp_path):
     assert line.startswith(f"parse.py: cannot write {out}")
 
 
-def test_throughput_logs_are_not_analysed_yet(capsys, tmp_path):
-    base = write_run(tmp_path, "tokio", "tcp", 0.0, samples(1, 10), kind="throughput")
+def test_a_folder_of_throughput_logs_points_at_k(capsys, tmp_path):
+    write_throughput(tmp_path, "tokio", "tcp", 64, windows(1, 10, 64))
     status, _, err = cli(capsys, "-d", tmp_path, "--summary")
-    assert status == 1 and "1 throughput logs" in one_line_error(err)
-    assert Path(f"{base}.json").exists()
-    status, _, err = cli(capsys, "-d", tmp_path, "-k", "throughput")
-    assert status == 1 and "rtt logs only" in one_line_error(err)
+    assert status == 1 and "1 throughput logs; choose them with -k" in one_line_error(err)
 
 
 def test_logs_of_other_kinds_are_skipped_quietly(capsys, tmp_path):
     write_run(tmp_path, "std", "tcp", 0.001, samples(1, 100))
-    write_run(tmp_path / "tp", "std", "tcp", 0.0, samples(2, 100), kind="throughput")
+    write_throughput(tmp_path / "tp", "std", "tcp", 64, windows(2, 10, 64))
     status, out, err = cli(capsys, "-d", tmp_path, "--format", "csv")
     assert status == 0 and err == ""
     assert out.count("\n") == 2
