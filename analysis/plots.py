@@ -159,20 +159,45 @@ _MAX_SIZE_TICKS = 9
 
 def throughput(ax, runs, quantity: str, scale: str) -> None:
     """Throughput against payload size, `quantity` "msg_per_s" or "gbit_per_s": a line per
-    framework and transport through the medians across windows, a p5–p95 band, log x."""
-    for (_, framework, _, transport), line in runs.groupby(
+    framework and transport through the medians across windows, a p5–p95 band, log x.
+    On a log y axis a band whose p5 window is empty ends at the bottom of the panel."""
+    drawn = runs[runs["windows"] > 0]
+    low, mid, high = (drawn[f"{quantity}_{p}"].to_numpy(dtype=float) for p in ("p5", "p50", "p95"))
+    positive = np.concatenate([low[low > 0], mid[mid > 0], high[high > 0]])
+    floor = positive.min() / 2 if scale == "log" and len(positive) and (low <= 0).any() else None
+    for (_, framework, _, transport), line in drawn.groupby(
             ["framework_rank", "framework", "transport_rank", "transport"], sort=True):
-        line = line[line["windows"] > 0].sort_values("payload")
-        if line.empty:
-            continue
+        line = line.sort_values("payload")
         x, colour = line["payload"].to_numpy(), style.colour(framework)
-        ax.fill_between(x, line[f"{quantity}_p5"], line[f"{quantity}_p95"], color=colour, alpha=0.12, lw=0)
+        bottom = line[f"{quantity}_p5"].to_numpy(dtype=float)
+        ax.fill_between(x, bottom if floor is None else np.maximum(bottom, floor), line[f"{quantity}_p95"],
+                        color=colour, alpha=0.12, lw=0)
         ax.plot(x, line[f"{quantity}_p50"], color=colour, ls=style.linestyle(transport), marker="o", ms=4)
-    sizes = sorted(set(runs["payload"]))
+    _size_axis(ax, sorted(set(runs["payload"])))
+    formatter = _SI if quantity == "msg_per_s" else _PLAIN
+    if scale == "log":
+        ax.set_yscale("log")
+        if floor is not None:
+            ax.set_ylim(bottom=floor)
+        span = np.log10(positive.max() / (floor or positive.min())) if len(positive) else 3
+        # Decades when the data spans several; else 1-2-5 or every digit, so that some are labelled.
+        subs = (1.0,) if span > 2.2 else (1.0, 2.0, 5.0) if span > 0.9 else np.arange(1.0, 10.0)
+        ax.yaxis.set_major_locator(LogLocator(subs=subs))
+        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)) if len(subs) == 1 else NullLocator())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(formatter)
+    ax.set_ylabel(THROUGHPUT_LABELS[quantity])
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def _size_axis(ax, sizes: list) -> None:
+    """Log payload axis: a tick at every size measured, labelled where the label has room."""
     ax.set_xscale("log", base=2)
     if len(sizes) <= _MAX_SIZE_TICKS:
-        # A tick at every size measured; a label only where it clears the previous one (a factor
-        # of 3 on this axis), so that 64 KiB and 65507 B do not print over each other.
+        # A label only where it clears the previous one (a factor of 3 on this axis), so that
+        # 64 KiB and 65507 B do not print over each other.
         labelled = [sizes[0]]
         for size in sizes[1:]:  # a loop over sizes, not samples
             if size >= 3 * labelled[-1]:
@@ -182,30 +207,22 @@ def throughput(ax, runs, quantity: str, scale: str) -> None:
     else:
         ax.xaxis.set_major_locator(LogLocator(base=4))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: style.size_label(v)))
-    ax.tick_params(axis="x", labelsize=8.5)
     ax.xaxis.set_minor_locator(NullLocator())
+    ax.tick_params(axis="x", labelsize=8.5)
     ax.set_xlim(sizes[0] / 1.6, sizes[-1] * 1.6)
     ax.set_xlabel("payload size (bytes per message)")
-    if scale == "log":
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
-        ax.yaxis.set_minor_formatter(_minor_labels(ax.yaxis) if quantity == "gbit_per_s" else NullFormatter())
-    else:
-        ax.set_ylim(bottom=0)
-    ax.yaxis.set_major_formatter(_SI if quantity == "msg_per_s" else _PLAIN)
-    ax.set_ylabel(THROUGHPUT_LABELS[quantity])
-    ax.grid(True, which="major", alpha=0.3)
 
 
 def throughput_time(ax, runs, windows) -> None:
-    """Messages received in each window over the run, as steps from 0 (a stall shows as a drop)."""
+    """Messages received in each window over the run, as steps from 0 (a stall shows as a drop).
+    Solid lines whatever the transport: a dashed step line reads as noise, and the page says which."""
     for run in runs.itertuples():
         w = windows[run.Index]
         if w is None:
             continue
         x = np.append(w.time_s, w.time_s[-1] + run.window_s)  # the last window's step ends where it does
-        ax.plot(x, np.append(w.msg_per_s, w.msg_per_s[-1]), drawstyle="steps-post", lw=1.2,
-                color=style.colour(run.framework), ls=style.linestyle(run.transport))
+        ax.plot(x, np.append(w.msg_per_s, w.msg_per_s[-1]), drawstyle="steps-post", lw=1.1,
+                color=style.colour(run.framework))
     ax.set_ylim(bottom=0)
     ax.yaxis.set_major_formatter(_SI)
     ax.set_xlabel("time since the measurement started (s)")

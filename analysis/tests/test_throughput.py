@@ -250,6 +250,28 @@ def test_close_sizes_get_a_tick_each_but_no_overlapping_labels():
     assert [t.get_text() for t in ax.get_xticklabels()] == ["8 B", "16 KiB", "65507 B", "", "1 MiB"]
 
 
+def test_an_empty_p5_window_takes_the_band_to_the_bottom_of_a_log_panel(tp_dir):
+    sweep = collect(tp_dir, "throughput", Filters(tasks=[0]), False, print)
+    runs = sweep.runs
+    assert (runs["msg_per_s_p5"] == 0).sum() == 1  # std, UDP, 8 B
+    ax = _drawn("msg_per_s", "log", runs)
+    floor = runs["msg_per_s_p5"][runs["msg_per_s_p5"] > 0].min() / 2
+    assert ax.get_ylim()[0] == pytest.approx(floor)
+    lowest = min(c.get_paths()[0].vertices[:, 1].min() for c in ax.collections)
+    assert lowest == pytest.approx(floor)
+    assert _drawn("msg_per_s", "lin", runs).get_ylim()[0] == 0
+
+
+def test_a_narrow_log_range_still_has_labelled_ticks():
+    runs = pd.DataFrame({"framework": "std", "framework_rank": 0, "transport": "tcp", "transport_rank": 0,
+                         "payload": [8, 64], "windows": 5, "msg_per_s_p5": [2.8e5, 2.9e5],
+                         "msg_per_s_p50": [3e5, 3.2e5], "msg_per_s_p95": [3.9e5, 4.4e5]})
+    ax = _drawn("msg_per_s", "log", runs)
+    labels = [t.get_text() for t in ax.get_yticklabels()
+              if t.get_text() and ax.get_ylim()[0] <= t.get_position()[1] <= ax.get_ylim()[1]]
+    assert labels == ["300 k", "400 k"]
+
+
 def test_the_time_figure_shows_stalls_as_drops_to_zero(tp_dir):
     sweep = collect(tp_dir, "throughput", Filters(transports=["udp"], tasks=[0], frameworks=["std"]), False, print)
     runs = sweep.runs[sweep.runs["payload"] == 8]
