@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sweeps the round-trip latency of the selected runtimes on this host, over loopback: per point a
-# pinned pong, then a pinned ping against it, logs into OUT_DIR/localhost-YYYYmmdd-HHMMSS/.
+# Sweeps the round-trip latency (MODE=throughput: the throughput) of the selected runtimes on this
+# host, over loopback: per point a pinned pong, then a pinned ping against it, logs into
+# OUT_DIR/localhost-YYYYmmdd-HHMMSS/.
 # Usage: ./run-localhost.sh [-a] [-s] [-S] [-t] [-P] [-h]   (e.g. ./run-localhost.sh -asStP)
 # Knobs come from the environment; see -h and docs/sweeps.md.
 set -euo pipefail
@@ -12,11 +13,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep-lib.sh"
 usage() {
   cat <<EOF
 Usage: $PROG [-a] [-s] [-S] [-t] [-P] [-h]
-Measures round-trip latency on this host over loopback, one pong and one ping per point.
+Measures round-trip latency (MODE=throughput: msg/s and Gb/s) on this host over loopback,
+one pong and one ping per point.
 
 $(knobs_help)
 
-Example: DURATION=5 INTERVALS="0.001 0" ./$PROG -tS
+Examples: DURATION=5 INTERVALS="0.001 0" ./$PROG -tS
+          MODE=throughput SIZES="64 65536" ./$PROG -tS
 EOF
 }
 
@@ -27,7 +30,7 @@ pong_start() {
   local fw=$1 proto=$2
   spawn_reader "$PONG_ERR" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
     "$BIN_DIR/$(bin_prefix "$fw")-pong" --address 127.0.0.1:0 --protocol "$proto" \
-    "${PONG_EXTRA_ARGS[@]}"
+    "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
   PONG_PID=$SPAWN_PID PONG_FD=$SPAWN_FD
   local rc=0
   await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?

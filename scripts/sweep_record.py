@@ -3,6 +3,8 @@
 
   sweep_record.py write STATE_DIR SWEEP_JSON STATUS   build sweep.json from the scripts' state
   sweep_record.py point STEM.json                     print p50_ns, achieved_rate, complete, n, lost
+                                                      (throughput: p50 msg/s, p50 Gb/s, complete,
+                                                      windows, lost)
   sweep_record.py summary SWEEP_DIR                   a plain table of every log (no pandas needed)
 
 Standard library only: it runs on a fresh machine before the analysis toolkit is installed.
@@ -19,6 +21,8 @@ NUMERIC_META = {"estimated_s", "wall_s", "measured_s", "warmup_total_s", "overhe
 LIST_META = {"frameworks"}
 POINT_FIELDS = ["stem", "framework", "transport", "payload", "interval_s", "tasks", "status",
                 "wall_s", "p50_ns", "achieved_rate", "message"]
+# A throughput point has no interval; its two results are the p50s across the windows.
+THROUGHPUT_RESULTS = {"p50_ns": "msg_per_s_p50", "achieved_rate": "gbit_per_s_p50"}
 
 
 def read_tsv(path):
@@ -98,8 +102,12 @@ def write(state_dir, out, status):
         point = dict(zip(POINT_FIELDS, fields))
         for key in ("payload", "tasks", "wall_s", "p50_ns", "achieved_rate"):
             point[key] = number(point[key])
-        point["interval_s"] = float(point["interval_s"])
         point["message"] = point["message"] or None
+        if point["interval_s"]:
+            point["interval_s"] = float(point["interval_s"])
+        else:
+            del point["interval_s"]
+            point = {THROUGHPUT_RESULTS.get(key, key): value for key, value in point.items()}
         points.append(point)
     doc["points"] = points
     doc["counts"] = {s: sum(p["status"] == s for p in points)
@@ -110,11 +118,16 @@ def write(state_dir, out, status):
 
 
 def point(path):
-    """One tab-separated line for the progress display: p50_ns, achieved_rate, complete, n, lost."""
+    """One tab-separated line for the progress display: p50_ns, achieved_rate, complete, n, lost;
+    for a throughput log p50 msg/s, p50 Gb/s, complete, windows, lost."""
     log = json.loads(Path(path).read_text(encoding="utf-8"))
-    rtt = log.get("rtt_ns") or {}
-    fields = [rtt.get("p50"), log.get("achieved_rate"), log.get("complete"), rtt.get("n"),
-              log.get("lost")]
+    if log.get("kind") == "throughput":
+        fields = [(log.get("msg_per_s") or {}).get("p50"), (log.get("gbit_per_s") or {}).get("p50"),
+                  log.get("complete"), log.get("windows"), log.get("lost")]
+    else:
+        rtt = log.get("rtt_ns") or {}
+        fields = [rtt.get("p50"), log.get("achieved_rate"), log.get("complete"), rtt.get("n"),
+                  log.get("lost")]
     print("\t".join("" if f is None else str(f) for f in fields))
 
 
@@ -126,8 +139,56 @@ def rate(value):
     return "-" if value is None else f"{value:.1f}"
 
 
+def si(value):
+    """4213000 -> 4.21M: message rates span 10^2 to 10^7."""
+    if value is None:
+        return "-"
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.2f}{suffix}"
+    return f"{value:.0f}"
+
+
+def gbit(value):
+    return "-" if value is None else f"{value:.3f}"
+
+
+def lost(log):
+    return str(log.get("lost")) + ("" if log.get("complete", True) else " (incomplete)")
+
+
+RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "n", "p50 µs", "p99 µs",
+              "p99.9 µs", "max µs", "lost"]
+THROUGHPUT_HEADER = ["framework", "transport", "payload B", "tasks", "windows", "msg/s p5",
+                     "msg/s p50", "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "lost"]
+
+
+def rtt_row(log):
+    rtt = log.get("rtt_ns") or {}
+    return [str(log.get("framework")), str(log.get("transport")), rate(log.get("target_rate")),
+            rate(log.get("achieved_rate")), str(log.get("tasks")), str(rtt.get("n")),
+            us(rtt.get("p50")), us(rtt.get("p99")), us(rtt.get("p999")), us(rtt.get("max")),
+            lost(log)]
+
+
+def throughput_row(log):
+    msgs, gbits = log.get("msg_per_s") or {}, log.get("gbit_per_s") or {}
+    return [str(log.get("framework")), str(log.get("transport")), str(log.get("payload")),
+            str(log.get("tasks")), str(log.get("windows")),
+            *(si(msgs.get(p)) for p in ("p5", "p50", "p95")),
+            *(gbit(gbits.get(p)) for p in ("p5", "p50", "p95")), lost(log)]
+
+
+def print_table(header, rows):
+    widths = [max(len(r[c]) for r in rows + [header]) for c in range(len(header))]
+    for row in [header] + rows:
+        print("  ".join(cell.rjust(w) if c > 1 else cell.ljust(w)
+                        for c, (cell, w) in enumerate(zip(row, widths))).rstrip())
+
+
 def summary(sweep_dir):
-    rows = []
+    """A table per kind of log found (a sweep holds one kind, unless logs were copied in)."""
+    rtt_rows, throughput_rows = [], []
     for path in sorted(Path(sweep_dir).glob("*.json")):
         if path.name == "sweep.json":
             continue
@@ -136,22 +197,19 @@ def summary(sweep_dir):
         except (OSError, ValueError) as error:
             print(f"{path}: unreadable ({error})", file=sys.stderr)
             continue
-        rtt = log.get("rtt_ns") or {}
-        rows.append([
-            str(log.get("framework")), str(log.get("transport")), rate(log.get("target_rate")),
-            rate(log.get("achieved_rate")), str(log.get("tasks")), str(rtt.get("n")),
-            us(rtt.get("p50")), us(rtt.get("p99")), us(rtt.get("p999")), us(rtt.get("max")),
-            str(log.get("lost")) + ("" if log.get("complete", True) else " (incomplete)"),
-        ])
-    header = ["framework", "transport", "target/s", "achieved/s", "tasks", "n", "p50 µs",
-              "p99 µs", "p99.9 µs", "max µs", "lost"]
-    if not rows:
+        if log.get("kind") == "throughput":
+            throughput_rows.append(throughput_row(log))
+        else:
+            rtt_rows.append(rtt_row(log))
+    if not rtt_rows and not throughput_rows:
         print(f"no logs in {sweep_dir}")
         return
-    widths = [max(len(r[c]) for r in rows + [header]) for c in range(len(header))]
-    for row in [header] + rows:
-        print("  ".join(cell.rjust(w) if c > 1 else cell.ljust(w)
-                        for c, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    if rtt_rows:
+        print_table(RTT_HEADER, rtt_rows)
+    if rtt_rows and throughput_rows:
+        print()
+    if throughput_rows:
+        print_table(THROUGHPUT_HEADER, throughput_rows)
 
 
 def main(argv):

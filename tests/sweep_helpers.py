@@ -172,3 +172,26 @@ def check_log_pair(folder, stem, framework, transport):
     assert csv[0] == "seq,t_ns,rtt_ns"
     assert len(csv) - 1 == log["rtt_ns"]["n"]
     return log
+
+
+def throughput_stem(framework, transport, payload, tasks=0):
+    return f"{framework}-{transport}-{payload}B-throughput-{tasks}t"
+
+
+def check_throughput_pair(folder, framework, transport, payload):
+    """Both files of a throughput point exist, agree with each other and with the log contract."""
+    stem = throughput_stem(framework, transport, payload)
+    log = load_json(folder / f"{stem}.json")
+    assert log["schema"] == "rtt-log/1" and log["kind"] == "throughput"
+    assert (log["framework"], log["transport"], log["payload"]) == (framework, transport, payload)
+    assert log["complete"] is True and log["error"] is None, log
+    assert log["windows"] > 0 and log["received"] > 0, log
+    assert log["received_bytes"] == log["received"] * payload
+    assert log["msg_per_s"]["p50"] > 0 and log["gbit_per_s"]["p50"] > 0
+    csv = (folder / f"{stem}.csv").read_text().splitlines()
+    assert csv[0] == "window,t_ns,messages,bytes"
+    rows = [[int(x) for x in line.split(",")] for line in csv[1:]]
+    assert len(rows) == log["windows"]
+    assert sum(r[2] for r in rows) == log["received"]
+    assert all(r[3] == r[2] * payload for r in rows), "a window holds whole messages"
+    return log

@@ -6,8 +6,8 @@ import signal
 
 import pytest
 
-from sweep_helpers import (REPO, Run, check_log_pair, load_json, process_name, require_binaries, run_script,
-                      script_env, sweep_dir, wait_until)
+from sweep_helpers import (REPO, Run, check_log_pair, check_throughput_pair, load_json, process_name,
+                           require_binaries, run_script, script_env, sweep_dir, throughput_stem, wait_until)
 from netns_lab import Lab, missing_prerequisites
 
 SCRIPT = "run-network.sh"
@@ -56,6 +56,49 @@ def test_a_sweep_across_the_veth_link_logs_both_hosts(lab, tmp_path):
     assert roles["pong"]["binaries"]["tokio-pong"].startswith("tokio-pong ")
     assert sweep["knobs"]["SSH_OPTS"] == lab.ssh_opts
     assert [p["status"] for p in sweep["points"]] == ["ok"] * 5
+
+
+THROUGHPUT = {"MODE": "throughput", "DURATION": "0.5", "WARMUP": "0.2"}
+
+
+def test_a_throughput_sweep_across_the_veth_link_counts_on_the_remote_pong(lab, tmp_path):
+    run = run_in_a(lab, ["--remote", f"root@{lab.addr_b}", "-S"], tmp_path, SIZES="64 100000",
+                   PROTOCOLS="tcp udp", **THROUGHPUT)
+    assert run.rc == 0, run.output
+    no_strays(lab)
+    folder = sweep_dir(tmp_path, f"network-{lab.addr_b}")
+    for proto, size in (("tcp", 64), ("tcp", 100000), ("udp", 64)):
+        log = check_throughput_pair(folder, "std", proto, size)
+        assert log["address"].startswith(f"{lab.addr_b}:")
+    assert not list(folder.glob(f"{throughput_stem('std', 'udp', 100000)}.*"))
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["status"] == "complete" and sweep["mode"] == "remote"
+    assert sweep["knobs"]["MODE"] == "throughput" and sweep["knobs"]["SIZES"] == "64 100000"
+    assert [p["status"] for p in sweep["points"]] == ["ok", "ok", "ok", "skipped"]
+
+
+def test_serve_and_peer_sweep_throughput_without_ssh(lab, tmp_path):
+    serve = Run(lab.in_ns(lab.ns_b, [str(REPO / SCRIPT), "--serve", "--target", lab.addr_b, "-S"]),
+                script_env(tmp_path / "b", BASE_PORT="9501", MODE="throughput")).start()
+    try:
+        line = serve.expect_line("On host A", timeout=20)
+        assert "MODE=throughput" in line
+        run = run_in_a(lab, ["--peer", lab.addr_b, "-S"], tmp_path / "a", BASE_PORT="9501",
+                       SIZES="1024", PROTOCOLS="tcp udp", **THROUGHPUT)
+        assert run.rc == 0, run.output
+        folder = sweep_dir(tmp_path / "a", f"network-{lab.addr_b}")
+        for proto in ("tcp", "udp"):
+            check_throughput_pair(folder, "std", proto, 1024)
+        # An RTT sweep against counting pongs is refused before any point, with what to do.
+        rtt = run_in_a(lab, ["--peer", lab.addr_b, "-S"], tmp_path / "rtt", timeout=60,
+                       BASE_PORT="9501", INTERVALS="0", PROTOCOLS="tcp")
+        assert rtt.rc != 0 and "--serve" in rtt.stderr, rtt.output
+        assert "MODE=throughput" not in rtt.stderr.splitlines()[-1]
+    finally:
+        os.kill(serve.proc.pid, signal.SIGTERM)
+        serve.finish(timeout=20)
+    assert serve.rc == 143, serve.output
+    no_strays(lab)
 
 
 @pytest.mark.parametrize("case", ["unreachable", "wrong-remote-dir", "no-remote-binaries"])
