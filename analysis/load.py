@@ -148,13 +148,14 @@ def throughput_meta(data: dict) -> dict:
     for key in ("framework", "transport"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise LogError(f"field {key!r} is missing")
-    window = _number(data, "window_s")
-    if window <= 0:
-        raise LogError(f"field 'window_s' is {window!r}, not a positive number of seconds")
+    window, payload = _number(data, "window_s"), _number(data, "payload", int)
+    if window <= 0 or payload <= 0:  # both divide or go on a log axis
+        raise LogError(f"field {'window_s' if window <= 0 else 'payload'!r} is {min(window, payload)!r}, "
+                       f"not a positive number")
     return {
         "framework": data["framework"],
         "transport": data["transport"],
-        "payload": _number(data, "payload", int),
+        "payload": payload,
         "tasks": _number(data, "tasks", int, required=False) or 0,
         "window_s": window,
         "sent": _number(data, "sent", int, required=False),

@@ -205,17 +205,19 @@ def test_disagreements_and_bad_files_are_named(capsys, tmp_path):
     bad = write_throughput(tmp_path, "smol", "tcp", 64, windows(3, 20, 64))
     Path(f"{bad}.csv").write_text("window,t_ns,messages,bytes\n0,0,12x,3\n")
     no_window = write_throughput(tmp_path, "async-std", "tcp", 64, windows(4, 20, 64), window_s=None)
+    zero = write_throughput(tmp_path, "std", "udp", 0, windows(5, 20, 0))
     orphan = tmp_path / "lonely-tcp-64B-throughput-0t.csv"
     orphan.write_text("window,t_ns,messages,bytes\n0,0,1,64\n")
     status, out, err = cli(capsys, "-d", tmp_path, "-k", "throughput", "--format", "csv")
     assert status == 0 and out.count("\n") == 3
     assert f"{off}.csv: 20 windows but its JSON says windows = 21\n" in err
     warnings = [line for line in err.splitlines() if line.startswith("warning:")]
-    for path in (f"{off}.csv", f"{bad}.csv", f"{no_window}.json", orphan):
+    for path in (f"{off}.csv", f"{bad}.csv", f"{no_window}.json", f"{zero}.json", orphan):
         assert any(str(path) in w for w in warnings), path
-    assert len(warnings) == 4 and "Traceback" not in err
+    assert len(warnings) == 5 and "Traceback" not in err
+    assert f"{zero}.json: field 'payload' is 0, not a positive number; skipped" in err
     status, _, err = cli(capsys, "-d", tmp_path, "--summary")  # as rtt: nothing of ours, no warnings
-    assert status == 1 and "warning" not in err and "4 throughput logs" in err
+    assert status == 1 and "warning" not in err and "5 throughput logs" in err
 
 
 def _drawn(quantity: str, scale: str, runs) -> Figure:
