@@ -67,7 +67,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-l", "--tasks", type=_list(int), default=[], metavar="N[,N]", help="only these decoy counts")
     p.add_argument("-f", "--framework", type=_list(str.strip), default=[], metavar="NAME[,NAME]",
                    help="only these frameworks: std, tokio, async-std, smol, ping")
-    p.add_argument("-s", "--scale", choices=("log", "lin"), default="log", help="RTT axis scale; throughput: the rate axis of -t stat (default log)")
+    p.add_argument("-s", "--scale", choices=("log", "lin"), default="log",
+                   help="RTT axis scale; throughput: the rate axes of -t stat (default log)")
     p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help="PDF to write (default: DIR/KIND-TYPE.pdf)")
     p.add_argument("--summary", action="store_true", help="print the summary table on stdout")
     p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format (default text)")

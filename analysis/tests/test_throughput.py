@@ -37,8 +37,9 @@ def tp_dir(tmp_path) -> Path:
                     seed += 1
                     rate = min(300_000.0, 4e9 / size) / (1 + tasks)
                     stalls = 12 if (framework, transport, size) == ("std", "udp", 8) else 0
-                    write_throughput(folder, framework, transport, size, windows(seed, 37 + seed % 5, size, rate, stalls),
-                                     tasks=tasks, lost=7 * seed if transport == "udp" else 0)
+                    counts = windows(seed, 37 + seed % 5, size, rate, stalls)
+                    write_throughput(folder, framework, transport, size, counts, tasks=tasks,
+                                     lost=7 * seed if transport == "udp" else 0)
     return folder
 
 
