@@ -14,7 +14,7 @@ SCRIPTS_DIR="$SUITE_DIR/scripts"
 
 # The knobs the user set, before defaults fill in the rest: sweep.json tells the two apart.
 KNOB_NAMES=(MODE DURATION WARMUP SIZE INTERVALS SIZES TASKS PROTOCOLS PONG_CPUS PING_CPUS NICE
-  OUT_DIR BIN_DIR READY_TIMEOUT PING_EXTRA PONG_EXTRA)
+  OUT_DIR BIN_DIR READY_TIMEOUT PING_GRACE PING_EXTRA PONG_EXTRA)
 KNOBS_GIVEN=()
 for _knob in "${KNOB_NAMES[@]}"; do
   if [[ -n "${!_knob+set}" ]]; then KNOBS_GIVEN+=("$_knob"); fi
@@ -35,6 +35,7 @@ unset _knob
 : "${OUT_DIR:=latency-logs}"
 : "${BIN_DIR:=$SUITE_DIR/target/release}"
 : "${READY_TIMEOUT:=10}" # seconds a pong may take to print its `listening on` line
+: "${PING_GRACE:=20}"    # seconds a ping may run past its warm-up + duration before it is killed
 : "${PING_EXTRA:=}"      # extra arguments for every *-ping, e.g. "--decoy sleep"
 : "${PONG_EXTRA:=}"      # extra arguments for every *-pong, e.g. "--threads 1"
 
@@ -100,7 +101,7 @@ Knobs (environment variables, with their defaults):
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
   OUT_DIR=latency-logs   each sweep makes its own folder in it
-  BIN_DIR=target/release READY_TIMEOUT=10  PING_EXTRA=""  PONG_EXTRA=""
+  BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""
 EOF
 }
 
@@ -180,6 +181,8 @@ check_knobs() {
   [[ -n $OUT_DIR ]] || errors+=("OUT_DIR is empty")
   is_decimal "$READY_TIMEOUT" && [[ $(calc "($READY_TIMEOUT > 0)") == 1 ]] ||
     errors+=("READY_TIMEOUT='$READY_TIMEOUT': expected seconds > 0")
+  is_decimal "$PING_GRACE" && [[ $(calc "($PING_GRACE > 0)") == 1 ]] ||
+    errors+=("PING_GRACE='$PING_GRACE': expected seconds > 0")
   read -r -a PING_EXTRA_ARGS <<<"$PING_EXTRA"
   read -r -a PONG_EXTRA_ARGS <<<"$PONG_EXTRA"
   if [[ $MODE == throughput ]]; then
@@ -459,10 +462,11 @@ run_point() {
   fi
   if is_throughput_point "$i"; then
     # Warm-up + duration + the handshake and the counts (5 s each at most) + margin.
-    mode_args=(--mode throughput) limit=$(calc "$WARMUP + $DURATION + 13")
+    mode_args=(--mode throughput) limit=$(calc "$WARMUP + $DURATION + 5 + $PING_GRACE")
   else
-    # Warm-up + duration + one UDP timeout + the ping's 5 s grace for a stalled peer, + margin.
-    mode_args=(--interval "${P_IV[i]}") limit=$(calc "$WARMUP + $DURATION + 8")
+    # Past warm-up + duration, a ping may wait one UDP timeout, or 5 s for a stalled TCP peer,
+    # then write its logs, which takes seconds on a busy disk: PING_GRACE covers all of that.
+    mode_args=(--interval "${P_IV[i]}") limit=$(calc "$WARMUP + $DURATION + $PING_GRACE")
   fi
   timeout -k 2 "$limit" "${TASKSET_PING[@]}" "${NICE_CMD[@]}" \
     "$BIN_DIR/$(bin_prefix "$fw")-ping" "${mode_args[@]}" --address "$PONG_TARGET" --protocol "$proto" \

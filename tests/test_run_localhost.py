@@ -69,7 +69,7 @@ def shim_bins(tmp_path):
     ("tokio-pong", "exec sleep 600", {"READY_TIMEOUT": "1"}, "no 'listening on' line"),
     # Opens its logs, as a real ping does, then hangs: the empty files must not stay.
     ("tokio-ping", 'while [ $# -gt 0 ]; do [ "$1" = --out ] && : >"$2.json" && : >"$2.csv"; shift; done\n'
-                   "exec sleep 600", {}, "ping timed out"),
+                   "exec sleep 600", {"PING_GRACE": "2"}, "ping timed out after 3.2 s"),
 ], ids=["ping-fails", "pong-dies", "pong-silent", "ping-hangs"])
 def test_a_failed_point_is_reported_and_the_sweep_goes_on(tmp_path, shim_bins, binary, body,
                                                          knobs, reason):
@@ -115,6 +115,7 @@ BAD_KNOBS = [
     {"DURATION": "abc"}, {"DURATION": "-1"}, {"DURATION": "0"}, {"INTERVALS": "-0.5"},
     {"INTERVALS": "0.1 fast"}, {"SIZE": "3"}, {"SIZE": "70000"}, {"PROTOCOLS": "sctp"},
     {"TASKS": "-2"}, {"NICE": "-40"}, {"WARMUP": "1e3"}, {"PING_CPUS": "one"},
+    {"PING_GRACE": "0"}, {"READY_TIMEOUT": "soon"},
 ]
 
 
