@@ -4,14 +4,13 @@
 use std::{future::Future, io, net::SocketAddr, time::Instant};
 
 use async_std::{
-    io::{ReadExt, WriteExt},
     net::{TcpListener, TcpStream, UdpSocket},
     task,
 };
 use rtt_core::{
     build_info,
     options::RuntimeOptions,
-    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, available_cpus},
+    runtime::{FuturesTcp, Runtime, RuntimeInfo, UdpIo, available_cpus},
 };
 
 /// async-std reads its worker count from this variable when its executor first starts.
@@ -79,7 +78,7 @@ impl Runtime for AsyncStd {
     async fn connect(address: SocketAddr) -> io::Result<Tcp> {
         let stream = TcpStream::connect(address).await?;
         stream.set_nodelay(true)?;
-        Ok(Tcp(stream))
+        Ok(tcp(stream))
     }
 
     async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
@@ -93,7 +92,7 @@ impl Runtime for AsyncStd {
     async fn accept(listener: &TcpListener) -> io::Result<(Tcp, SocketAddr)> {
         let (stream, peer) = listener.accept().await?;
         stream.set_nodelay(true)?;
-        Ok((Tcp(stream), peer))
+        Ok((tcp(stream), peer))
     }
 
     async fn bind_udp(address: SocketAddr) -> io::Result<Udp> {
@@ -101,24 +100,11 @@ impl Runtime for AsyncStd {
     }
 }
 
-pub struct Tcp(TcpStream);
+/// async-std's and smol's streams implement the `futures` I/O traits.
+pub type Tcp = FuturesTcp<TcpStream>;
 
-impl TcpIo for Tcp {
-    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.0.write_all(buf).await
-    }
-
-    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        self.0.read_exact(buf).await
-    }
-
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf).await
-    }
-
-    async fn shutdown_write(&mut self) -> io::Result<()> {
-        self.0.shutdown(std::net::Shutdown::Write)
-    }
+fn tcp(stream: TcpStream) -> Tcp {
+    FuturesTcp::new(stream, |stream| stream.shutdown(std::net::Shutdown::Write))
 }
 
 pub struct Udp(UdpSocket);

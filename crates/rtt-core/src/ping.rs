@@ -19,7 +19,7 @@ use crate::{
     output::{LogFiles, Outcome, RttReport, RunContext},
     pacing::{Pacer, Wait},
     recorder::Recorder,
-    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, unspecified_for},
+    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, connect_to_pong, udp_to_pong},
     stats::RttStats,
     throughput, wire,
 };
@@ -159,12 +159,9 @@ async fn session<R: Runtime>(options: PingOptions, info: RuntimeInfo) -> RttRepo
 /// Connects and runs the exchange loop until the measured window ends.
 async fn measure<R: Runtime>(options: &PingOptions, recorder: &mut Recorder) -> anyhow::Result<()> {
     let address = options.address;
-    let transport = options.protocol.as_str();
     match options.protocol {
         Protocol::Tcp => {
-            let stream = R::connect(address).await.map_err(|e| {
-                anyhow!("connecting to {address} ({transport}): {e}; is the pong running there?")
-            })?;
+            let stream = connect_to_pong::<R>(address).await?;
             let mut link = TcpLink {
                 stream,
                 address,
@@ -173,13 +170,7 @@ async fn measure<R: Runtime>(options: &PingOptions, recorder: &mut Recorder) -> 
             exchange_loop::<R, _>(&mut link, options, recorder).await
         }
         Protocol::Udp => {
-            let socket = R::bind_udp(unspecified_for(address))
-                .await
-                .with_context(|| format!("opening a UDP socket to reach {address}"))?;
-            socket
-                .connect(address)
-                .await
-                .with_context(|| format!("connecting a UDP socket to {address}"))?;
+            let socket = udp_to_pong::<R>(address).await?;
             let mut link = UdpLink {
                 socket,
                 address,

@@ -4,6 +4,8 @@
 
 use std::{future::Future, io, net::SocketAddr, time::Instant};
 
+use anyhow::{Context, anyhow};
+
 use crate::options::RuntimeOptions;
 
 /// How the runtime under test was really set up, as recorded in the logs.
@@ -119,6 +121,64 @@ pub trait UdpIo: Send + Sync + 'static {
         &self,
         buf: &mut [u8],
     ) -> impl Future<Output = io::Result<(usize, SocketAddr)>> + Send;
+}
+
+/// A TCP stream of a runtime whose sockets implement the `futures` I/O traits (async-std, smol):
+/// the same calls an application on those runtimes makes.
+pub struct FuturesTcp<S> {
+    stream: S,
+    /// How this runtime shuts down the sending half: `close()` does not on every runtime
+    /// (async-std's only flushes).
+    shutdown_write: fn(&S) -> io::Result<()>,
+}
+
+impl<S> FuturesTcp<S> {
+    pub fn new(stream: S, shutdown_write: fn(&S) -> io::Result<()>) -> Self {
+        Self {
+            stream,
+            shutdown_write,
+        }
+    }
+}
+
+impl<S> TcpIo for FuturesTcp<S>
+where
+    S: futures::AsyncRead + futures::AsyncWrite + Unpin + Send + 'static,
+{
+    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        futures::AsyncWriteExt::write_all(&mut self.stream, buf).await
+    }
+
+    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        futures::AsyncReadExt::read_exact(&mut self.stream, buf).await
+    }
+
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        futures::AsyncReadExt::read(&mut self.stream, buf).await
+    }
+
+    async fn shutdown_write(&mut self) -> io::Result<()> {
+        (self.shutdown_write)(&self.stream)
+    }
+}
+
+/// Connects a ping to its pong over TCP, with an error that says what to check.
+pub async fn connect_to_pong<R: Runtime>(address: SocketAddr) -> anyhow::Result<R::TcpStream> {
+    R::connect(address)
+        .await
+        .map_err(|e| anyhow!("connecting to {address} (tcp): {e}; is the pong running there?"))
+}
+
+/// A UDP socket connected to the pong at `address`.
+pub async fn udp_to_pong<R: Runtime>(address: SocketAddr) -> anyhow::Result<R::UdpSocket> {
+    let socket = R::bind_udp(unspecified_for(address))
+        .await
+        .with_context(|| format!("opening a UDP socket to reach {address}"))?;
+    socket
+        .connect(address)
+        .await
+        .with_context(|| format!("connecting a UDP socket to {address}"))?;
+    Ok(socket)
 }
 
 /// The address to bind a client socket to so that it can reach `peer` (same IP family).

@@ -16,7 +16,7 @@ use crate::{
     options::{MAX_TCP_PAYLOAD, MAX_UDP_PAYLOAD, PingOptions, Protocol},
     output::{Outcome, RunContext},
     ping::Frame,
-    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, unspecified_for},
+    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo, connect_to_pong, udp_to_pong},
     stats::nearest_rank,
     wire::{self, SEQ_LEN},
 };
@@ -319,9 +319,7 @@ pub(crate) async fn session<R: Runtime>(
 
 async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow::Result<Counts> {
     let address = options.address;
-    let mut stream = R::connect(address)
-        .await
-        .map_err(|e| anyhow!("connecting to {address} (tcp): {e}; is the pong running there?"))?;
+    let mut stream = connect_to_pong::<R>(address).await?;
     stream
         .write_all(&hello(options.size))
         .await
@@ -381,13 +379,7 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
 
 async fn send_udp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow::Result<Counts> {
     let address = options.address;
-    let socket = R::bind_udp(unspecified_for(address))
-        .await
-        .with_context(|| format!("opening a UDP socket to reach {address}"))?;
-    socket
-        .connect(address)
-        .await
-        .with_context(|| format!("connecting a UDP socket to {address}"))?;
+    let socket = udp_to_pong::<R>(address).await?;
     let stopped =
         |e: io::Error| anyhow!("sending to the pong at {address} (udp): {e}; is it running?");
     let mut buf = vec![0u8; MAX_UDP_PAYLOAD + 1];

@@ -10,20 +10,9 @@ fn a_hundred_decoys_of_each_kind_run_and_stop(runtime: &str) {
     let pong = Pong::start("std", "tcp");
     let address = pong.address.to_string();
     for kind in ["spin", "sleep"] {
-        let args = [
-            "--address",
-            &address,
-            "--interval",
-            "0.001",
-            "--duration",
-            "0.5",
-            "--warmup",
-            "0.1",
-            "--tasks",
-            "100",
-            "--decoy",
-            kind,
-        ];
+        let args = format!(
+            "--address {address} --interval 0.001 --duration 0.5 --warmup 0.1 --tasks 100 --decoy {kind}"
+        );
         let run = ping(runtime, &args, Duration::from_secs(30));
         assert_eq!(run.code(), Some(0), "{runtime} {kind}: {}", run.stderr);
         let json = run.json();

@@ -63,20 +63,10 @@ impl Drop for LossyEcho {
 
 fn udp_ping_survives_lost_datagrams(runtime: &str) {
     let echo = LossyEcho::start();
-    let args = [
-        "--address",
-        &echo.address,
-        "--protocol",
-        "udp",
-        "--interval",
-        "0.01",
-        "--duration",
-        "1",
-        "--warmup",
-        "0",
-        "--udp-timeout-ms",
-        "50",
-    ];
+    let args = format!(
+        "--address {} --protocol udp --interval 0.01 --duration 1 --warmup 0 --udp-timeout-ms 50",
+        echo.address
+    );
     let run = ping(runtime, &args, Duration::from_secs(20));
     assert_eq!(run.code(), Some(0), "{runtime}: {}", run.stderr);
     // Duration + warm-up + one timeout, plus process start-up.
@@ -116,18 +106,9 @@ fn a_pong_killed_mid_run_fails_the_run_but_keeps_its_samples(runtime: &str) {
     for protocol in ["tcp", "udp"] {
         let mut pong = Pong::start(runtime, protocol);
         let address = pong.address.to_string();
-        let args = [
-            "--address",
-            &address,
-            "--protocol",
-            protocol,
-            "--interval",
-            "0.005",
-            "--duration",
-            "5",
-            "--warmup",
-            "0",
-        ];
+        let args = format!(
+            "--address {address} --protocol {protocol} --interval 0.005 --duration 5 --warmup 0"
+        );
         let run = ping_with(runtime, &args, Duration::from_secs(20), |elapsed| {
             if elapsed > Duration::from_millis(700) && pong.is_running() {
                 pong.kill();
@@ -161,25 +142,15 @@ fn no_pong_is_a_clear_failure(runtime: &str) {
         .to_string();
     let run = ping(
         runtime,
-        &["--address", &address, "--duration", "1"],
+        &format!("--address {address} --duration 1"),
         Duration::from_secs(10),
     );
     assert_eq!(run.code(), Some(1));
     assert!(run.stderr.contains("is the pong running"), "{}", run.stderr);
     assert_eq!(run.json()["complete"], false);
 
-    let args = [
-        "--address",
-        &address,
-        "--protocol",
-        "udp",
-        "--duration",
-        "0.3",
-        "--warmup",
-        "0",
-        "--interval",
-        "0.01",
-    ];
+    let args =
+        format!("--address {address} --protocol udp --duration 0.3 --warmup 0 --interval 0.01");
     let run = ping(runtime, &args, Duration::from_secs(10));
     assert_eq!(run.code(), Some(1), "{}", run.stderr);
     assert!(run.stderr.contains(&address), "{}", run.stderr);
@@ -257,18 +228,10 @@ fn std_has_no_worker_threads_to_set() {
 #[test]
 fn rate_is_accepted_as_the_inverse_of_interval() {
     let pong = Pong::start("std", "udp");
-    let args = [
-        "--address",
-        &pong.address.to_string(),
-        "--protocol",
-        "udp",
-        "--rate",
-        "200",
-        "--duration",
-        "0.5",
-        "--warmup",
-        "0",
-    ];
+    let args = format!(
+        "--address {} --protocol udp --rate 200 --duration 0.5 --warmup 0",
+        pong.address
+    );
     let run = ping("std", &args, Duration::from_secs(10));
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
     assert_eq!(float(run.json(), "interval_s"), 0.005);

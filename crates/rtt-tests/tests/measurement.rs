@@ -57,18 +57,9 @@ fn paced_runs_log_everything_and_hit_their_rate(runtime: &str) {
     for protocol in ["tcp", "udp"] {
         let pong = Pong::start(runtime, protocol);
         let address = pong.address.to_string();
-        let args = [
-            "--address",
-            &address,
-            "--protocol",
-            protocol,
-            "--interval",
-            "0.01",
-            "--duration",
-            "1",
-            "--warmup",
-            "0.2",
-        ];
+        let args = format!(
+            "--address {address} --protocol {protocol} --interval 0.01 --duration 1 --warmup 0.2"
+        );
         let run = ping(runtime, &args, Duration::from_secs(20));
         assert_eq!(run.code(), Some(0), "{runtime} {protocol}: {}", run.stderr);
         let json = run.json();
@@ -132,16 +123,7 @@ fn back_to_back_runs_are_not_slowed_by_a_timer(runtime: &str) {
     for protocol in ["tcp", "udp"] {
         let pong = Pong::start(runtime, protocol);
         let address = pong.address.to_string();
-        let args = [
-            "--address",
-            &address,
-            "--protocol",
-            protocol,
-            "--duration",
-            "0.5",
-            "--warmup",
-            "0.1",
-        ];
+        let args = format!("--address {address} --protocol {protocol} --duration 0.5 --warmup 0.1");
         let run = ping(runtime, &args, Duration::from_secs(20));
         assert_eq!(run.code(), Some(0), "{runtime} {protocol}: {}", run.stderr);
         let json = run.json();
@@ -160,18 +142,8 @@ fn back_to_back_runs_are_not_slowed_by_a_timer(runtime: &str) {
 fn sleep_pacing_records_the_lower_rate_it_really_achieves(runtime: &str) {
     let pong = Pong::start(runtime, "tcp");
     let address = pong.address.to_string();
-    let args = [
-        "--address",
-        &address,
-        "--interval",
-        "0.005",
-        "--pacing",
-        "sleep",
-        "--duration",
-        "0.5",
-        "--warmup",
-        "0",
-    ];
+    let args =
+        format!("--address {address} --interval 0.005 --pacing sleep --duration 0.5 --warmup 0");
     let run = ping(runtime, &args, Duration::from_secs(20));
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
     let json = run.json();

@@ -42,7 +42,7 @@ fn the_pong_survives_misbehaving_clients(runtime: &str) {
     let addr = address.to_string();
     let run = ping(
         runtime,
-        &["--address", &addr, "--duration", "0.3", "--warmup", "0"],
+        &format!("--address {addr} --duration 0.3 --warmup 0"),
         Duration::from_secs(10),
     );
     assert_eq!(run.code(), Some(0), "{runtime}: {}", run.stderr);

@@ -13,20 +13,9 @@ fn throughput_runs_count_every_byte(runtime: &str) {
         let address = pong.address.to_string();
         for size in sizes {
             let size_arg = size.to_string();
-            let args = [
-                "--address",
-                &address,
-                "--protocol",
-                protocol,
-                "--mode",
-                "throughput",
-                "--size",
-                &size_arg,
-                "--duration",
-                "1",
-                "--warmup",
-                "0.2",
-            ];
+            let args = format!(
+                "--address {address} --protocol {protocol} --mode throughput --size {size_arg} --duration 1 --warmup 0.2"
+            );
             let run = ping(runtime, &args, Duration::from_secs(30));
             let what = format!("{runtime} {protocol} {size} B");
             assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
@@ -81,18 +70,9 @@ fn a_receiver_killed_mid_run_fails_clearly_and_keeps_what_was_sent(runtime: &str
     for protocol in ["tcp", "udp"] {
         let mut pong = Pong::start_with(runtime, &["--protocol", protocol, "--mode", "throughput"]);
         let address = pong.address.to_string();
-        let args = [
-            "--address",
-            &address,
-            "--protocol",
-            protocol,
-            "--mode",
-            "throughput",
-            "--duration",
-            "3",
-            "--warmup",
-            "0",
-        ];
+        let args = format!(
+            "--address {address} --protocol {protocol} --mode throughput --duration 3 --warmup 0"
+        );
         let run = ping_with(runtime, &args, Duration::from_secs(30), |elapsed| {
             if elapsed > Duration::from_millis(500) && pong.is_running() {
                 pong.kill();
@@ -123,16 +103,8 @@ fn mixing_up_the_modes_is_a_clear_error() {
     for protocol in ["tcp", "udp"] {
         let rtt_pong = Pong::start("tokio", protocol);
         let address = rtt_pong.address.to_string();
-        let args = [
-            "--address",
-            &address,
-            "--protocol",
-            protocol,
-            "--mode",
-            "throughput",
-            "--duration",
-            "0.3",
-        ];
+        let args =
+            format!("--address {address} --protocol {protocol} --mode throughput --duration 0.3");
         let run = ping("tokio", &args, Duration::from_secs(20));
         assert_eq!(run.code(), Some(1), "{protocol}: {}", run.stderr);
         assert!(
@@ -145,7 +117,7 @@ fn mixing_up_the_modes_is_a_clear_error() {
     let address = counting_pong.address.to_string();
     let run = ping(
         "tokio",
-        &["--address", &address, "--duration", "0.3", "--warmup", "0"],
+        &format!("--address {address} --duration 0.3 --warmup 0"),
         Duration::from_secs(20),
     );
     assert_eq!(run.code(), Some(1), "{}", run.stderr);

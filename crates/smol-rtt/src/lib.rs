@@ -6,11 +6,10 @@ use std::{future::Future, io, net::SocketAddr, time::Instant};
 use rtt_core::{
     build_info,
     options::RuntimeOptions,
-    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo},
+    runtime::{FuturesTcp, Runtime, RuntimeInfo, UdpIo},
 };
 use smol::{
     Timer,
-    io::{AsyncReadExt, AsyncWriteExt},
     net::{TcpListener, TcpStream, UdpSocket},
 };
 
@@ -84,7 +83,7 @@ impl Runtime for Smol {
     async fn connect(address: SocketAddr) -> io::Result<Tcp> {
         let stream = TcpStream::connect(address).await?;
         stream.set_nodelay(true)?;
-        Ok(Tcp(stream))
+        Ok(tcp(stream))
     }
 
     async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
@@ -98,7 +97,7 @@ impl Runtime for Smol {
     async fn accept(listener: &TcpListener) -> io::Result<(Tcp, SocketAddr)> {
         let (stream, peer) = listener.accept().await?;
         stream.set_nodelay(true)?;
-        Ok((Tcp(stream), peer))
+        Ok((tcp(stream), peer))
     }
 
     async fn bind_udp(address: SocketAddr) -> io::Result<Udp> {
@@ -106,24 +105,11 @@ impl Runtime for Smol {
     }
 }
 
-pub struct Tcp(TcpStream);
+/// async-std's and smol's streams implement the `futures` I/O traits.
+pub type Tcp = FuturesTcp<TcpStream>;
 
-impl TcpIo for Tcp {
-    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.0.write_all(buf).await
-    }
-
-    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        self.0.read_exact(buf).await
-    }
-
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf).await
-    }
-
-    async fn shutdown_write(&mut self) -> io::Result<()> {
-        self.0.shutdown(std::net::Shutdown::Write)
-    }
+fn tcp(stream: TcpStream) -> Tcp {
+    FuturesTcp::new(stream, |stream| stream.shutdown(std::net::Shutdown::Write))
 }
 
 pub struct Udp(UdpSocket);

@@ -151,15 +151,16 @@ impl PingRun {
     }
 }
 
-/// Runs `{runtime}-ping` with `args` plus `--out`, killing it if it outlives `deadline`.
-pub fn ping(runtime: &str, args: &[&str], deadline: Duration) -> PingRun {
+/// Runs `{runtime}-ping` with `args` (split at spaces) plus `--out`, killing it if it outlives
+/// `deadline`.
+pub fn ping(runtime: &str, args: &str, deadline: Duration) -> PingRun {
     ping_with(runtime, args, deadline, |_| {})
 }
 
 /// As [`ping`], calling `during(elapsed)` every 10 ms while the ping runs.
 pub fn ping_with(
     runtime: &str,
-    args: &[&str],
+    args: &str,
     deadline: Duration,
     mut during: impl FnMut(Duration),
 ) -> PingRun {
@@ -167,7 +168,7 @@ pub fn ping_with(
     let stem = dir.0.join("run");
     let started = Instant::now();
     let mut child = Command::new(binary(&format!("{runtime}-ping")))
-        .args(args)
+        .args(args.split_whitespace())
         .arg("--out")
         .arg(&stem)
         .stdout(Stdio::piped())
