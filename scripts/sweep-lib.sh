@@ -589,7 +589,8 @@ fmt_rate() { if [[ -z $1 ]]; then printf -- '-'; else calc "sprintf(\"%.1f\", $1
 fmt_gbps() { if [[ -z $1 ]]; then printf -- '-'; else calc "sprintf(\"%.3f\", $1)"; fi; }
 fmt_si() { # 4213000 -> 4.21 M
   if [[ -z $1 ]]; then printf -- '-'; return; fi
-  calc "$1 >= 1e9 ? sprintf(\"%.2f G\", $1 / 1e9) : $1 >= 1e6 ? sprintf(\"%.2f M\", $1 / 1e6) : $1 >= 1e3 ? sprintf(\"%.2f k\", $1 / 1e3) : sprintf(\"%.0f\", $1)"
+  # In parentheses: a bare `>` in awk's printf would redirect its output.
+  calc "($1 >= 1e9 ? sprintf(\"%.2f G\", $1 / 1e9) : $1 >= 1e6 ? sprintf(\"%.2f M\", $1 / 1e6) : $1 >= 1e3 ? sprintf(\"%.2f k\", $1 / 1e3) : sprintf(\"%.0f\", $1))"
 }
 
 # The trap handlers. Children are stopped by the PIDs remembered when they were started.
