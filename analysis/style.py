@@ -38,10 +38,13 @@ def order_key(values, order) -> list[int]:
 
 def si(value: float) -> str:
     """10 → "10", 1000 → "1 k", 2500 → "2.5 k", 1e6 → "1 M": three significant digits."""
+    if not math.isfinite(value):
+        return f"{value:g}"
+    value = float(f"{value:.3g}")  # round first, so 999.9 reads "1 k", never "1e+03"
     for factor, prefix in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
         if abs(value) >= factor:
             return f"{value / factor:.3g}{prefix}"
-    return f"{value:.3g}"
+    return f"{value:g}"
 
 
 def rate_label(interval_s: float) -> str:
@@ -52,10 +55,12 @@ def rate_label(interval_s: float) -> str:
 
 
 def us(value_ns: float) -> str:
-    """A latency in ns written in µs with four significant digits, "–" when unknown."""
+    """A latency in ns written in µs with four significant digits (whole µs from 10 ms on, never
+    in exponent form), "–" when unknown."""
     if value_ns is None or not math.isfinite(value_ns):
         return "–"
-    return f"{value_ns / 1e3:.4g}"
+    value_us = value_ns / 1e3
+    return f"{value_us:.0f}" if abs(value_us) >= 1e4 else f"{value_us:.4g}"
 
 
 def size_label(size: float) -> str:

@@ -100,3 +100,12 @@ def test_rate_labels_match_the_intervals(interval, label):
 
 def test_si_prefixes():
     assert [si(v) for v in (7, 999, 1000, 31_000, 1_500_000)] == ["7", "999", "1 k", "31 k", "1.5 M"]
+    # Rounding that carries into the next prefix, and rates just below one.
+    assert [si(v) for v in (999.9, 10.1, 12_345, 999_999)] == ["1 k", "10.1", "12.3 k", "1 M"]
+
+
+def test_latencies_never_print_in_exponent_form():
+    from analysis.style import us
+
+    assert [us(v) for v in (850, 23_456, 1_710_000, 17_110_000, float("nan"))] == [
+        "0.85", "23.46", "1710", "17110", "–"]
