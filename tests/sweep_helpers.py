@@ -62,6 +62,13 @@ def wait_until(predicate, timeout, what):
     pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
+def _default_signals():
+    """Give the script default SIGINT/SIGTERM handling. A test run started in the background (as
+    CI may be) inherits SIGINT ignored, and bash cannot trap a signal ignored on entry."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @dataclass
 class Run:
     """A script started in its own session, its output collected line by line."""
@@ -75,7 +82,7 @@ class Run:
     def start(self):
         self.proc = subprocess.Popen(self.args, cwd=REPO, env=self.env, text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=_default_signals)
         self._threads = [threading.Thread(target=self._pump, daemon=True),
                          threading.Thread(target=self._pump_err, daemon=True)]
         for thread in self._threads:
