@@ -119,6 +119,10 @@ pub struct PingOptions {
     /// A datagram unanswered this long is counted lost and the next one is sent
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=4000))]
     pub udp_timeout_ms: u64,
+    /// Throughput over TCP: write whole messages in batches of up to this many bytes; 0 writes
+    /// each message on its own (one system call per message, like an unbatched application)
+    #[arg(long, value_name = "BYTES", default_value_t = 65_536, value_parser = clap::value_parser!(u64).range(0..=(64 << 20)))]
+    pub batch: u64,
     #[command(flatten)]
     pub runtime: RuntimeOptions,
     /// Write STEM.csv (one row per reply) and STEM.json (summary and context)

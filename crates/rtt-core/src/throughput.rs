@@ -24,9 +24,8 @@ use crate::{
 /// The receiving side's counting window.
 pub const WINDOW: Duration = Duration::from_millis(100);
 
-/// TCP messages are written in batches of up to this many bytes, as a throughput-minded
-/// application would (one write per 8-byte message would measure the syscall, not the runtime).
-const BATCH_BYTES: usize = 64 * 1024;
+/// The pong's read buffer.
+const READ_BYTES: usize = 64 * 1024;
 
 /// How long the ping waits for the pong's handshake or counts before giving up on it.
 const CONTROL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -210,7 +209,7 @@ pub async fn sink_tcp<S: TcpIo>(mut stream: S) -> anyhow::Result<()> {
         .context("answering the handshake")?;
     let mut tally = Tally::new(Instant::now());
     let mut framing = Framing::new(size);
-    let mut buf = vec![0; BATCH_BYTES];
+    let mut buf = vec![0; READ_BYTES];
     loop {
         let len = stream.read(&mut buf).await.context("receiving messages")?;
         if len == 0 {
@@ -309,8 +308,12 @@ pub(crate) async fn session<R: Runtime>(
                 .collect()
         })
         .unwrap_or_default();
+    let size = options.size as u64;
+    let batch_bytes =
+        (options.protocol == Protocol::Tcp).then(|| options.batch.max(size) / size * size);
     ThroughputReport {
         context,
+        batch_bytes,
         sent,
         counts,
         measured,
@@ -337,7 +340,9 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
     }
 
     let end = Instant::now() + options.warmup() + options.duration();
-    let per_batch = (BATCH_BYTES / options.size).max(1);
+    // Batched as a throughput-minded application would (`--batch`): one write per 8-byte message
+    // measures the system call more than the runtime.
+    let per_batch = (usize::try_from(options.batch).unwrap_or(usize::MAX) / options.size).max(1);
     let mut batch = wire::message(options.size).repeat(per_batch);
     let mut seq = 0;
     while Instant::now() < end {
@@ -357,7 +362,7 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
         .with_context(|| format!("ending the run with the pong at {address}"))?;
 
     let mut reply = Vec::new();
-    let mut buf = vec![0u8; BATCH_BYTES];
+    let mut buf = vec![0u8; READ_BYTES];
     let deadline = Instant::now() + CONTROL_TIMEOUT;
     loop {
         match R::until(deadline, stream.read(&mut buf)).await {
@@ -455,6 +460,8 @@ fn spread(per_window: impl Iterator<Item = u64>, scale: f64) -> Value {
 #[derive(Debug)]
 pub struct ThroughputReport {
     context: RunContext,
+    /// TCP: the most bytes of whole messages per write (`--batch`); `None` for UDP.
+    batch_bytes: Option<u64>,
     sent: Sent,
     counts: Option<Counts>,
     /// Messages and bytes of each measured window.
@@ -488,6 +495,7 @@ impl Outcome for ThroughputReport {
             "throughput",
             json!({
                 "window_s": WINDOW.as_secs_f64(),
+                "batch_bytes": self.batch_bytes,
                 "windows": self.measured.len(),
                 "sent": self.sent.messages,
                 "sent_bytes": self.sent.bytes,

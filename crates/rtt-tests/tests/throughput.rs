@@ -99,6 +99,28 @@ for_each_runtime!(
 );
 
 #[test]
+fn unbatched_tcp_writes_one_message_at_a_time_and_is_slower() {
+    let pong = Pong::start_with("tokio", &["--mode", "throughput"]);
+    let address = pong.address;
+    let rate = |batch: &str| {
+        let args = format!(
+            "--address {address} --mode throughput --size 8 --duration 0.5 --warmup 0.1 --batch {batch}"
+        );
+        let run = ping("tokio", &args, Duration::from_secs(20));
+        assert_eq!(run.code(), Some(0), "{}", run.stderr);
+        let json = run.json();
+        assert_eq!(uint(json, "received_bytes"), uint(json, "received") * 8);
+        (float(&json["msg_per_s"], "p50"), uint(json, "batch_bytes"))
+    };
+    let ((batched, batch_bytes), (single, single_bytes)) = (rate("65536"), rate("0"));
+    assert_eq!((batch_bytes, single_bytes), (65_536, 8));
+    assert!(
+        batched > 5.0 * single,
+        "batched {batched} msg/s vs unbatched {single} msg/s"
+    );
+}
+
+#[test]
 fn mixing_up_the_modes_is_a_clear_error() {
     for protocol in ["tcp", "udp"] {
         let rtt_pong = Pong::start("tokio", protocol);
