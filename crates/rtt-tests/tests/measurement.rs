@@ -162,15 +162,9 @@ for_each_runtime!(
 #[test]
 fn the_human_summary_is_printed_without_out() {
     let pong = Pong::start("tokio", "tcp");
+    let args = format!("--address {} --duration 0.2 --warmup 0", pong.address);
     let output = std::process::Command::new(common::binary("tokio-ping"))
-        .args([
-            "--address",
-            &pong.address.to_string(),
-            "--duration",
-            "0.2",
-            "--warmup",
-            "0",
-        ])
+        .args(args.split_whitespace())
         .output()
         .expect("runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -182,7 +176,7 @@ fn the_human_summary_is_printed_without_out() {
 }
 
 #[test]
-fn tokio_pinned_to_one_cpu_reports_one_worker() {
+fn pinned_to_one_cpu_tokio_and_async_std_start_one_worker() {
     if std::process::Command::new("taskset")
         .arg("-V")
         .output()
@@ -192,19 +186,15 @@ fn tokio_pinned_to_one_cpu_reports_one_worker() {
         return;
     }
     let pong = Pong::start("std", "tcp");
+    let args = format!(
+        "--address {} --duration 0.2 --warmup 0 --json",
+        pong.address
+    );
     for runtime in ["tokio", "asyncstd"] {
         let output = std::process::Command::new("taskset")
             .args(["-c", "0"])
             .arg(common::binary(&format!("{runtime}-ping")))
-            .args([
-                "--address",
-                &pong.address.to_string(),
-                "--duration",
-                "0.2",
-                "--warmup",
-                "0",
-                "--json",
-            ])
+            .args(args.split_whitespace())
             .output()
             .expect("runs");
         assert!(
