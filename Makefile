@@ -22,7 +22,7 @@ tools:
 	@ping -V 2>/dev/null | grep -q iputils || echo "note: no iputils ping (Debian: iputils-ping): -P is skipped"
 
 ## Every check CI runs
-test: build python test-rust test-python lint
+test: build python lint test-rust test-python
 
 test-rust:
 	$(CARGO) test --release --workspace
