@@ -167,7 +167,16 @@ async fn measure<R: Runtime>(options: &PingOptions, recorder: &mut Recorder) -> 
                 address,
                 echo: vec![0; options.size],
             };
-            exchange_loop::<R, _>(&mut link, options, recorder).await
+            // A TCP read has no deadline of its own: one guard for the whole run (UDP needs none,
+            // each datagram has its own), so a stalled pong cannot hold the ping forever.
+            let deadline = Instant::now() + options.warmup() + options.duration() + TCP_STALL_LIMIT;
+            let exchanges = exchange_loop::<R, _>(&mut link, options, recorder);
+            R::until(deadline, exchanges).await.unwrap_or_else(|| {
+                Err(anyhow!(
+                    "no echo from the pong at {address} (tcp) for {} s past the run's end: is it stopped or overloaded?",
+                    TCP_STALL_LIMIT.as_secs()
+                ))
+            })
         }
         Protocol::Udp => {
             let socket = udp_to_pong::<R>(address).await?;
@@ -192,7 +201,7 @@ async fn measure<R: Runtime>(options: &PingOptions, recorder: &mut Recorder) -> 
 }
 
 /// Sends message after message as the pacer says until the measured window ends; records the
-/// replies of messages sent inside the window. Bounded in time whatever the peer does.
+/// replies of messages sent inside the window.
 async fn exchange_loop<R: Runtime, L: Link>(
     link: &mut L,
     options: &PingOptions,
@@ -208,48 +217,39 @@ async fn exchange_loop<R: Runtime, L: Link>(
         PacingMode::Schedule => Pacer::Schedule { start, interval },
         PacingMode::Sleep => Pacer::Sleep { interval },
     };
-    let address = link.address();
-    let exchanges = async {
-        let mut message = wire::message(options.size);
-        let mut now = start;
-        for seq in 0.. {
-            let late = match pacer.wait(seq, now) {
-                Wait::None => false,
-                Wait::Late => true,
-                Wait::Until(due) if due >= end => break,
-                Wait::Until(due) => {
-                    R::sleep_until(due).await;
-                    false
-                }
-            };
-            wire::write_seq(&mut message, seq);
-            let sent_at = Instant::now();
-            if sent_at >= end {
-                break;
+    let mut message = wire::message(options.size);
+    let mut now = start;
+    for seq in 0.. {
+        let late = match pacer.wait(seq, now) {
+            Wait::None => false,
+            Wait::Late => true,
+            Wait::Until(due) if due >= end => break,
+            Wait::Until(due) => {
+                R::sleep_until(due).await;
+                false
             }
-            let measured = sent_at >= measure_start;
-            if measured {
-                recorder.sent += 1;
-                recorder.late += u64::from(late);
-            }
-            let echo = link.exchange(&message, seq, sent_at).await?;
-            now = echo.at;
-            if measured {
-                recorder.out_of_order += echo.stale;
-                match echo.received {
-                    true => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
-                    false => recorder.lost += 1,
-                }
+        };
+        wire::write_seq(&mut message, seq);
+        let sent_at = Instant::now();
+        if sent_at >= end {
+            break;
+        }
+        let measured = sent_at >= measure_start;
+        if measured {
+            recorder.sent += 1;
+            recorder.late += u64::from(late);
+        }
+        let echo = link.exchange(&message, seq, sent_at).await?;
+        now = echo.at;
+        if measured {
+            recorder.out_of_order += echo.stale;
+            match echo.received {
+                true => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
+                false => recorder.lost += 1,
             }
         }
-        anyhow::Ok(())
-    };
-    R::until(end + TCP_STALL_LIMIT, exchanges).await.unwrap_or_else(|| {
-        Err(anyhow!(
-            "no echo from the pong at {address} for {} s past the run's end: is it stopped or overloaded?",
-            TCP_STALL_LIMIT.as_secs()
-        ))
-    })
+    }
+    Ok(())
 }
 
 /// What came back for one message.
@@ -264,7 +264,6 @@ struct Echo {
 
 /// One message out, its echo back: the part that differs between TCP and UDP.
 trait Link: Send {
-    fn address(&self) -> SocketAddr;
     fn exchange(
         &mut self,
         message: &[u8],
@@ -280,10 +279,6 @@ struct TcpLink<S> {
 }
 
 impl<S: TcpIo> Link for TcpLink<S> {
-    fn address(&self) -> SocketAddr {
-        self.address
-    }
-
     async fn exchange(
         &mut self,
         message: &[u8],
@@ -331,10 +326,6 @@ struct UdpLink<U> {
 }
 
 impl<U: UdpIo> Link for UdpLink<U> {
-    fn address(&self) -> SocketAddr {
-        self.address
-    }
-
     async fn exchange(
         &mut self,
         message: &[u8],
