@@ -1,0 +1,51 @@
+"""The runtimes and reference baselines the suite measures, read from runtimes.json at the
+repository's root: their labels, binary prefixes, sweep flags, colours and order. Standard
+library only, so that the sweep scripts can use it before the analysis packages are installed.
+"""
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+LIST_PATH = Path(__file__).resolve().parent.parent / "runtimes.json"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A runtime (ping and pong binaries of this suite) or a reference (another program)."""
+
+    label: str  # the framework label in logs, tables and legends
+    flag: str  # the sweep scripts' one-letter flag
+    colour: str  # its colour in every figure
+    about: str  # one line for help texts
+    binary_prefix: str | None = None  # runtimes: <prefix>-ping and <prefix>-pong
+    transport: str | None = None  # references: the transport they measure (e.g. icmp)
+
+    @property
+    def is_runtime(self) -> bool:
+        return self.binary_prefix is not None
+
+
+@cache
+def entries(path: Path = LIST_PATH) -> tuple[Entry, ...]:
+    """Every runtime, then every reference, in the list's order."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(Entry(**item) for item in data["runtimes"] + data["references"])
+
+
+def runtimes() -> tuple[Entry, ...]:
+    return tuple(e for e in entries() if e.is_runtime)
+
+
+def by_label(label: str) -> Entry | None:
+    return next((e for e in entries() if e.label == label), None)
+
+
+def by_flag(flag: str) -> Entry | None:
+    return next((e for e in entries() if e.flag == flag), None)
+
+
+def labels() -> tuple[str, ...]:
+    """Every label in the list's order: the order of sweeps, tables and legends."""
+    return tuple(e.label for e in entries())
