@@ -75,6 +75,11 @@ impl Pong {
         let _ = self.child.wait();
     }
 
+    /// The pong's process id, for signals such as SIGSTOP (a stalled pong).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Whether the pong process is still running.
     pub fn is_running(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
