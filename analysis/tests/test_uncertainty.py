@@ -1,0 +1,82 @@
+"""The confidence intervals on synthetic repeats with a known answer: t quantiles, coverage of
+the interval across runs (and the failure of an interval from one run's samples), paired
+differences, ratios and verdicts."""
+
+import math
+
+import numpy as np
+import pytest
+
+from analysis import uncertainty as u
+
+
+@pytest.mark.parametrize("df, expected", [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (29, 2.0452)])
+def test_t_quantiles_match_the_tables(df, expected):
+    assert u.t_quantile(df) == pytest.approx(expected, abs=1e-4)
+
+
+def synthetic_runs(rng, repeats, *, median=60_000.0, run_spread=0.10, within=0.4, n=5_000):
+    """Each repeat: lognormal RTTs whose median is `median` shifted by a run offset (lognormal,
+    sd `run_spread`), as fresh processes on a noisy machine differ. Returns each run's sorted
+    samples; the true value of the estimand (the mean over runs of a run's p50) is
+    median · exp(run_spread² / 2)."""
+    offsets = rng.normal(0.0, run_spread, repeats)
+    return [np.sort(median * np.exp(o + rng.normal(0.0, within, n))) for o in offsets]
+
+
+def p50(sorted_samples):
+    return float(sorted_samples[math.ceil(0.5 * len(sorted_samples)) - 1])
+
+
+def test_the_interval_across_runs_covers_the_true_value_95_times_in_100():
+    truth = 60_000.0 * math.exp(0.10**2 / 2)
+    covered = within_covered = 0
+    for seed in range(100):
+        runs = synthetic_runs(np.random.default_rng(seed), repeats=3)
+        covered += u.across_runs([p50(r) for r in runs]).contains(truth)
+        # What a bootstrap over one run's samples would say: far too narrow.
+        within_covered += u.within_run_quantile(runs[0], 0.5).contains(truth)
+    assert covered >= 90, covered
+    assert within_covered < 50, within_covered
+
+
+def test_one_repeat_gets_a_within_run_interval():
+    runs = synthetic_runs(np.random.default_rng(1), repeats=1)
+    estimate = u.within_run_quantile(runs[0], 0.5)
+    assert estimate.method == u.WITHIN_RUN and estimate.repeats == 1
+    assert estimate.low < estimate.value < estimate.high
+    assert estimate.value == p50(runs[0])
+
+
+def test_a_paired_difference_removes_what_a_round_shares():
+    rng = np.random.default_rng(7)
+    rounds = rng.normal(0.0, 0.2, 5)  # each round's drift hits both runtimes alike
+    baseline = 60_000 * np.exp(rounds + rng.normal(0, 0.01, 5))
+    runtime = 66_000 * np.exp(rounds + rng.normal(0, 0.01, 5))
+    delta = u.paired_difference(runtime, baseline)
+    assert 0 < delta.low < 6_000 < delta.high * 1.05
+    assert u.verdict(delta, float(baseline.mean())) == "slower"
+    # Unpaired, the drift would hide the difference: the two intervals overlap.
+    assert u.across_runs(runtime).low < u.across_runs(baseline).high
+
+
+def test_a_ratio_calls_a_planted_shift_and_not_noise():
+    rng = np.random.default_rng(3)
+    old = 60_000 * np.exp(rng.normal(0, 0.05, 10))
+    same = 60_000 * np.exp(rng.normal(0, 0.05, 10))
+    slower = 66_000 * np.exp(rng.normal(0, 0.05, 10))
+    assert u.verdict(u.ratio(same, old), 1.0, no_change=1.0) == "same"
+    r = u.ratio(slower, old)
+    assert r.low > 1.0 and r.contains(1.1)
+    assert u.verdict(r, 1.0, no_change=1.0) == "slower"
+    assert u.verdict(u.ratio(old, slower), 1.0, no_change=1.0) == "faster"
+
+
+def test_verdicts_follow_the_noise_threshold_and_the_direction():
+    tiny = u.Estimate(1.01, 1.005, 1.015, 5, u.ACROSS_RUNS)
+    assert u.verdict(tiny, 1.0, 0.02, no_change=1.0) == "same"
+    assert u.verdict(tiny, 1.0, 0.005, no_change=1.0) == "slower"
+    more_msgs = u.Estimate(1.2, 1.1, 1.3, 5, u.ACROSS_RUNS)
+    assert u.verdict(more_msgs, 1.0, higher_is_slower=False, no_change=1.0) == "faster"
+    alone = u.paired_difference([70_000], [60_000])
+    assert alone.method == u.WITHIN_RUN and u.verdict(alone, 60_000) == "unknown"

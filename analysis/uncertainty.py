@@ -1,0 +1,154 @@
+"""Confidence intervals that include run-to-run variation, differences between runtimes, and
+verdicts. Pure functions on per-run statistics (one number per repeat): no I/O, no pandas.
+
+The method, after Kalibera & Jones ("Rigorous benchmarking in reasonable time", 2013): the unit
+of repetition is a fresh process, so a point's estimate of a statistic (p50, p99, msg/s…) is
+the mean of that statistic over its repeats, and its 95 % interval is Student's t interval
+across the repeats, mean ± t(0.975, R−1) · s / √R. Each repeat's value carries its own
+sampling noise and its run's offset, so the spread s includes both; an interval built from the
+samples of one run alone sees only the first, about ten times too narrow on this machine. With
+one repeat there is no spread to measure: the interval falls back to the distribution-free
+interval of one run's quantile (order statistics), marked "within-run only".
+
+A difference between two runtimes is paired by round (the repeats of one round ran side by
+side): d_r = runtime_r − baseline_r, and a t interval across rounds. A ratio between two sweeps
+(no pairing) is a Welch t interval on the logarithms of the repeats' values, exponentiated.
+A verdict says `same` when the interval includes no change or the change is below a noise
+threshold (as criterion does); else `slower` or `faster`; and `unknown` with one repeat, whose
+run-to-run spread nobody measured.
+"""
+
+import math
+from dataclasses import dataclass
+
+CONFIDENCE = 0.95
+NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
+ACROSS_RUNS = "across runs"
+WITHIN_RUN = "within-run only"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    low: float
+    high: float
+    repeats: int
+    method: str  # ACROSS_RUNS, or WITHIN_RUN when only one repeat was there
+
+    def contains(self, x: float) -> bool:
+        return self.low <= x <= self.high
+
+
+def t_quantile(df: int, confidence: float = CONFIDENCE) -> float:
+    """The two-sided Student t quantile: P(|T| < t) = confidence, for a whole number of degrees of
+    freedom, from the exact finite series of Abramowitz & Stegun 26.7.3–4 and bisection."""
+    if df < 1:
+        raise ValueError("a t interval needs at least one degree of freedom (two repeats)")
+    low, high = 0.0, 1e6
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _t_central(mid, df) < confidence else (low, mid)
+    return (low + high) / 2
+
+
+def _t_central(t: float, df: int) -> float:
+    """P(|T| < t) for Student's t with `df` degrees of freedom."""
+    theta = math.atan(t / math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    if df % 2:  # odd: 2/π (θ + sinθ cosθ (1 + 2/3 cos²θ + 2·4/(3·5) cos⁴θ + …))
+        term, total = 1.0, 1.0 if df > 1 else 0.0
+        for k in range(1, (df - 1) // 2):
+            term *= 2 * k / (2 * k + 1) * c2
+            total += term
+        return 2 / math.pi * (theta + math.sin(theta) * math.cos(theta) * total)
+    term, total = 1.0, 1.0  # even: sinθ (1 + 1/2 cos²θ + 1·3/(2·4) cos⁴θ + …)
+    for k in range(1, df // 2):
+        term *= (2 * k - 1) / (2 * k) * c2
+        total += term
+    return math.sin(theta) * total
+
+
+def _mean_sd(values) -> tuple[float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+
+
+def across_runs(values, confidence: float = CONFIDENCE) -> Estimate:
+    """Mean of the repeats' values with its t interval (two repeats or more)."""
+    values = [float(v) for v in values]
+    if len(values) < 2:
+        raise ValueError("an interval across runs needs two repeats or more")
+    mean, sd = _mean_sd(values)
+    half = t_quantile(len(values) - 1, confidence) * sd / math.sqrt(len(values))
+    return Estimate(mean, mean - half, mean + half, len(values), ACROSS_RUNS)
+
+
+def within_run_quantile(sorted_samples, q: float, confidence: float = CONFIDENCE) -> Estimate:
+    """One run's nearest-rank quantile q (0–1) with the distribution-free interval of order
+    statistics: the ranks n·q ± z·√(n·q·(1−q)), by the normal approximation to the binomial."""
+    n = len(sorted_samples)
+    if n == 0:
+        raise ValueError("no samples")
+    z = _z(confidence)
+    rank = max(1, math.ceil(q * n - 1e-9))
+    spread = z * math.sqrt(n * q * (1 - q))
+    low_rank = min(max(1, math.floor(n * q - spread)), rank)
+    high_rank = max(min(n, math.ceil(n * q + spread) + 1), rank)
+    value = float(sorted_samples[rank - 1])
+    return Estimate(value, float(sorted_samples[low_rank - 1]), float(sorted_samples[high_rank - 1]), 1,
+                    WITHIN_RUN)
+
+
+def _z(confidence: float) -> float:
+    """The standard normal two-sided quantile, by bisection on erf."""
+    low, high = 0.0, 10.0
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if math.erf(mid / math.sqrt(2)) < confidence else (low, mid)
+    return (low + high) / 2
+
+
+def paired_difference(values, baseline, confidence: float = CONFIDENCE) -> Estimate:
+    """values − baseline, paired by position (round), with a t interval across the pairs; with
+    one pair, the bare difference and an empty interval marked within-run only."""
+    diffs = [float(a) - float(b) for a, b in zip(values, baseline, strict=True)]
+    if len(diffs) == 1:
+        return Estimate(diffs[0], math.nan, math.nan, 1, WITHIN_RUN)
+    return across_runs(diffs, confidence)
+
+
+def ratio(new, old, confidence: float = CONFIDENCE) -> Estimate:
+    """new / old as exp(mean log new − mean log old), with a Welch t interval on the logarithms
+    (degrees of freedom rounded down: a slightly wider, conservative interval). Needs two repeats
+    or more on each side; else the bare ratio with no interval, marked within-run only."""
+    logs_new = [math.log(v) for v in new]
+    logs_old = [math.log(v) for v in old]
+    point = math.exp(sum(logs_new) / len(logs_new) - sum(logs_old) / len(logs_old))
+    if len(logs_new) < 2 or len(logs_old) < 2:
+        return Estimate(point, math.nan, math.nan, min(len(new), len(old)), WITHIN_RUN)
+    (_, sd_new), (_, sd_old) = _mean_sd(logs_new), _mean_sd(logs_old)
+    a, b = sd_new**2 / len(logs_new), sd_old**2 / len(logs_old)
+    se = math.sqrt(a + b)
+    if se == 0:
+        return Estimate(point, point, point, min(len(new), len(old)), ACROSS_RUNS)
+    df = (a + b) ** 2 / (a**2 / (len(logs_new) - 1) + b**2 / (len(logs_old) - 1))
+    half = t_quantile(max(1, math.floor(df)), confidence) * se
+    return Estimate(point, point * math.exp(-half), point * math.exp(half), min(len(new), len(old)),
+                    ACROSS_RUNS)
+
+
+def verdict(change: Estimate, reference: float, noise: float = NOISE, *,
+            higher_is_slower: bool = True, no_change: float = 0.0) -> str:
+    """`slower`, `faster` or `same` for a change (a difference, no_change 0, or a ratio,
+    no_change 1): `same` when its interval includes no change, or when the change is below
+    `noise` × reference; `unknown` without an interval (one repeat). For throughput, higher is
+    faster: pass higher_is_slower=False."""
+    if math.isnan(change.low):
+        return "unknown"
+    if change.contains(no_change):
+        return "same"
+    if abs(change.value - no_change) < noise * abs(reference):
+        return "same"
+    up = change.value > no_change
+    return "slower" if up == higher_is_slower else "faster"
