@@ -14,8 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep-lib.sh"
 NET_MODE="" REMOTE="" REMOTE_DIR="" TARGET="" PEER="" # NET_MODE: remote, peer or serve
 REMOTE_NICE=""                  # 1 when B allows NICE
 PONG_PID="" PONG_FD="" PONG_IN_FD=""
-SERVE_PIDS=() SERVE_FDS=()
-declare -A SERVE_ERR=()         # PID -> stderr file, for --serve
+declare -A SERVING=()           # --serve: PID of each pong -> "FD:STDERR_FILE"
 
 usage() {
   cat <<EOF
@@ -144,10 +143,10 @@ pong_stop() {
 }
 
 pong_cleanup() {
-  local k
-  for k in "${!SERVE_PIDS[@]}"; do kill -TERM "${SERVE_PIDS[k]}" 2>/dev/null || true; done
-  for k in "${!SERVE_PIDS[@]}"; do reap "${SERVE_PIDS[k]}" "${SERVE_FDS[k]}" 5; done
-  SERVE_PIDS=() SERVE_FDS=()
+  local pid
+  for pid in "${!SERVING[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${!SERVING[@]}"; do reap "$pid" "${SERVING[$pid]%%:*}" 5; done
+  SERVING=()
 }
 
 # Reads a host-facts.sh listing into the associative array FACTS.
@@ -258,7 +257,7 @@ serve() {
     spawn_reader "$SWEEP_TMP/$binary-$proto.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
       "$BIN_DIR/$binary-pong" --address "$(hostport "$bind" "$port")" \
       --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
-    SERVE_PIDS+=("$SPAWN_PID") SERVE_FDS+=("$SPAWN_FD") SERVE_ERR[$SPAWN_PID]="$SWEEP_TMP/$binary-$proto.err"
+    SERVING[$SPAWN_PID]="$SPAWN_FD:$SWEEP_TMP/$binary-$proto.err"
     await_line "$SPAWN_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
     if ((rc != 0)); then
       printf '%s: %s-pong (%s) did not start on %s:\n' "$PROG" "$binary" "$proto" \
@@ -270,9 +269,9 @@ serve() {
   sweep_py serving --state "$STATE" --bind "$bind"
   # Until a signal, or until a pong dies (which is reported).
   local dead=""
-  wait -n -p dead "${SERVE_PIDS[@]}" || true
+  wait -n -p dead "${!SERVING[@]}" || true
   printf '%s: a pong (PID %s) exited; stopping the others\n' "$PROG" "${dead:-?}" >&2
-  if [[ -n $dead ]]; then tail_err "${SERVE_ERR[$dead]}" >&2; fi
+  if [[ -n $dead ]]; then tail_err "${SERVING[$dead]#*:}" >&2; fi
   exit 1
 }
 

@@ -17,6 +17,10 @@ if ((${BASH_VERSION%%.*} < 5 || (${BASH_VERSION%%.*} == 5 && ${_bash_minor%%.*} 
   exit 2
 fi
 unset _bash_minor
+if ! command -v python3 >/dev/null; then
+  printf '%s: needs python3 (3.10 or newer; the standard library is enough)\n' "$PROG" >&2
+  exit 2
+fi
 
 SUITE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SCRIPTS_DIR="$SUITE_DIR/scripts"

@@ -8,6 +8,10 @@ Standard library only, so it runs with any python3 before the analysis packages 
 import sys
 from pathlib import Path
 
+if sys.version_info < (3, 10):  # before importing what an older Python cannot parse
+    sys.stderr.write("sweep.py: needs Python 3.10 or newer; this is %s\n" % sys.version.split()[0])
+    sys.exit(2)
+
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # analysis.runtimes and analysis.style; sweepkit
 

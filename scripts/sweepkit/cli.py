@@ -214,10 +214,10 @@ def cmd_serving(args) -> int:
     mode = " (--mode throughput)" if k["MODE"] == "throughput" else ""
     protocols = list(dict.fromkeys(k["PROTOCOLS"].split()))
     print(f"Serving{mode} (Ctrl-C or SIGTERM stops every pong):")
-    print("  " + "".join(f"{cell:<10}" for cell in ["framework", *protocols]))
+    print(("  " + "".join(f"{cell:<10}" for cell in ["framework", *protocols])).rstrip())
     ports = {label: port for label, _binary, _transport, port in serve_pongs(doc)}
     for label, port in ports.items():
-        print(f"  {label:<10}" + "".join(f"{hostport(args.bind, port):<22}" for _ in protocols))
+        print((f"  {label:<10}" + "".join(f"{hostport(args.bind, port):<22}" for _ in protocols)).rstrip())
     prefix = "MODE=throughput " if k["MODE"] == "throughput" else ""
     flags = "".join(runtimes.by_label(label).flag for label in ports)
     print(f"On host A: {prefix}BASE_PORT={k['BASE_PORT']} ./run-network.sh --peer <this host's address> -{flags}")
