@@ -295,7 +295,7 @@ run_icmp_point() {
 record_point() {
   [[ -n $PENDING ]] || return 0
   sweep_py record --state "$STATE" "$PENDING" --t0 "$POINT_T0" --t1 "$EPOCHREALTIME" \
-    --since "$SWEEP_T0" "${OUTCOME[@]}"
+    --since "$SWEEP_T0" "${OUTCOME[@]}" || warn "could not record point $((PENDING + 1)) in $STATE"
   PENDING="" OUTCOME=()
 }
 
