@@ -9,7 +9,8 @@ import pytest
 from sweep_helpers import REPO
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
-from sweepkit import knobs, plan, progress, timefmt  # noqa: E402
+from analysis import runtimes  # noqa: E402
+from sweepkit import cli, knobs, plan, progress, timefmt  # noqa: E402
 
 
 def checked(flags="St", context="localhost", **env):
@@ -89,6 +90,20 @@ def test_the_icmp_baseline_is_dropped_from_throughput_with_a_warning_or_refused_
     alone = checked("P", MODE="throughput")
     assert alone.usage == ("-P: the ICMP baseline measures no throughput; with MODE=throughput choose "
                            "-S, -t, -a or -s")
+
+
+def test_a_runtime_added_to_the_list_is_swept_with_no_script_edit(monkeypatch, capsys):
+    listed = runtimes.entries()
+    added = runtimes.Entry(label="glommio", flag="g", colour="#56B4E9", about="glommio, a thread per core",
+                           binary_prefix="glommio")
+    monkeypatch.setattr(runtimes, "entries", lambda: (*listed[:4], added, *listed[4:]))
+    points = planned("gP", context="peer", INTERVALS="0", PROTOCOLS="tcp")
+    assert [(p.stem, p.binary, p.port) for p in points] == [("glommio-tcp-64B-0s-0t", "glommio", 9013),
+                                                            ("ping-icmp-64B-0s-0t", None, None)]
+    assert checked("g", "peer", BASE_PORT="65532").errors == ["BASE_PORT='65532': expected a port from 1 to 65531"]
+    assert checked("", "localhost").usage.endswith("-S -t -a -s -g -P")
+    cli.main(["help"])
+    assert "  -g  glommio: glommio, a thread per core\n" in capsys.readouterr().out
 
 
 def test_the_plan_runs_runtimes_in_the_list_order_then_the_references():
