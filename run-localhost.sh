@@ -35,7 +35,7 @@ pong_start() {
   local rc=0
   await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
   case $rc in
-    0) PONG_TARGET="${BASH_REMATCH[1]}:${BASH_REMATCH[2]}" ;;
+    0) PONG_TARGET=$(listen_address) ;;
     1) PONG_ERROR="it exited before listening" ;;
     *) PONG_ERROR="no 'listening on' line within ${READY_TIMEOUT} s" ;;
   esac

@@ -126,8 +126,10 @@ wait \"\$pong\""
   if ((rc == 0)); then
     await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
   fi
+  local listening
+  listening=$(listen_address)
   case $rc in
-    0) PONG_TARGET=$(hostport "$TARGET" "${BASH_REMATCH[2]}") ;;
+    0) PONG_TARGET=$(hostport "$TARGET" "${listening##*:}") ;;
     1) PONG_ERROR="the pong on $REMOTE exited before listening on $TARGET" ;;
     *) PONG_ERROR="no 'listening on' line from $REMOTE within ${READY_TIMEOUT} s" ;;
   esac

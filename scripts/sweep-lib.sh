@@ -190,7 +190,7 @@ spawn_reader() {
 }
 
 # Reads lines from fd $1 until one matches regex $2 (empty: none does), for at most $3 seconds.
-# Sets LINE and BASH_REMATCH; returns 1 on EOF (the writer died), 2 on the deadline.
+# Sets LINE (the matching line); returns 1 on EOF (the writer died), 2 on the deadline.
 await_line() {
   local fd=$1 re=$2 end left rc
   end=$(($(now_us) + $(to_us "$3")))
@@ -218,8 +218,9 @@ reap() {
   wait "$pid" 2>/dev/null || true
 }
 
-# A pong's readiness line; the address and port are BASH_REMATCH[1] and [2].
+# A pong's readiness line, and the ADDR:PORT it names (of LINE, after await_line matched it).
 LISTEN_RE='^listening on (.+):([0-9]+) \((tcp|udp)\)$'
+listen_address() { local addr=${LINE#listening on }; printf '%s' "${addr% (*)}"; }
 
 # Prints the last lines of a stderr file, indented, for a failure report.
 tail_err() {

@@ -87,7 +87,7 @@ def cmd_check(args) -> int:
            "knobs_given": checked.given, "points": []}
     state.save(args.state, doc)
     for name, value in checked.knobs.items():
-        print(f"{name}\t{value}")
+        print(f"{name}\t{value}".replace("\n", " "))  # one line each: the shell reads lines
     chosen = checked.selected_runtimes
     print(f"RUNTIMES\t{' '.join(e.binary_prefix for e in chosen)}")
     print(f"ALL_RUNTIMES\t{' '.join(e.binary_prefix for e in runtimes.runtimes())}")
@@ -105,10 +105,10 @@ def cmd_plan(args) -> int:
     doc["knobs"].update(assignments(args.knob))
     k = doc["knobs"]
     selection = [runtimes.by_label(label) for label in doc["frameworks"]]
-    if any(not e.is_runtime for e in selection) and k["MODE"] == "rtt":
-        problem = plan_mod.reference_problem(k, args.icmp_unusable)
-        if problem:
-            print(f"{args.prog}: warning: -P: {problem}; skipping the ICMP points", file=sys.stderr)
+    problem = plan_mod.reference_problem(k, args.icmp_unusable)
+    for reference in [e for e in selection if not e.is_runtime] if problem and k["MODE"] == "rtt" else []:
+        print(f"{args.prog}: warning: -{reference.flag}: {problem}; skipping the {reference.transport.upper()} "
+              "points", file=sys.stderr)
     points = plan_mod.build(k, selection, args.icmp_unusable)
     doc["points"] = [p.record() for p in points]
     Path(args.lines).write_text("".join(plan_mod.line(i, p, k) + "\n" for i, p in enumerate(points)),
