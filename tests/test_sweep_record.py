@@ -109,7 +109,8 @@ def test_a_failed_ping_leaves_no_empty_logs_but_keeps_what_it_wrote(tmp_path):
 
 
 def sweep_py(*args, env=None, **kwargs):
-    return subprocess.run([sys.executable, str(REPO / "scripts" / "sweep.py"), *args], capture_output=True,
+    """scripts/sweep.py without site-packages (-S): the standard library must be enough."""
+    return subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "sweep.py"), *args], capture_output=True,
                           text=True, env=env, **kwargs)
 
 

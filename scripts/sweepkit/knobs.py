@@ -1,8 +1,7 @@
-"""The sweep's flags and knobs: their defaults, every check made before anything starts, and the warnings.
+"""The sweep's flags and knobs: their defaults, every check made before anything starts, and the warnings."""
 
-Knobs come from the environment, as strings; a check never stops at the first problem, so one run
-names them all. Nothing here starts a process or writes a file.
-"""
+# Knobs come from the environment, as strings; a check never stops at the first problem, so one run
+# names them all. Nothing here starts a process or writes a file.
 
 import re
 from dataclasses import dataclass, field

@@ -1,8 +1,7 @@
-"""The plan of a sweep: one ordered list of points, built in one function, with what is skipped and why.
+"""The plan of a sweep: one ordered list of points, built in one function, with what is skipped and why."""
 
-The shell reads the plan as tab-separated lines (`line`); sweep.json holds one record per point
-(`Point.record`). Nothing here runs anything.
-"""
+# The shell reads the plan as tab-separated lines (`line`); sweep.json holds one record per point
+# (`Point.record`). Nothing here runs anything.
 
 import dataclasses
 import itertools

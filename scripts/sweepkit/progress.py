@@ -1,6 +1,6 @@
-"""What a sweep prints as it goes: the plan, a line per point with its ETA, the closing lines; and the
-time figures behind them. Numbers as analysis/style.py writes them, times as timefmt does.
-"""
+"""What a sweep prints as it goes (the plan, a line per point with its ETA, the closing lines) and its times."""
+
+# Numbers as analysis/style.py writes them; durations and seconds as timefmt does.
 
 from pathlib import Path
 

@@ -1,6 +1,6 @@
-"""sweep.json, the sweep's one state file: its layout, atomic rewrites, machine facts, and what a point's
-ping left behind. Rewritten after every point, so an interrupted sweep still says how far it got.
-"""
+"""sweep.json, the sweep's one state file: its layout, atomic rewrites, machine facts, a ping's outcome."""
+
+# Rewritten after every point, so an interrupted sweep still says how far it got.
 
 import json
 import math

@@ -1,6 +1,6 @@
-"""A point's two figures read from its JSON log, and the plain closing table of a sweep's logs, for when
-parse.py (which needs the analysis packages) cannot make its own. Numbers as analysis/style.py writes them.
-"""
+"""A point's figures from its JSON log, and the plain closing table for when parse.py cannot make one."""
+
+# parse.py needs the analysis packages; this needs none. Numbers as analysis/style.py writes them.
 
 import json
 import sys
