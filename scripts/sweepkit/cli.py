@@ -13,6 +13,7 @@
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -272,4 +273,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
+    if args.command != "finish":
+        # A Ctrl-C reaches the whole process group; the script's trap handles it, once this step
+        # (milliseconds of bookkeeping) has finished instead of leaving a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     return args.func(args)
