@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sweeps the round-trip latency (MODE=throughput: the throughput) of the selected runtimes on this
 # host, over loopback: per point a pinned pong, then a pinned ping against it, logs into
-# OUT_DIR/localhost-YYYYmmdd-HHMMSS/.
+# OUT_DIR/localhost-YYYYmmdd-HHMMSS/. The runtimes and their flags are those of runtimes.json.
 # Usage: ./run-localhost.sh [-a] [-s] [-S] [-t] [-P] [-h]   (e.g. ./run-localhost.sh -asStP)
 # Knobs come from the environment; see -h and docs/sweeps.md.
 set -euo pipefail
@@ -12,11 +12,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep-lib.sh"
 
 usage() {
   cat <<EOF
-Usage: $PROG [-a] [-s] [-S] [-t] [-P] [-h]
+Usage: $PROG [-FLAGS] [-h]   (the flags below, alone or combined as in -asStP)
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) on this host over loopback,
 one pong and one ping per point.
 
-$(knobs_help)
+$(sweep_py help)
 
 Examples: DURATION=5 INTERVALS="0.001 0" ./$PROG -tS
           MODE=throughput SIZES="64 65536" ./$PROG -tS
@@ -27,15 +27,15 @@ PONG_PID="" PONG_FD=""
 
 # The pong on loopback, port 0; ready once it prints its `listening on` line.
 pong_start() {
-  local fw=$1 proto=$2
+  local binary=$1 proto=$2
   spawn_reader "$PONG_ERR" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
-    "$BIN_DIR/$(bin_prefix "$fw")-pong" --address 127.0.0.1:0 --protocol "$proto" \
+    "$BIN_DIR/$binary-pong" --address 127.0.0.1:0 --protocol "$proto" \
     "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
   PONG_PID=$SPAWN_PID PONG_FD=$SPAWN_FD
   local rc=0
   await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
   case $rc in
-    0) PONG_TARGET="${BASH_REMATCH[1]}:${BASH_REMATCH[2]}" ;;
+    0) PONG_TARGET=$(listen_address) ;;
     1) PONG_ERROR="it exited before listening" ;;
     *) PONG_ERROR="no 'listening on' line within ${READY_TIMEOUT} s" ;;
   esac
@@ -60,29 +60,24 @@ main() {
       *) usage_error "unexpected argument '$arg'" ;;
     esac
   done
-  ((${#WANT[@]})) || usage_error "choose what to measure: at least one of -a -s -S -t -P"
-  check_knobs
-  check_binaries ping pong
+  install_traps
+  make_tmp
+  check_knobs localhost "ping pong"
   setup_local_cpus_and_nice ping pong
   ICMP_ADDR=127.0.0.1
   check_icmp
   make_plan
-  print_plan
+  say "$PLAN_TEXT"
 
-  install_traps
-  make_tmp
   make_sweep_dir localhost
-  write_knobs
-  meta kind localhost
-  meta command "$PROG $*"
-  meta target 127.0.0.1
-  meta frameworks "$(selected_frameworks | tr '\n' ' ')${WANT[ping]:+ping}"
-  meta pinning "pong: ${PONG_CPUS:-none}, ping: ${PING_CPUS:-none}"
-  meta nice "$( ((${#NICE_CMD[@]})) && printf '%s' "$NICE" || printf 'not applied')"
-  local bins=() fw
-  for fw in $(selected_frameworks); do bins+=("$(bin_prefix "$fw")-ping" "$(bin_prefix "$fw")-pong"); done
+  local bins=() prefix nice="not applied"
+  for prefix in "${RUNTIME_LIST[@]}"; do bins+=("$prefix-ping" "$prefix-pong"); done
   "$SCRIPTS_DIR/host-facts.sh" "$SUITE_DIR" "$BIN_DIR" "$PONG_CPUS" "$NICE" "${bins[@]}" \
     >"$SWEEP_TMP/host-local.tsv" || warn "could not read this machine's facts"
+  if ((${#NICE_CMD[@]})); then nice=$NICE; fi
+  start_sweep_json --meta kind=localhost --meta "command=$PROG $*" --meta target=127.0.0.1 \
+    --meta "pinning=pong: ${PONG_CPUS:-none}, ping: ${PING_CPUS:-none}" --meta "nice=$nice" \
+    --host "local=$SWEEP_TMP/host-local.tsv"
   run_sweep
 }
 

@@ -11,21 +11,16 @@ PROG=${0##*/}
 # shellcheck source=scripts/sweep-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep-lib.sh"
 
-: "${SSH_OPTS:=}"     # extra ssh options for every ssh call, e.g. "-i key -p 2222"
-: "${BASE_PORT:=9009}" # --serve/--peer: std on BASE_PORT, tokio +1, async-std +2, smol +3
-EXTRA_KNOBS=(SSH_OPTS BASE_PORT)
-
 NET_MODE="" REMOTE="" REMOTE_DIR="" TARGET="" PEER="" # NET_MODE: remote, peer or serve
-REMOTE_NICE=""                  # "nice -n N" when B allows it
+REMOTE_NICE=""                  # 1 when B allows NICE
 PONG_PID="" PONG_FD="" PONG_IN_FD=""
-SERVE_PIDS=() SERVE_FDS=()
-declare -A SERVE_ERR=()         # PID -> stderr file, for --serve
+declare -A SERVING=()           # --serve: PID of each pong -> "FD:STDERR_FILE"
 
 usage() {
   cat <<EOF
-Usage: $PROG --remote USER@HOST [--remote-dir DIR] [--target ADDR] [-a] [-s] [-S] [-t] [-P]
-       $PROG --serve [--target ADDR] [-a] [-s] [-S] [-t]
-       $PROG --peer ADDR [-a] [-s] [-S] [-t] [-P]
+Usage: $PROG --remote USER@HOST [--remote-dir DIR] [--target ADDR] [-FLAGS]
+       $PROG --serve [--target ADDR] [-FLAGS]
+       $PROG --peer ADDR [-FLAGS]
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) across two hosts: pongs on
 host B, pings on this host (A).
 
@@ -33,14 +28,11 @@ host B, pings on this host (A).
   --remote-dir DIR    the suite's checkout on B (default: the same path as here)
   --target ADDR       B's data-plane address, when it differs from the ssh address
                       (with --serve: the address to listen on; default 0.0.0.0)
-  --serve             on B: keep one pong per framework and protocol listening, on
-                      BASE_PORT + 0 (std), 1 (tokio), 2 (async-std), 3 (smol); Ctrl-C stops them
+  --serve             on B: keep one pong per framework and protocol listening, on fixed
+                      ports (see BASE_PORT); Ctrl-C stops them
   --peer ADDR         on A: sweep against the pongs of '--serve' on ADDR
 
-$(knobs_help)
-  SSH_OPTS=""            extra options for every ssh call (split on spaces), e.g.
-                         "-i ~/.ssh/bench -p 2222 -o StrictHostKeyChecking=accept-new"
-  BASE_PORT=9009         first port of --serve/--peer
+$(sweep_py help --network)
 
 Examples: DURATION=5 $PROG --remote bench@hostb --target 10.0.0.2 -tS
           MODE=throughput $PROG --remote bench@hostb --target 10.0.0.2 -tS
@@ -76,7 +68,6 @@ parse_args() {
   done
   if [[ $NET_MODE == serve ]]; then
     [[ -z $REMOTE && -z $PEER ]] || usage_error "--serve runs on host B: it takes no --remote or --peer"
-    [[ -z ${WANT[ping]:-} ]] || usage_error "-P needs no pong: leave it out of --serve"
   elif [[ -n $PEER ]]; then
     [[ -z $REMOTE ]] || usage_error "--peer and --remote do not go together"
     NET_MODE=peer
@@ -85,21 +76,9 @@ parse_args() {
   else
     usage_error "say where the pongs are: --remote USER@HOST, or --serve on B and --peer ADDR on A"
   fi
-  ((${#WANT[@]})) || usage_error "choose what to measure: at least one of -a -s -S -t -P"
-  if [[ ! $BASE_PORT =~ ^[0-9]{1,5}$ ]] || ((10#$BASE_PORT < 1 || 10#$BASE_PORT > 65532)); then
-    usage_error "BASE_PORT='$BASE_PORT': expected a port from 1 to 65532"
-  fi
-  BASE_PORT=$((10#$BASE_PORT))
 }
 
 hostport() { if [[ $1 == *:* && $1 != \[* ]]; then printf '[%s]:%s' "$1" "$2"; else printf '%s:%s' "$1" "$2"; fi; }
-
-fixed_port() { # the --serve port of a framework
-  local k
-  for k in "${!FRAMEWORKS[@]}"; do
-    if [[ ${FRAMEWORKS[k]} == "$1" ]]; then printf '%s' $((BASE_PORT + k)); fi
-  done
-}
 
 # ssh in batch mode with the user's options first (for ssh, the first value of an option wins).
 ssh_command() {
@@ -108,23 +87,30 @@ ssh_command() {
 }
 remote() { "${SSH_CMD[@]}" "$@"; }
 
-quote_all() { local a out=""; for a in "$@"; do out+="$(printf '%q' "$a") "; done; printf '%s' "${out% }"; }
+# The host name ssh would connect to for REMOTE (its config applied), or nothing.
+ssh_hostname() {
+  local out key value
+  out=$(ssh -G "${SSH_ARGS[@]}" "$REMOTE" 2>/dev/null) || return 0
+  while read -r key value; do
+    if [[ $key == hostname ]]; then printf '%s' "$value"; return 0; fi
+  done <<<"$out"
+}
 
 # The pong on B, under a remote shell that stops it (by its PID) when a line or EOF comes on
-# stdin: so the pong also goes when this script or its ssh connection dies.
+# stdin: so the pong also goes when this script or its ssh connection dies. The command is for
+# B's login shell, whatever it is (sh, dash, bash): every argument single-quoted (sh_quote).
 pong_start() {
-  local fw=$1 proto=$2 cmd rc=0 infifo
+  local binary=$1 proto=$2 port=$3 cmd rc=0 infifo
   if [[ $NET_MODE == peer ]]; then
-    PONG_TARGET=$(hostport "$PEER" "$(fixed_port "$fw")")
+    PONG_TARGET=$(hostport "$PEER" "$port")
     return 0
   fi
-  local bin pre=()
-  bin="$REMOTE_DIR/target/release/$(bin_prefix "$fw")-pong"
+  local pre=()
   if [[ -n $PONG_CPUS ]]; then pre+=(taskset -c "$PONG_CPUS"); fi
   if [[ -n $REMOTE_NICE ]]; then pre+=(nice -n "$NICE"); fi
-  cmd="cd $(quote_all "$REMOTE_DIR") || exit 97
-$(quote_all "${pre[@]}" "$bin" --address "$(hostport "$TARGET" 0)" --protocol "$proto" \
-    "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}") </dev/null &
+  cmd="cd $(sh_quote "$REMOTE_DIR") || exit 97
+$(sh_quote "${pre[@]}" "$REMOTE_DIR/target/release/$binary-pong" --address "$(hostport "$TARGET" 0)" \
+    --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}") </dev/null &
 pong=\$!
 echo \"pid \$pong\"
 read -r line
@@ -140,8 +126,10 @@ wait \"\$pong\""
   if ((rc == 0)); then
     await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
   fi
+  local listening
+  listening=$(listen_address)
   case $rc in
-    0) PONG_TARGET=$(hostport "$TARGET" "${BASH_REMATCH[2]}") ;;
+    0) PONG_TARGET=$(hostport "$TARGET" "${listening##*:}") ;;
     1) PONG_ERROR="the pong on $REMOTE exited before listening on $TARGET" ;;
     *) PONG_ERROR="no 'listening on' line from $REMOTE within ${READY_TIMEOUT} s" ;;
   esac
@@ -157,10 +145,10 @@ pong_stop() {
 }
 
 pong_cleanup() {
-  local k
-  for k in "${!SERVE_PIDS[@]}"; do kill -TERM "${SERVE_PIDS[k]}" 2>/dev/null || true; done
-  for k in "${!SERVE_PIDS[@]}"; do reap "${SERVE_PIDS[k]}" "${SERVE_FDS[k]}" 5; done
-  SERVE_PIDS=() SERVE_FDS=()
+  local pid
+  for pid in "${!SERVING[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${!SERVING[@]}"; do reap "$pid" "${SERVING[$pid]%%:*}" 5; done
+  SERVING=()
 }
 
 # Reads a host-facts.sh listing into the associative array FACTS.
@@ -174,13 +162,13 @@ load_facts() {
 # Before the first point: ssh works, B has the suite and the binaries, built from the same
 # commit as here, and the data-plane address answers. Any problem ends the run here.
 preflight_remote() {
-  local out err="$SWEEP_TMP/ssh.err" fw bins=() missing=() mismatch=()
+  local err="$SWEEP_TMP/ssh.err" prefix bin bins=() missing=() mismatch=() here
   say "Checking $REMOTE ..."
   if ! remote true 2>"$err"; then
     die "cannot reach $REMOTE with ssh in batch mode (SSH_OPTS='$SSH_OPTS'): $(tail -n 1 "$err")"
   fi
-  for fw in $(selected_frameworks); do bins+=("$(bin_prefix "$fw")-pong"); done
-  if ! remote "bash -s -- $(quote_all "$REMOTE_DIR" "$REMOTE_DIR/target/release" "$PONG_CPUS" \
+  for prefix in "${RUNTIME_LIST[@]}"; do bins+=("$prefix-pong"); done
+  if ! remote "bash -s -- $(sh_quote "$REMOTE_DIR" "$REMOTE_DIR/target/release" "$PONG_CPUS" \
     "$NICE" "${bins[@]}")" <"$SCRIPTS_DIR/host-facts.sh" >"$SWEEP_TMP/host-pong.tsv" 2>"$err"; then
     die "cannot read $REMOTE's machine facts: $(tail -n 1 "$err")"
   fi
@@ -188,16 +176,13 @@ preflight_remote() {
   if [[ ${FACTS[dir_ok]:-} != yes ]]; then
     die "there is no $REMOTE_DIR on $REMOTE: check out the suite there at the same path as here, or pass --remote-dir DIR"
   fi
-  local -A here=()
-  for fw in $(selected_frameworks); do
-    local bin
-    bin="$(bin_prefix "$fw")-pong"
+  for bin in "${bins[@]}"; do
     if [[ ${FACTS[version:$bin]:-missing} == missing ]]; then
       missing+=("$bin")
     else
-      here[$bin]=$(timeout 5 "$BIN_DIR/$bin" --version 2>/dev/null || true)
-      if [[ ${here[$bin]} != "${FACTS[version:$bin]}" ]]; then
-        mismatch+=("$bin: here '${here[$bin]}', on $REMOTE '${FACTS[version:$bin]}'")
+      here=$(timeout 5 "$BIN_DIR/$bin" --version 2>/dev/null || true)
+      if [[ $here != "${FACTS[version:$bin]}" ]]; then
+        mismatch+=("$bin: here '$here', on $REMOTE '${FACTS[version:$bin]}'")
       fi
     fi
   done
@@ -224,18 +209,17 @@ preflight_remote() {
 
 # The data-plane address answers: a short real ping against a real pong (or ICMP for -P only).
 check_data_plane() {
-  local addr=$1 fw rc=0
-  fw=$(selected_frameworks | head -n 1)
-  if [[ -z $fw ]]; then
+  local addr=$1 prefix=${RUNTIME_LIST[0]:-} rc=0
+  if [[ -z $prefix ]]; then
     ping -n -c 1 -W 3 "$addr" >/dev/null 2>&1 || die "$addr does not answer ICMP echo from here"
     return
   fi
   PONG_ERR="$SWEEP_TMP/pong.err"
-  if ! pong_start "$fw" tcp; then
+  if ! pong_start "$prefix" tcp -; then
     pong_stop
     die "cannot start a pong at $(hostport "$addr" 0): $PONG_ERROR: $(tail -n 2 "$PONG_ERR" | tr '\n' ' ')"
   fi
-  timeout 20 "$BIN_DIR/$(bin_prefix "$fw")-ping" "${PONG_MODE_ARGS[@]}" --address "$PONG_TARGET" \
+  timeout 20 "$BIN_DIR/$prefix-ping" "${PONG_MODE_ARGS[@]}" --address "$PONG_TARGET" \
     --protocol tcp --duration 0.2 --warmup 0 --json >/dev/null 2>"$SWEEP_TMP/probe.err" || rc=$?
   pong_stop
   ((rc == 0)) || die "the data-plane address $addr does not answer from here ($PONG_TARGET): $(tail -n 1 "$SWEEP_TMP/probe.err")"
@@ -244,98 +228,70 @@ check_data_plane() {
 
 # --peer: every pong the plan needs must answer on its fixed port, in the sweep's MODE.
 preflight_peer() {
-  local fw proto bad=() probe=(--udp-timeout-ms 500)
-  if [[ $MODE == throughput ]]; then probe=(--mode throughput); fi
+  local binary proto port bad=() probe=(--udp-timeout-ms 500) mode=""
+  if [[ $MODE == throughput ]]; then probe=(--mode throughput) mode="MODE=throughput "; fi
   say "Checking the pongs on $PEER ..."
-  for fw in $(selected_frameworks); do
-    for proto in "${PROTOCOL_LIST[@]}"; do
-      if ! timeout 20 "$BIN_DIR/$(bin_prefix "$fw")-ping" --address "$(hostport "$PEER" "$(fixed_port "$fw")")" \
-        --protocol "$proto" --duration 0.1 --warmup 0 "${probe[@]}" --json \
-        >/dev/null 2>"$SWEEP_TMP/probe.err"; then
-        bad+=("$fw $proto on $(hostport "$PEER" "$(fixed_port "$fw")"): $(tail -n 1 "$SWEEP_TMP/probe.err")")
-      fi
-    done
-  done
+  while IFS=$'\t' read -r binary proto port; do
+    if ! timeout 20 "$BIN_DIR/$binary-ping" --address "$(hostport "$PEER" "$port")" \
+      --protocol "$proto" --duration 0.1 --warmup 0 "${probe[@]}" --json \
+      >/dev/null 2>"$SWEEP_TMP/probe.err" </dev/null; then
+      bad+=("$binary $proto on $(hostport "$PEER" "$port"): $(tail -n 1 "$SWEEP_TMP/probe.err")")
+    fi
+  done < <(sweep_py pongs --state "$STATE")
   if ((${#bad[@]})); then
     printf '%s: no answer from these pongs:\n' "$PROG" >&2
     printf '  %s\n' "${bad[@]}" >&2
-    die "start them on $PEER with: $(mode_prefix)BASE_PORT=$BASE_PORT ./run-network.sh --serve $(flags_of_selection)"
+    die "start them on $PEER with: ${mode}BASE_PORT=$BASE_PORT ./run-network.sh --serve $RUNTIME_FLAGS"
   fi
-  if [[ -n ${WANT[ping]:-} ]] && ! ping -n -c 1 -W 3 "$PEER" >/dev/null 2>&1; then
+  if [[ -n $REFERENCES ]] && ! ping -n -c 1 -W 3 "$PEER" >/dev/null 2>&1; then
     warn "$PEER does not answer ICMP echo: the ICMP points will fail"
   fi
 }
 
-mode_prefix() { if [[ $MODE == throughput ]]; then printf 'MODE=throughput '; fi; }
-
-flags_of_selection() {
-  local f=""
-  [[ -z ${WANT[std]:-} ]] || f+=S
-  [[ -z ${WANT[tokio]:-} ]] || f+=t
-  [[ -z ${WANT[async-std]:-} ]] || f+=a
-  [[ -z ${WANT[smol]:-} ]] || f+=s
-  printf -- '-%s' "$f"
-}
-
 # --serve: one pong per framework and protocol, on fixed ports, until Ctrl-C.
 serve() {
-  local bind=${TARGET:-0.0.0.0} fw proto rc k
-  check_knobs
-  check_binaries pong
+  local bind=${TARGET:-0.0.0.0} binary proto port rc pongs
+  check_knobs serve pong
   setup_local_cpus_and_nice pong
-  install_traps
-  make_tmp
-  local rows=()
-  for fw in $(selected_frameworks); do
-    local row=("$fw")
-    for proto in "${PROTOCOL_LIST[@]}"; do
-      rc=0
-      spawn_reader "$SWEEP_TMP/$fw-$proto.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
-        "$BIN_DIR/$(bin_prefix "$fw")-pong" --address "$(hostport "$bind" "$(fixed_port "$fw")")" \
-        --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
-      SERVE_PIDS+=("$SPAWN_PID") SERVE_FDS+=("$SPAWN_FD") SERVE_ERR[$SPAWN_PID]="$SWEEP_TMP/$fw-$proto.err"
-      await_line "$SPAWN_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
-      if ((rc != 0)); then
-        printf '%s: %s-pong (%s) did not start on %s:\n' "$PROG" "$fw" "$proto" \
-          "$(hostport "$bind" "$(fixed_port "$fw")")" >&2
-        tail_err "$SWEEP_TMP/$fw-$proto.err" >&2
-        exit 1
-      fi
-      row+=("${BASH_REMATCH[1]}:${BASH_REMATCH[2]}")
-    done
-    rows+=("$(printf '%-10s' "${row[@]}")")
-  done
-  say "Serving${PONG_MODE_ARGS[*]:+ (${PONG_MODE_ARGS[*]})} (Ctrl-C or SIGTERM stops every pong):"
-  printf '  %-10s' framework "${PROTOCOL_LIST[@]}"
-  printf '\n'
-  for fw in $(selected_frameworks); do
-    printf '  %-10s' "$fw"
-    for proto in "${PROTOCOL_LIST[@]}"; do printf '%-22s' "$(hostport "$bind" "$(fixed_port "$fw")")"; done
-    printf '\n'
-  done
-  say "On host A: $(mode_prefix)BASE_PORT=$BASE_PORT ./run-network.sh --peer <this host's address> $(flags_of_selection)"
+  pongs=$(sweep_py pongs --state "$STATE")
+  while IFS=$'\t' read -r binary proto port; do
+    rc=0
+    spawn_reader "$SWEEP_TMP/$binary-$proto.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
+      "$BIN_DIR/$binary-pong" --address "$(hostport "$bind" "$port")" \
+      --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
+    SERVING[$SPAWN_PID]="$SPAWN_FD:$SWEEP_TMP/$binary-$proto.err"
+    await_line "$SPAWN_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
+    if ((rc != 0)); then
+      printf '%s: %s-pong (%s) did not start on %s:\n' "$PROG" "$binary" "$proto" \
+        "$(hostport "$bind" "$port")" >&2
+      tail_err "$SWEEP_TMP/$binary-$proto.err" >&2
+      exit 1
+    fi
+  done <<<"$pongs"
+  sweep_py serving --state "$STATE" --bind "$bind"
   # Until a signal, or until a pong dies (which is reported).
   local dead=""
-  wait -n -p dead "${SERVE_PIDS[@]}" || true
+  wait -n -p dead "${!SERVING[@]}" || true
   printf '%s: a pong (PID %s) exited; stopping the others\n' "$PROG" "${dead:-?}" >&2
-  if [[ -n $dead ]]; then tail_err "${SERVE_ERR[$dead]}" >&2; fi
+  if [[ -n $dead ]]; then tail_err "${SERVING[$dead]#*:}" >&2; fi
   exit 1
 }
 
 main() {
   parse_args "$@"
+  install_traps
+  make_tmp
   if [[ $NET_MODE == serve ]]; then serve; fi
-  check_knobs
+  # Remote mode compares this host's pongs with B's, so it needs them too.
+  if [[ $NET_MODE == remote ]]; then check_knobs remote "ping pong"; else check_knobs peer ping; fi
   read -r -a SSH_ARGS <<<"$SSH_OPTS"
   ssh_command
-  # Remote mode compares this host's pongs with B's, so it needs them too.
-  if [[ $NET_MODE == remote ]]; then check_binaries ping pong; else check_binaries ping; fi
   setup_local_cpus_and_nice ping
   local b_name
   if [[ $NET_MODE == remote ]]; then
     REMOTE_DIR=${REMOTE_DIR:-$SUITE_DIR}
     if [[ -z $TARGET ]]; then
-      TARGET=$(ssh -G "${SSH_ARGS[@]}" "$REMOTE" 2>/dev/null | awk '$1 == "hostname" { print $2; exit }')
+      TARGET=$(ssh_hostname)
       TARGET=${TARGET:-${REMOTE#*@}}
     fi
     b_name=${REMOTE#*@}
@@ -346,22 +302,11 @@ main() {
   check_icmp
   make_plan
 
-  install_traps
-  make_tmp
   if [[ $NET_MODE == remote ]]; then preflight_remote; else preflight_peer; fi
-  print_plan
+  say "$PLAN_TEXT"
   make_sweep_dir "network-${b_name//[^A-Za-z0-9._-]/_}"
-  write_knobs
-  meta kind network
-  meta mode "$NET_MODE"
-  meta command "$PROG $*"
-  meta target "$TARGET"
-  if [[ $NET_MODE == remote ]]; then meta remote "$REMOTE"; meta remote_dir "$REMOTE_DIR"; fi
-  meta frameworks "$(selected_frameworks | tr '\n' ' ')${WANT[ping]:+ping}"
-  meta pinning "pong: ${PONG_CPUS:-none} (on B), ping: ${PING_CPUS:-none}"
-  meta nice "ping: $( ((${#NICE_CMD[@]})) && printf '%s' "$NICE" || printf 'not applied'), pong: $([[ -n $REMOTE_NICE ]] && printf '%s' "$NICE" || printf 'not applied')"
-  local bins=() fw
-  for fw in $(selected_frameworks); do bins+=("$(bin_prefix "$fw")-ping"); done
+  local bins=() prefix meta=() nice_ping="not applied" nice_pong="not applied"
+  for prefix in "${RUNTIME_LIST[@]}"; do bins+=("$prefix-ping"); done
   "$SCRIPTS_DIR/host-facts.sh" "$SUITE_DIR" "$BIN_DIR" "$PING_CPUS" "$NICE" "${bins[@]}" \
     >"$SWEEP_TMP/host-ping.tsv" || warn "could not read this machine's facts"
   if [[ $NET_MODE == peer ]]; then
@@ -369,7 +314,15 @@ main() {
       "$PEER" "$PEER" >"$SWEEP_TMP/host-pong.tsv"
   else
     printf 'address\t%s\nssh\t%s\n' "$TARGET" "$REMOTE" >>"$SWEEP_TMP/host-pong.tsv"
+    meta=(--meta "remote=$REMOTE" --meta "remote_dir=$REMOTE_DIR")
   fi
+  if ((${#NICE_CMD[@]})); then nice_ping=$NICE; fi
+  if [[ -n $REMOTE_NICE ]]; then nice_pong=$NICE; fi
+  start_sweep_json --meta kind=network --meta "mode=$NET_MODE" --meta "command=$PROG $*" \
+    --meta "target=$TARGET" "${meta[@]}" \
+    --meta "pinning=pong: ${PONG_CPUS:-none} (on B), ping: ${PING_CPUS:-none}" \
+    --meta "nice=ping: $nice_ping, pong: $nice_pong" \
+    --host "ping=$SWEEP_TMP/host-ping.tsv" --host "pong=$SWEEP_TMP/host-pong.tsv"
   run_sweep
 }
 

@@ -12,14 +12,25 @@ shift 4
 fact() { printf '%s\t%s\n' "$1" "$(printf '%s' "$2" | tr '\t\n' '  ')"; }
 first() { "$@" 2>/dev/null | head -n 1 || true; }
 
+# The value of the first line of file $1 that starts with $2, after the separator $3; or nothing.
+value_of() {
+  local line
+  [[ -r $1 ]] || return 0
+  while IFS= read -r line; do
+    if [[ $line == "$2"* && $line == *"$3"* ]]; then printf '%s' "${line#*"$3"}"; return 0; fi
+  done <"$1"
+}
+
 fact host "$(first hostname)"
 fact kernel "$(first uname -r)"
-fact os "$(awk -F= '$1 == "PRETTY_NAME" { gsub(/"/, "", $2); print $2 }' /etc/os-release 2>/dev/null || true)"
+os=$(value_of /etc/os-release PRETTY_NAME= =)
+fact os "${os//\"/}"
 fact arch "$(first uname -m)"
-fact cpu_model "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)"
+fact cpu_model "$(value_of /proc/cpuinfo 'model name' ': ')"
 fact cpus_online "$(first nproc --all)"
 fact cpus_usable "$(first nproc)"
-fact cpus_allowed "$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status 2>/dev/null || true)"
+allowed=$(value_of /proc/self/status Cpus_allowed_list: :)
+fact cpus_allowed "${allowed//[[:space:]]/}"
 fact cpu_governor "$(first cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor)"
 rustc=$(first rustc --version)
 if [[ -z $rustc && -x $HOME/.cargo/bin/rustc ]]; then rustc=$(first "$HOME/.cargo/bin/rustc" --version); fi

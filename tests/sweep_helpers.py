@@ -18,7 +18,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 BIN_DIR = REPO / "target" / "release"
-BIN_PREFIX = {"std": "std", "tokio": "tokio", "async-std": "asyncstd", "smol": "smol"}
+BIN_PREFIX = {e["label"]: e["binary_prefix"] for e in json.loads((REPO / "runtimes.json").read_text())["runtimes"]}
 FAST = {"DURATION": "1", "WARMUP": "0.2"}
 
 

@@ -1,18 +1,20 @@
-"""scripts/sweep_record.py: sweep.json, the progress figures and the fallback table, on synthetic
-state files and logs of both kinds."""
+"""sweep.json and what is read back from the logs (scripts/sweepkit state and table), and the shell's
+interface to scripts/sweep.py (check, plan, start, record, interrupt, finish), on synthetic logs."""
 
 import json
+import re
+import subprocess
 import sys
 
 from sweep_helpers import REPO
 
-sys.path.insert(0, str(REPO / "scripts"))
-import sweep_record  # noqa: E402
+sys.path[:0] = [str(REPO), str(REPO / "scripts")]
+from sweepkit import knobs, plan, state, table  # noqa: E402
 
 RTT_LOG = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "transport": "tcp",
-           "payload": 64, "target_rate": 1000.0, "achieved_rate": 999.5, "tasks": 0, "lost": 0,
-           "complete": True, "rtt_ns": {"n": 10, "p50": 21000, "p99": 40000, "p999": 41000,
-                                        "max": 42000}}
+           "payload": 64, "interval_s": 0.001, "target_rate": 1000.0, "achieved_rate": 999.5, "tasks": 0,
+           "lost": 0, "complete": True, "rtt_ns": {"n": 10, "p50": 21000, "p99": 40000, "p999": 41000,
+                                                   "max": 42000}}
 THROUGHPUT_LOG = {"schema": "rtt-log/1", "kind": "throughput", "framework": "async-std",
                   "transport": "udp", "payload": 64, "tasks": 2, "windows": 5, "lost": 12,
                   "complete": False, "msg_per_s": {"mean": 4.1e6, "p5": 3.9e6, "p50": 4.2e6, "p95": 4.4e6},
@@ -24,60 +26,147 @@ def write_logs(folder, **logs):
         (folder / f"{stem}.json").write_text(json.dumps(log))
 
 
-def test_a_point_line_carries_p50_rtt_or_p50_throughput(tmp_path, capsys):
+def cells(line):
+    """A table row's cells: columns are two spaces or more apart."""
+    return re.split(r" {2,}", line.strip())
+
+
+def test_a_point_has_p50_rtt_and_rate_or_p50_throughput(tmp_path):
     write_logs(tmp_path, rtt=RTT_LOG, tput=THROUGHPUT_LOG)
-    sweep_record.point(tmp_path / "rtt.json")
-    sweep_record.point(tmp_path / "tput.json")
-    rtt, tput = capsys.readouterr().out.splitlines()
-    assert rtt.split("\t") == ["21000", "999.5", "True", "10", "0"]
-    assert tput.split("\t") == ["4200000.0", "2.15", "False", "5", "12"]
+    assert table.log_figures(tmp_path / "rtt.json") == (21000, 999.5)
+    assert table.log_figures(tmp_path / "tput.json") == (4.2e6, 2.15)
+    assert table.log_figures(tmp_path / "missing.json") == (None, None)
 
 
-def test_a_throughput_log_without_windows_gives_empty_figures(tmp_path, capsys):
+def test_a_throughput_log_without_windows_gives_empty_figures():
     empty = dict(THROUGHPUT_LOG, windows=0, lost=None,
                  msg_per_s={"mean": None, "p5": None, "p50": None, "p95": None})
-    write_logs(tmp_path, empty=empty)
-    sweep_record.point(tmp_path / "empty.json")
-    assert capsys.readouterr().out.split("\t") == ["", "2.15", "False", "0", "\n"]
+    assert table.figures(empty) == (None, 2.15)
+    assert table.throughput_row(empty)[4:7] == ["0", "–", "–"]
 
 
-def test_the_fallback_table_has_a_throughput_form(tmp_path, capsys):
+def test_the_fallback_table_has_a_throughput_form(tmp_path):
     write_logs(tmp_path, tput=THROUGHPUT_LOG, sweep={"schema": "rtt-sweep/1"})
-    sweep_record.summary(tmp_path)
-    header, row = capsys.readouterr().out.splitlines()
-    assert header.split()[:5] == ["framework", "transport", "payload", "B", "tasks"]
+    header, row = table.summary(tmp_path)
+    assert cells(header)[:4] == ["framework", "transport", "payload", "tasks"]
     assert "msg/s p50" in header and "Gb/s p50" in header
-    assert row.split() == ["async-std", "udp", "64", "2", "5", "3.90M", "4.20M", "4.40M", "2.000",
-                           "2.150", "2.250", "12", "(incomplete)"]
+    assert cells(row) == ["async-std", "udp", "64 B", "2", "5", "3.9 M", "4.2 M", "4.4 M", "2", "2.15",
+                          "2.25", "12 (incomplete)"]
 
 
-def test_the_fallback_table_shows_each_kind_it_finds(tmp_path, capsys):
+def test_the_fallback_table_shows_each_kind_it_finds(tmp_path):
     write_logs(tmp_path, rtt=RTT_LOG, tput=THROUGHPUT_LOG)
-    sweep_record.summary(tmp_path)
-    out = capsys.readouterr().out
-    assert "p50 µs" in out and "msg/s p50" in out and "\n\n" in out
+    lines = table.summary(tmp_path)
+    assert "p50 µs" in lines[0] and "" in lines and any("msg/s p50" in line for line in lines)
+    rtt_row = cells(lines[1])
+    assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "10", "21", "40", "41", "42", "0"]
 
 
 def test_sweep_json_names_the_results_of_each_kind_of_point(tmp_path):
-    (tmp_path / "meta.tsv").write_text("kind\tlocalhost\nestimated_s\t7.5\n")
-    (tmp_path / "knobs.tsv").write_text("MODE\tthroughput\nSIZES\t64 100000\n")
-    (tmp_path / "knobs-given.txt").write_text("MODE\nSIZES\n")
-    rows = [
-        ["std-tcp-64B-throughput-0t", "std", "tcp", "64", "", "0", "ok", "0.81", "4200000.5", "2.15", ""],
-        ["std-udp-100000B-throughput-0t", "std", "udp", "100000", "", "0", "skipped", "0.00", "", "",
-         "a UDP datagram carries at most 65507 bytes"],
-        ["std-tcp-64B-0.001s-0t", "std", "tcp", "64", "0.001", "0", "ok", "1.2", "21000", "999.5", ""],
-    ]
-    (tmp_path / "points.tsv").write_text("".join("\t".join(r) + "\n" for r in rows))
+    env = {"MODE": "throughput", "SIZES": "64 100000"}
+    checked = knobs.check(env, "S")
+    points = [p.record() for p in plan.build(checked.knobs, checked.selection)]
+    rtt_knobs = knobs.check({"INTERVALS": "0.001", "PROTOCOLS": "tcp"}, "S").knobs
+    points.append(plan.build(rtt_knobs, checked.selection)[0].record())
+    doc = {"kind": "localhost", "estimated_s": 7.5, "knobs": checked.knobs, "knobs_given": checked.given,
+           "points": points}
+    state.settle(points[0], "ok", None, 0.8123, (4200000.5, 2.15))
+    state.settle(points[-1], "ok", None, 1.2, (21000, 999.5))
     out = tmp_path / "sweep.json"
-    sweep_record.write(tmp_path, out, "complete")
+    state.save(out, doc)
     doc = json.loads(out.read_text())
-    assert doc["knobs"] == {"MODE": "throughput", "SIZES": "64 100000"}
+    assert list(doc)[:2] == ["schema", "status"] or list(doc)[0] == "schema"
+    assert doc["schema"] == "rtt-sweep/1"
+    assert doc["knobs"]["MODE"] == "throughput" and doc["knobs"]["SIZES"] == "64 100000"
     assert doc["knobs_given"] == ["MODE", "SIZES"] and doc["estimated_s"] == 7.5
-    tput, skipped, rtt = doc["points"]
+    tput, skipped, rtt = doc["points"][0], doc["points"][3], doc["points"][-1]
     assert tput == {"stem": "std-tcp-64B-throughput-0t", "framework": "std", "transport": "tcp",
                     "payload": 64, "tasks": 0, "status": "ok", "wall_s": 0.81,
                     "msg_per_s_p50": 4200000.5, "gbit_per_s_p50": 2.15, "message": None}
-    assert skipped["msg_per_s_p50"] is None and "65507" in skipped["message"]
+    assert skipped["status"] == "skipped" and skipped["msg_per_s_p50"] is None and "65507" in skipped["message"]
     assert rtt["interval_s"] == 0.001 and rtt["p50_ns"] == 21000 and rtt["achieved_rate"] == 999.5
-    assert doc["counts"]["ok"] == 2 and doc["counts"]["skipped"] == 1
+    assert doc["counts"] == {"ok": 2, "failed": 0, "skipped": 1, "interrupted": 0, "planned": 2}
+    assert not list(tmp_path.glob(".*tmp")), "the temporary file is renamed over sweep.json"
+
+
+def test_two_roles_of_one_machine_are_two_hosts(tmp_path):
+    (tmp_path / "a.tsv").write_text("host\tbox\ncpus_online\t8\nversion:std-ping\tstd-ping 0.1.0\n")
+    (tmp_path / "b.tsv").write_text("host\tbox\ncpus_online\t\n")
+    found = state.hosts({"ping": tmp_path / "a.tsv", "pong": tmp_path / "b.tsv"})
+    assert found == {"box": {"host": "box", "cpus_online": 8, "binaries": {"std-ping": "std-ping 0.1.0"},
+                             "role": "ping"},
+                     "box (pong)": {"host": "box", "cpus_online": None, "role": "pong"}}
+
+
+def test_a_failed_ping_leaves_no_empty_logs_but_keeps_what_it_wrote(tmp_path):
+    stem = tmp_path / "std-tcp-64B-0s-0t"
+    (tmp_path / f"{stem.name}.json").write_text("")
+    (tmp_path / f"{stem.name}.csv").write_text("seq,t_ns,rtt_ns\n")
+    assert state.ping_outcome({}, 124, "3.2", stem) == ("failed", "ping timed out after 3.2 s")
+    assert [p.name for p in tmp_path.iterdir()] == [f"{stem.name}.csv"]
+    assert state.ping_outcome({}, 1, "3.2", stem) == ("failed", "ping exited with status 1")
+    assert state.ping_outcome({}, 0, "3.2", stem) == ("failed", f"ping wrote no {stem}.json/.csv")
+
+
+def sweep_py(*args, env=None, **kwargs):
+    """scripts/sweep.py without site-packages (-S): the standard library must be enough."""
+    return subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "sweep.py"), *args], capture_output=True,
+                          text=True, env=env, **kwargs)
+
+
+def test_the_shell_interface_from_check_to_finish(tmp_path):
+    """The commands in the order a script calls them, with the line formats the shell reads."""
+    env = {"PATH": "/usr/bin:/bin", "INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0"}
+    tmp, folder = tmp_path / "tmp", tmp_path / "sweep"
+    tmp.mkdir()
+    folder.mkdir()
+    s = str(tmp / "state.json")
+    check = sweep_py("check", "--prog", "run-x", "--state", s, "t", env=env, check=True)
+    assigned = dict(line.split("\t") for line in check.stdout.splitlines())
+    assert assigned["INTERVALS"] == "0.001 0" and assigned["RUNTIMES"] == "tokio"
+    assert assigned["RUNTIME_FLAGS"] == "-t" and assigned["REFERENCES"] == ""
+    shown = sweep_py("plan", "--state", s, "--lines", str(tmp / "plan.tsv"), "--knob", "PING_CPUS=0",
+                     check=True).stdout
+    assert shown.startswith("Plan: 2 points of 0 s warm-up + 1 s measured, about 3s in all\n")
+    lines = (tmp / "plan.tsv").read_text().splitlines()
+    assert [line.split("\t")[:3] for line in lines] == [["0", "tokio-tcp-64B-0.001s-0t", "rtt"],
+                                                        ["1", "tokio-tcp-64B-0s-0t", "rtt"]]
+    sweep_py("start", "--state", s, "--dir", str(folder), "--meta", "kind=localhost", "--meta", "target=a=b",
+             "--host", f"local={tmp / 'none.tsv'}", check=True)
+    s = str(folder / "sweep.json")
+    doc = state.load(s)
+    assert doc["status"] == "running" and doc["target"] == "a=b" and doc["knobs"]["PING_CPUS"] == "0"
+    assert doc["estimated_s"] == 2.6 and not (tmp / "state.json").exists()
+
+    write_logs(folder, **{"tokio-tcp-64B-0.001s-0t": RTT_LOG})
+    (folder / "tokio-tcp-64B-0.001s-0t.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
+    first = sweep_py("record", "--state", s, "0", "--t0", "100.0", "--t1", "101,25", "--since", "100.0",
+                     "--exit-code", "0", check=True).stdout
+    assert first == "[1/2] tokio-tcp-64B-0.001s-0t            p50    21 µs          1 k msg/s   (1.25 s)   ETA 1s\n"
+    (tmp / "ping.err").write_text("one\ntwo\n")
+    second = sweep_py("record", "--state", s, "1", "--t0", "101.3", "--t1", "102.3", "--since", "100.0",
+                      "--exit-code", "3", "--tail", str(tmp / "ping.err"), "--tail", str(tmp / "empty.err"),
+                      check=True).stdout.splitlines()
+    assert second == ["[2/2] tokio-tcp-64B-0s-0t                FAILED: ping exited with status 3   (1 s)   ETA 0s",
+                      "      ping.err:", "      | one", "      | two"]
+    finish = sweep_py("finish", "--state", s, "--since", "100.0", "--now", "102.5", cwd=tmp_path)
+    assert finish.returncode == 1
+    assert "FAILED (1):\n  tokio-tcp-64B-0s-0t: ping exited with status 3\n" in finish.stdout
+    assert finish.stdout.endswith(f"Sweep folder: {folder}\n")
+    doc = state.load(s)
+    assert doc["status"] == "failed" and doc["wall_s"] == 2.5 and doc["measured_s"] == 1
+    assert [p["status"] for p in doc["points"]] == ["ok", "failed"] and doc["points"][0]["wall_s"] == 1.25
+
+
+def test_an_interrupted_point_is_marked_and_said(tmp_path):
+    s = str(tmp_path / "sweep.json")
+    checked = knobs.check({"INTERVALS": "0 0.01", "PROTOCOLS": "tcp"}, "S")
+    state.save(s, {"status": "running", "knobs": checked.knobs,
+                   "points": [p.record() for p in plan.build(checked.knobs, checked.selection)]})
+    run = sweep_py("interrupt", "--prog", "run-x", "--state", s, "--signal", "TERM", "--index", "1", check=True)
+    assert run.stderr == (f"run-x: std-tcp-64B-0.01s-0t was interrupted and removed; finished points stay in "
+                          f"{tmp_path}\n")
+    doc = state.load(s)
+    assert doc["status"] == "interrupted" and doc["finished_at"]
+    assert doc["points"][1]["status"] == "interrupted" and "SIGTERM" in doc["points"][1]["message"]
+    assert doc["counts"]["interrupted"] == 1 and doc["counts"]["planned"] == 1

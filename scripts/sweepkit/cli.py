@@ -1,0 +1,280 @@
+"""The sweep scripts' data side, one subcommand per step (scripts/sweep.py SUBCOMMAND -h for each).
+
+  help     the flags and knobs part of the scripts' -h
+  check    check the flags and knobs; start the state file; print the knobs for the shell (NAME<TAB>VALUE)
+  plan     build the plan: write its lines for the shell, print it for people
+  start    the sweep's folder exists: sweep.json goes there, with the run's facts
+  record   a point ended: record it in sweep.json, print its progress line
+  interrupt  a signal stopped the sweep: say so in sweep.json
+  finish   the closing figures in sweep.json, the summary table and the closing lines; exit 1 if a point failed
+  pongs    run-network.sh --serve/--peer: the pongs to start or probe (binary, transport, port)
+  serving  run-network.sh --serve: the table of the pongs' addresses and the command for host A
+"""
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from analysis import runtimes
+
+from . import knobs as knobs_mod
+from . import plan as plan_mod
+from . import progress, state, table
+from .knobs import SUITE_DIR
+
+KNOBS_HELP = """\
+Knobs (environment variables, with their defaults):
+  MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible
+  DURATION=10            measured seconds per point
+  WARMUP=1               warm-up seconds per point, excluded from the statistics
+  SIZE=64                MODE=rtt: payload bytes (at least 8; UDP at most 65507)
+  INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
+  SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
+                         (UDP points above 65507 bytes are skipped)
+  TASKS="0"              decoy task counts
+  PROTOCOLS="tcp udp"
+  PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
+  NICE=-10               niceness of both ends (when allowed)
+  OUT_DIR=latency-logs   each sweep makes its own folder in it
+  BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=\"\""""
+
+NETWORK_HELP = """\
+  SSH_OPTS=""            extra options for every ssh call (split on spaces), e.g.
+                         "-i ~/.ssh/bench -p 2222 -o StrictHostKeyChecking=accept-new"
+  BASE_PORT=9009         first port of --serve/--peer: {ports}"""
+
+
+def port_list() -> str:
+    """std on BASE_PORT, tokio +1, async-std +2, smol +3"""
+    labels = [e.label for e in runtimes.runtimes()]
+    return ", ".join([f"{labels[0]} on BASE_PORT"] + [f"{label} +{i}" for i, label in enumerate(labels) if i])
+
+
+def cmd_help(args) -> int:
+    print("Frameworks (any combination; at least one; the list is runtimes.json):")
+    for e in runtimes.entries():
+        print(f"  -{e.flag}  {e.label}: {e.about}")
+    print("  -h  this help\n")
+    print(KNOBS_HELP)
+    if args.network:
+        print(NETWORK_HELP.format(ports=port_list()))
+    return 0
+
+
+def cmd_check(args) -> int:
+    prog = args.prog
+    checked = knobs_mod.check(os.environ, args.flags, args.context)
+    if checked.usage is None:
+        for problem in checked.errors:
+            print(f"{prog}: {problem}", file=sys.stderr)
+        if checked.errors:
+            print("Nothing was started.", file=sys.stderr)
+            return 2
+    for warning in checked.warnings:
+        print(f"{prog}: warning: {warning}", file=sys.stderr)
+    if checked.usage is not None:
+        print(f"{prog}: {checked.usage}\nTry {prog} -h.", file=sys.stderr)
+        return 2
+    missing = knobs_mod.missing_binaries(checked.knobs, checked.selection, args.binaries.split())
+    if missing:
+        print(f"{prog}: missing binaries:", *(f"  {path}" for path in missing), sep="\n", file=sys.stderr)
+        print(f'Build them first: run "make" (or "cargo build --release --workspace --bins") in {SUITE_DIR}',
+              file=sys.stderr)
+        return 1
+    doc = {"frameworks": [e.label for e in checked.selection], "knobs": checked.knobs,
+           "knobs_given": checked.given, "points": []}
+    state.save(args.state, doc)
+    for name, value in checked.knobs.items():
+        print(f"{name}\t{value}".replace("\n", " "))  # one line each: the shell reads lines
+    chosen = checked.selected_runtimes
+    print(f"RUNTIMES\t{' '.join(e.binary_prefix for e in chosen)}")
+    print(f"ALL_RUNTIMES\t{' '.join(e.binary_prefix for e in runtimes.runtimes())}")
+    print(f"REFERENCES\t{' '.join(e.label for e in checked.selection if not e.is_runtime)}")
+    print(f"RUNTIME_FLAGS\t-{''.join(e.flag for e in chosen)}")
+    return 0
+
+
+def assignments(pairs: list[str]) -> dict[str, str]:
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def cmd_plan(args) -> int:
+    doc = state.load(args.state)
+    doc["knobs"].update(assignments(args.knob))
+    k = doc["knobs"]
+    selection = [runtimes.by_label(label) for label in doc["frameworks"]]
+    problem = plan_mod.reference_problem(k, args.icmp_unusable)
+    for reference in [e for e in selection if not e.is_runtime] if problem and k["MODE"] == "rtt" else []:
+        print(f"{args.prog}: warning: -{reference.flag}: {problem}; skipping the {reference.transport.upper()} "
+              "points", file=sys.stderr)
+    points = plan_mod.build(k, selection, args.icmp_unusable)
+    doc["points"] = [p.record() for p in points]
+    Path(args.lines).write_text("".join(plan_mod.line(i, p, k) + "\n" for i, p in enumerate(points)),
+                                encoding="utf-8")
+    state.save(args.state, doc)
+    print("\n".join(progress.plan_lines(doc["points"], k)))
+    return 0
+
+
+def cmd_start(args) -> int:
+    doc = state.load(args.state)
+    for key, value in assignments(args.meta).items():
+        doc[key] = value
+    doc["hosts"] = state.hosts({role: Path(path) for role, path in assignments(args.host).items()})
+    doc["status"] = "running"
+    doc["started_at"] = state.utc_now()
+    doc["estimated_s"] = progress.tidy(progress.estimate_s(doc["points"], doc["knobs"]))
+    state.save(Path(args.dir) / "sweep.json", doc)
+    Path(args.state).unlink()
+    return 0
+
+
+def cmd_record(args) -> int:
+    doc = state.load(args.state)
+    point, k = doc["points"][args.index], doc["knobs"]
+    sweep_dir = Path(args.state).parent
+    status, message = args.status, args.message
+    if args.exit_code is not None:
+        kind = "throughput" if "interval_s" not in point else "rtt"
+        limit = progress.seconds(plan_mod.ping_limit_s(kind, k))
+        status, message = state.ping_outcome(point, args.exit_code, limit, sweep_dir / point["stem"])
+    figures = table.log_figures(sweep_dir / f"{point['stem']}.json") if status == "ok" else (None, None)
+    state.settle(point, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures)
+    state.save(args.state, doc)
+    elapsed = state.epoch(args.t1) - state.epoch(args.since)
+    lines = [progress.progress_line(doc["points"], args.index, elapsed, k)]
+    if status == "failed":
+        lines += progress.tails(args.tail)
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_interrupt(args) -> int:
+    doc = state.load(args.state)
+    if args.index is not None:
+        point = doc["points"][args.index]
+        point["status"] = "interrupted"
+        point["message"] = f"stopped by SIG{args.signal}; its partial logs were removed"
+        print(f"{args.prog}: {point['stem']} was interrupted and removed; finished points stay in "
+              f"{Path(args.state).parent}", file=sys.stderr)
+    doc["status"] = "interrupted"
+    doc["finished_at"] = state.utc_now()
+    state.save(args.state, doc)
+    return 0
+
+
+def summary_table(sweep_dir: Path, mode: str) -> list[str]:
+    """parse.py's table when the analysis toolkit is installed, else the plain one."""
+    lines, kind = [], ["-k", "throughput"] if mode == "throughput" else []
+    if (SUITE_DIR / "parse.py").is_file():
+        run = subprocess.run([sys.executable, "parse.py", *kind, "--summary", "-d", str(sweep_dir)],
+                             cwd=SUITE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out = run.stdout.rstrip("\n")
+        if run.returncode == 0:
+            return [out]
+        last = out.splitlines()[-1] if out else ""
+        lines.append(f"(parse.py {' '.join(kind + ['--summary'])} failed with status {run.returncode}: {last})")
+    return lines + table.summary(sweep_dir)
+
+
+def cmd_finish(args) -> int:
+    doc = state.load(args.state)
+    sweep_dir = Path(args.state).parent
+    doc.update(progress.totals(doc["points"], state.epoch(args.now) - state.epoch(args.since), doc["knobs"]))
+    doc["finished_at"] = state.utc_now()
+    failed = any(p["status"] == "failed" for p in doc["points"])
+    doc["status"] = "failed" if failed else "complete"
+    state.save(args.state, doc)
+    print("", *summary_table(sweep_dir, doc["knobs"]["MODE"]), "", *progress.closing_lines(doc, sweep_dir),
+          sep="\n")
+    return 1 if failed else 0
+
+
+def serve_pongs(doc: dict) -> list[tuple]:
+    """(label, binary, transport, port) of every pong of --serve/--peer, in the plan's order."""
+    points = plan_mod.build(doc["knobs"], [runtimes.by_label(label) for label in doc["frameworks"]])
+    return list(dict.fromkeys((p.framework, p.binary, p.transport, p.port) for p in points if p.binary))
+
+
+def cmd_pongs(args) -> int:
+    for _label, binary, transport, port in serve_pongs(state.load(args.state)):
+        print(f"{binary}\t{transport}\t{port}")
+    return 0
+
+
+def hostport(host: str, port) -> str:
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+def cmd_serving(args) -> int:
+    doc = state.load(args.state)
+    k = doc["knobs"]
+    mode = " (--mode throughput)" if k["MODE"] == "throughput" else ""
+    protocols = list(dict.fromkeys(k["PROTOCOLS"].split()))
+    print(f"Serving{mode} (Ctrl-C or SIGTERM stops every pong):")
+    print(("  " + "".join(f"{cell:<10}" for cell in ["framework", *protocols])).rstrip())
+    ports = {label: port for label, _binary, _transport, port in serve_pongs(doc)}
+    for label, port in ports.items():
+        print((f"  {label:<10}" + "".join(f"{hostport(args.bind, port):<22}" for _ in protocols)).rstrip())
+    prefix = "MODE=throughput " if k["MODE"] == "throughput" else ""
+    flags = "".join(runtimes.by_label(label).flag for label in ports)
+    print(f"On host A: {prefix}BASE_PORT={k['BASE_PORT']} ./run-network.sh --peer <this host's address> -{flags}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="sweep.py", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = top.add_subparsers(dest="command", required=True)
+
+    def command(name, func, state_file=True):
+        p = sub.add_parser(name)
+        p.set_defaults(func=func)
+        p.add_argument("--prog", default="sweep", help="the script's name, for messages")
+        if state_file:
+            p.add_argument("--state", required=True, help="the state file (sweep.json once the folder exists)")
+        return p
+
+    command("help", cmd_help, state_file=False).add_argument("--network", action="store_true")
+    p = command("check", cmd_check)
+    p.add_argument("--context", choices=["localhost", "remote", "peer", "serve"], default="localhost")
+    p.add_argument("--binaries", default="ping pong", help="which binaries must exist: ping, pong or both")
+    p.add_argument("flags", help="the flag letters given, e.g. tSP")
+    p = command("plan", cmd_plan)
+    p.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE", help="a knob the shell adjusted")
+    p.add_argument("--icmp-unusable", default=None, metavar="REASON", help="why the system ping cannot serve")
+    p.add_argument("--lines", required=True, help="where to write the plan lines for the shell")
+    p = command("start", cmd_start)
+    p.add_argument("--dir", required=True, help="the sweep's folder")
+    p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--host", action="append", default=[], metavar="ROLE=FILE", help="host-facts.sh output")
+    p = command("record", cmd_record)
+    p.add_argument("index", type=int)
+    for name in ("--t0", "--t1", "--since"):
+        p.add_argument(name, required=True, help="$EPOCHREALTIME: the point's start, end; the sweep's start")
+    outcome = p.add_mutually_exclusive_group(required=True)
+    outcome.add_argument("--exit-code", type=int, help="a runtime ping's exit status: Python judges the point")
+    outcome.add_argument("--status", choices=["ok", "failed", "skipped"])
+    p.add_argument("--message", default=None)
+    p.add_argument("--tail", action="append", default=[], help="a stderr file to show if the point failed")
+    p = command("interrupt", cmd_interrupt)
+    p.add_argument("--signal", required=True)
+    p.add_argument("--index", type=int, default=None, help="the point that was running")
+    p = command("finish", cmd_finish)
+    p.add_argument("--since", required=True)
+    p.add_argument("--now", required=True)
+    command("pongs", cmd_pongs)
+    command("serving", cmd_serving).add_argument("--bind", required=True)
+    return top
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    if args.command != "finish":
+        # A Ctrl-C reaches the whole process group; the script's trap handles it, once this step
+        # (milliseconds of bookkeeping) has finished instead of leaving a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return args.func(args)

@@ -1,0 +1,237 @@
+"""The sweep's flags and knobs: their defaults, every check made before anything starts, and the warnings."""
+
+# Knobs come from the environment, as strings; a check never stops at the first problem, so one run
+# names them all. Nothing here starts a process or writes a file.
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analysis import runtimes
+
+SUITE_DIR = Path(__file__).resolve().parents[2]
+MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
+MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
+MAX_UDP_THROUGHPUT_S = 400  # a UDP throughput run's counts must come back in one datagram
+MAX_PORT = 65535
+
+# Every knob of both scripts, in sweep.json's order, with its default.
+DEFAULTS = {
+    "MODE": "rtt",  # rtt: round-trip times per interval; throughput: msg/s and Gb/s per size
+    "DURATION": "10",
+    "WARMUP": "1",
+    "SIZE": "64",
+    "INTERVALS": "0.1 0.01 0.001 0.0001 0",
+    "SIZES": "8 64 1024 16384 65536 1048576",
+    "TASKS": "0",
+    "PROTOCOLS": "tcp udp",
+    "PONG_CPUS": "0",  # empty: no pinning
+    "PING_CPUS": "1",
+    "NICE": "-10",
+    "OUT_DIR": "latency-logs",
+    "BIN_DIR": str(SUITE_DIR / "target" / "release"),
+    "READY_TIMEOUT": "10",  # seconds a pong may take to print its `listening on` line
+    "PING_GRACE": "20",  # seconds a ping may run past its warm-up + duration before it is killed
+    "PING_EXTRA": "",  # extra arguments for every *-ping, e.g. "--decoy sleep"
+    "PONG_EXTRA": "",  # extra arguments for every *-pong, e.g. "--threads 1"
+}
+NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009"}
+# Knobs that may be set empty on purpose; any other empty knob takes its default.
+MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS"}
+
+DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
+UINT = re.compile(r"[0-9]+")
+CPU_LIST = re.compile(r"([0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)?")
+NICENESS = re.compile(r"([-+]?)([0-9]{1,2})")
+
+
+@dataclass
+class Checked:
+    """What the check found: the knobs as the sweep uses and records them, what was chosen, problems."""
+
+    knobs: dict[str, str]
+    given: list[str]  # the knobs set in the environment, defaults or not
+    selection: list[runtimes.Entry] = field(default_factory=list)  # in the list's order
+    usage: str | None = None  # a flag problem: exit 2, "Try -h"
+    errors: list[str] = field(default_factory=list)  # knob problems: exit 2, "Nothing was started."
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def selected_runtimes(self) -> list[runtimes.Entry]:
+        return [e for e in self.selection if e.is_runtime]
+
+
+def read(environ, network: bool = False) -> tuple[dict[str, str], list[str]]:
+    """Every knob's value (the default where unset, or empty where that is not allowed) and the given ones."""
+    defaults = DEFAULTS | (NETWORK_DEFAULTS if network else {})
+    given = [name for name in defaults if name in environ]
+    values = {}
+    for name, default in defaults.items():
+        value = environ.get(name)
+        values[name] = value if value is not None and (value or name in MAY_BE_EMPTY) else default
+    return values, given
+
+
+def flag_list(entries) -> str:
+    """-S, -t, -a or -s"""
+    flags = [f"-{e.flag}" for e in entries]
+    return flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} or {flags[-1]}"
+
+
+def select(flags: str, context: str) -> tuple[list[runtimes.Entry], str | None]:
+    """The entries chosen by the flag letters, in the list's order, or a usage problem."""
+    chosen = set()
+    for letter in flags:
+        entry = runtimes.by_flag(letter)
+        if entry is None:
+            return [], f"unknown flag -{letter}"
+        chosen.add(entry.label)
+    selection = [e for e in runtimes.entries() if e.label in chosen]
+    if not selection:
+        every = " ".join(f"-{e.flag}" for e in runtimes.entries())
+        return [], f"choose what to measure: at least one of {every}"
+    if context == "serve":
+        reference = next((e for e in selection if not e.is_runtime), None)
+        if reference is not None:
+            return [], f"-{reference.flag} needs no pong: leave it out of --serve"
+    return selection, None
+
+
+def _seconds(knobs, name, problems, positive=True):
+    """The knob as seconds, or None after noting the problem."""
+    value = knobs[name]
+    if DECIMAL.fullmatch(value) and (float(value) > 0 or not positive):
+        return float(value)
+    if name == "DURATION":
+        problems.append(f"DURATION='{value}': expected seconds > 0, e.g. 10 or 0.5")
+    elif name == "WARMUP":
+        problems.append(f"WARMUP='{value}': expected seconds >= 0, e.g. 1")
+    else:
+        problems.append(f"{name}='{value}': expected seconds > 0")
+    return None
+
+
+def _payload(text: str, least: int, most: int) -> int | None:
+    """A byte count within bounds, or None; at most nine digits, as the pings take them."""
+    if not UINT.fullmatch(text) or len(text) > 9:
+        return None
+    value = int(text)
+    return value if least <= value <= most else None
+
+
+def _check_measure(k: dict, problems: list[str]) -> None:
+    """MODE and what it sweeps over: SIZES (throughput) or SIZE and INTERVALS (rtt); normalises them."""
+    if k["MODE"] == "throughput":
+        sizes = k["SIZES"].split()
+        if not sizes:
+            problems.append('SIZES is empty: expected payload bytes, e.g. "64 1024"')
+        for x in sizes:
+            if _payload(x, 8, MAX_TCP_SIZE) is None:
+                problems.append(f"SIZES: '{x}' is not a payload size from 8 bytes (the sequence number) "
+                                f"to {MAX_TCP_SIZE}")
+        return
+    size = _payload(k["SIZE"], 8, 10**9)
+    if size is None:
+        problems.append(f"SIZE='{k['SIZE']}': expected bytes >= 8 (the sequence number)")
+    else:
+        k["SIZE"] = str(size)
+    intervals = k["INTERVALS"].split()
+    if not intervals:
+        problems.append('INTERVALS is empty: expected seconds, e.g. "0.001 0"')
+    for x in intervals:
+        if not DECIMAL.fullmatch(x):
+            problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
+
+
+def _check_protocols(k: dict, warmup, duration, problems: list[str]) -> None:
+    protocols = k["PROTOCOLS"].split()
+    if not protocols:
+        problems.append('PROTOCOLS is empty: expected "tcp udp", "tcp" or "udp"')
+    for x in protocols:
+        if x not in ("tcp", "udp"):
+            problems.append(f"PROTOCOLS: '{x}' is not tcp or udp")
+    if "udp" not in protocols:
+        return
+    if k["MODE"] == "rtt" and _payload(k["SIZE"], MAX_UDP_SIZE + 1, 10**9) is not None:
+        problems.append(f"SIZE={k['SIZE']} is too large for UDP (at most {MAX_UDP_SIZE} bytes)")
+    if (k["MODE"] == "throughput" and warmup is not None and duration is not None
+            and warmup + duration > MAX_UDP_THROUGHPUT_S):
+        problems.append(f"WARMUP + DURATION is over {MAX_UDP_THROUGHPUT_S} s: a UDP throughput point "
+                        "lasts at most that (its counts come back in one datagram)")
+
+
+def _check_setup(k: dict, problems: list[str]) -> None:
+    """Pinning, priority, folders, time limits, extra arguments and (across hosts) ports."""
+    if not CPU_LIST.fullmatch(k["PONG_CPUS"]):
+        problems.append(f"PONG_CPUS='{k['PONG_CPUS']}': expected a CPU list like 0 or 2-3")
+    if not CPU_LIST.fullmatch(k["PING_CPUS"]):
+        problems.append(f"PING_CPUS='{k['PING_CPUS']}': expected a CPU list like 1 or 4,6")
+    nice = NICENESS.fullmatch(k["NICE"])
+    if nice:  # "-08" is -8, never octal
+        k["NICE"] = str(int(nice[1] + nice[2]))
+    if not (nice and -20 <= int(k["NICE"]) <= 19):
+        problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
+    if not k["OUT_DIR"]:
+        problems.append("OUT_DIR is empty")
+    _seconds(k, "READY_TIMEOUT", problems)
+    _seconds(k, "PING_GRACE", problems)
+    if k["MODE"] == "throughput":
+        for x in k["PING_EXTRA"].split():
+            if x.startswith(("--interval", "--rate", "--pacing")):
+                problems.append(f"PING_EXTRA: {x.split('=')[0]} does not apply to MODE=throughput "
+                                "(the ping sends as fast as it can)")
+    if "BASE_PORT" in k:
+        last = MAX_PORT - (len(runtimes.runtimes()) - 1)  # one port per runtime from BASE_PORT on
+        port = k["BASE_PORT"]
+        if not (UINT.fullmatch(port) and len(port) <= 5 and 1 <= int(port) <= last):
+            problems.append(f"BASE_PORT='{port}': expected a port from 1 to {last}")
+        else:
+            k["BASE_PORT"] = str(int(port))
+
+
+def check(environ, flags: str, context: str = "localhost") -> Checked:
+    """Flags first (a usage problem ends the check), then every knob; context: localhost, remote,
+    peer or serve (the last three are run-network.sh's)."""
+    knobs, given = read(environ, network=context != "localhost")
+    result = Checked(knobs=knobs, given=given)
+    result.selection, result.usage = select(flags, context)
+    if result.usage:
+        return result
+    k, problems = knobs, result.errors
+    if k["MODE"] not in ("rtt", "throughput"):
+        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times) or throughput (msg/s and Gb/s)")
+    duration = _seconds(k, "DURATION", problems)
+    warmup = _seconds(k, "WARMUP", problems, positive=False)
+    _check_measure(k, problems)
+    tasks = k["TASKS"].split()
+    if not tasks:
+        problems.append('TASKS is empty: expected decoy counts, e.g. "0 10"')
+    for x in tasks:
+        if not (UINT.fullmatch(x) and len(x) < 7):
+            problems.append(f"TASKS: '{x}' is not a decoy task count (0..100000)")
+    _check_protocols(k, warmup, duration, problems)
+    _check_setup(k, problems)
+    if problems:
+        return result
+    if k["MODE"] == "throughput":
+        if "SIZE" in given:
+            result.warnings.append(f'SIZE applies to MODE=rtt; this throughput sweep uses SIZES="{k["SIZES"]}"')
+        if "INTERVALS" in given:
+            result.warnings.append("INTERVALS applies to MODE=rtt: a throughput point sends as fast as it can")
+        for reference in [e for e in result.selection if not e.is_runtime]:
+            result.selection.remove(reference)
+            baseline = f"-{reference.flag}: the {reference.transport.upper()} baseline measures no throughput"
+            if not result.selection:
+                result.usage = f"{baseline}; with MODE=throughput choose {flag_list(runtimes.runtimes())}"
+                return result
+            result.warnings.append(f"{baseline}; skipped with MODE=throughput")
+    elif "SIZES" in given:
+        result.warnings.append(f"SIZES applies to MODE=throughput; this RTT sweep uses SIZE={k['SIZE']}")
+    return result
+
+
+def missing_binaries(knobs: dict, selection, ends: list[str]) -> list[Path]:
+    """The selected runtimes' binaries (ends: "ping", "pong") that BIN_DIR lacks."""
+    bin_dir = Path(knobs["BIN_DIR"])
+    wanted = [bin_dir / f"{e.binary_prefix}-{end}" for e in selection if e.is_runtime for end in ends]
+    return [path for path in wanted if not (path.is_file() and path.stat().st_mode & 0o111)]

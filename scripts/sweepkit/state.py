@@ -1,0 +1,116 @@
+"""sweep.json, the sweep's one state file: its layout, atomic rewrites, machine facts, a ping's outcome."""
+
+# Rewritten after every point, so an interrupted sweep still says how far it got.
+
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+SCHEMA = "rtt-sweep/1"
+STATUSES = ("ok", "failed", "skipped", "interrupted", "planned")
+# The order of sweep.json's keys; keys not listed (none today) would follow the scalars.
+ORDER = ("schema", "status", "kind", "mode", "command", "target", "remote", "remote_dir", "frameworks",
+         "pinning", "nice", "started_at", "estimated_s", "finished_at", "wall_s", "measured_s",
+         "warmup_total_s", "overhead_per_point_s")
+LAST = ("knobs", "knobs_given", "hosts", "points", "counts")
+# A ping killed by `timeout` (124), or by its -k KILL (137).
+TIMED_OUT = (124, 137)
+
+
+def load(path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def save(path, doc: dict) -> None:
+    """Writes the whole document to a temporary file, then renames it over `path`: a reader (or a
+    Ctrl-C) never sees half a file. The counts are recomputed from the points."""
+    doc["schema"] = SCHEMA
+    doc["counts"] = {s: sum(p["status"] == s for p in doc.get("points", [])) for s in STATUSES}
+    keys = [k for k in ORDER if k in doc] + [k for k in doc if k not in ORDER and k not in LAST]
+    ordered = {k: doc[k] for k in keys + [k for k in LAST if k in doc]}
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def epoch(text: str) -> float:
+    """bash's $EPOCHREALTIME, whose decimal point follows the locale."""
+    return float(text.replace(",", "."))
+
+
+def read_tsv(path) -> dict[str, str]:
+    """Key/value pairs of a `key<TAB>value` file; a later key wins. Missing file: empty."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return {}
+    pairs = {}
+    for line in text.splitlines():
+        key, _, value = line.partition("\t")
+        if key:
+            pairs[key] = value
+    return pairs
+
+
+def host_facts(path) -> dict:
+    """Machine facts printed by host-facts.sh, with the binaries' versions gathered into one object."""
+    facts, versions = {}, {}
+    for key, value in read_tsv(path).items():
+        if key.startswith("version:"):
+            versions[key.split(":", 1)[1]] = value
+        elif key in {"cpus_online", "cpus_usable"}:
+            facts[key] = int(value) if value.isdigit() else None
+        else:
+            facts[key] = value or None
+    if versions:
+        facts["binaries"] = versions
+    return facts
+
+
+def hosts(roles: dict[str, Path]) -> dict:
+    """Host name → facts for each role's host-facts.sh listing; two namespaces of one machine share
+    a host name, so the second gets its role in brackets."""
+    found = {}
+    for role, path in roles.items():
+        facts = host_facts(path) | {"role": role}
+        name = facts.get("host") or role
+        if name in found:
+            name = f"{name} ({role})"
+        found[name] = facts
+    return found
+
+
+def ping_outcome(point: dict, exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | None]:
+    """ok or failed, and why, from a runtime ping's exit status and the logs it wrote. A failed
+    ping's empty log files (killed before it wrote them) are removed; what it did write stays."""
+    logs = [stem.with_name(f"{stem.name}.json"), stem.with_name(f"{stem.name}.csv")]
+    if exit_code in TIMED_OUT:
+        status, message = "failed", f"ping timed out after {limit_s} s"
+    elif exit_code != 0:
+        status, message = "failed", f"ping exited with status {exit_code}"
+    elif not all(log.is_file() and log.stat().st_size > 0 for log in logs):
+        status, message = "failed", f"ping wrote no {stem}.json/.csv"
+    else:
+        return "ok", None
+    for log in logs:
+        if log.is_file() and log.stat().st_size == 0:
+            log.unlink()
+    return status, message
+
+
+def settle(point: dict, status: str, message: str | None, wall_s: float, figures=(None, None)) -> None:
+    """Records a point's end: its status, why (unless ok), its wall time and its two figures (p50 RTT
+    and achieved rate; throughput: p50 msg/s and Gb/s)."""
+    point["status"] = status
+    point["wall_s"] = round(wall_s, 2) if math.isfinite(wall_s) else None
+    keys = ("p50_ns", "achieved_rate") if "interval_s" in point else ("msg_per_s_p50", "gbit_per_s_p50")
+    for key, value in zip(keys, figures):
+        point[key] = value
+    point["message"] = message

@@ -1,0 +1,91 @@
+"""A point's figures from its JSON log, and the plain closing table for when parse.py cannot make one."""
+
+# parse.py needs the analysis packages; this needs none. Numbers as analysis/style.py writes them.
+
+import json
+import sys
+from pathlib import Path
+
+from analysis import style
+
+RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "n", "p50 µs", "p99 µs",
+              "p99.9 µs", "max µs", "lost"]
+THROUGHPUT_HEADER = ["framework", "transport", "payload", "tasks", "windows", "msg/s p5", "msg/s p50",
+                     "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "lost"]
+UNKNOWN = "–"
+
+
+def figures(log: dict) -> tuple:
+    """p50 RTT (ns) and achieved rate (msg/s); for a throughput log, p50 msg/s and p50 Gb/s."""
+    if log.get("kind") == "throughput":
+        return (log.get("msg_per_s") or {}).get("p50"), (log.get("gbit_per_s") or {}).get("p50")
+    return (log.get("rtt_ns") or {}).get("p50"), log.get("achieved_rate")
+
+
+def log_figures(path) -> tuple:
+    """`figures` of a log file; unknown ones when it cannot be read."""
+    try:
+        return figures(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None, None
+
+
+def si(value) -> str:
+    return UNKNOWN if value is None else style.si(value)
+
+
+def count(value) -> str:
+    return UNKNOWN if value is None else str(int(value))
+
+
+def lost(log: dict) -> str:
+    return count(log.get("lost")) + ("" if log.get("complete", True) else " (incomplete)")
+
+
+def rtt_row(log: dict) -> list[str]:
+    rtt = log.get("rtt_ns") or {}
+    interval = log.get("interval_s")
+    return [str(log.get("framework")), str(log.get("transport")),
+            UNKNOWN if interval is None else style.rate_label(interval), si(log.get("achieved_rate")),
+            count(log.get("tasks")), count(rtt.get("n")),
+            *(style.us(rtt.get(p)) for p in ("p50", "p99", "p999", "max")), lost(log)]
+
+
+def throughput_row(log: dict) -> list[str]:
+    msgs, gbits = log.get("msg_per_s") or {}, log.get("gbit_per_s") or {}
+    payload = log.get("payload")
+    return [str(log.get("framework")), str(log.get("transport")),
+            UNKNOWN if payload is None else style.size_label(payload), count(log.get("tasks")),
+            count(log.get("windows")), *(si(msgs.get(p)) for p in ("p5", "p50", "p95")),
+            *(si(gbits.get(p)) for p in ("p5", "p50", "p95")), lost(log)]
+
+
+def render(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Columns two spaces apart; names left-aligned, figures right-aligned."""
+    widths = [max(len(r[c]) for r in rows + [header]) for c in range(len(header))]
+    return ["  ".join(cell.rjust(w) if c > 1 else cell.ljust(w)
+                      for c, (cell, w) in enumerate(zip(row, widths))).rstrip()
+            for row in [header] + rows]
+
+
+def summary(sweep_dir) -> list[str]:
+    """A table per kind of log found (a sweep holds one kind, unless logs were copied in)."""
+    rtt_rows, throughput_rows = [], []
+    for path in sorted(Path(sweep_dir).glob("*.json")):
+        if path.name == "sweep.json":
+            continue
+        try:
+            log = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            print(f"{path}: unreadable ({error})", file=sys.stderr)
+            continue
+        if log.get("kind") == "throughput":
+            throughput_rows.append(throughput_row(log))
+        else:
+            rtt_rows.append(rtt_row(log))
+    if not rtt_rows and not throughput_rows:
+        return [f"no logs in {sweep_dir}"]
+    lines = render(RTT_HEADER, rtt_rows) if rtt_rows else []
+    if rtt_rows and throughput_rows:
+        lines.append("")
+    return lines + (render(THROUGHPUT_HEADER, throughput_rows) if throughput_rows else [])
