@@ -4,6 +4,7 @@
 
 pub mod build_info;
 pub mod decoy;
+pub mod log;
 pub mod machine;
 pub mod options;
 pub mod output;
