@@ -4,6 +4,7 @@
 
 pub mod build_info;
 pub mod decoy;
+pub mod frame;
 pub mod log;
 pub mod machine;
 pub mod options;
@@ -12,7 +13,9 @@ pub mod pacing;
 pub mod ping;
 pub mod pong;
 pub mod recorder;
+pub mod rtt;
 pub mod runtime;
 pub mod stats;
+pub mod summary;
 pub mod throughput;
 pub mod wire;

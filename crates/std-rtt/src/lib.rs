@@ -15,16 +15,13 @@ use std::{
 
 use rtt_core::{
     build_info,
-    options::RuntimeOptions,
-    ping::TCP_STALL_LIMIT,
-    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo},
+    runtime::{Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, TcpIo, UdpIo},
 };
 
 pub struct Std;
 
 impl Runtime for Std {
     const FRAMEWORK: &'static str = "std";
-    const BINARY_PREFIX: &'static str = "std";
     const HAS_THREADS: bool = false;
 
     type TcpStream = Tcp;
@@ -78,10 +75,13 @@ impl Runtime for Std {
         Some(future.await)
     }
 
+    /// A ping's stream: every blocking call on it (connect, read, write) gives up after
+    /// `STALL_LIMIT`, so a stalled pong cannot hold the ping forever.
     async fn connect(address: SocketAddr) -> io::Result<Tcp> {
-        let stream = TcpStream::connect(address)?;
+        let stream = TcpStream::connect_timeout(&address, STALL_LIMIT)?;
         stream.set_nodelay(true)?;
-        stream.set_read_timeout(Some(TCP_STALL_LIMIT))?;
+        stream.set_read_timeout(Some(STALL_LIMIT))?;
+        stream.set_write_timeout(Some(STALL_LIMIT))?;
         Ok(Tcp(stream))
     }
 
@@ -99,9 +99,13 @@ impl Runtime for Std {
         Ok((Tcp(stream), peer))
     }
 
+    /// Receives get their deadline per call (`recv_until`); a send that blocks gives up after
+    /// `STALL_LIMIT`.
     async fn bind_udp(address: SocketAddr) -> io::Result<Udp> {
+        let socket = UdpSocket::bind(address)?;
+        socket.set_write_timeout(Some(STALL_LIMIT))?;
         Ok(Udp {
-            socket: UdpSocket::bind(address)?,
+            socket,
             read_timeout_ns: AtomicU64::new(0),
         })
     }
