@@ -16,6 +16,7 @@ use std::{
 };
 
 use common::{Pong, binary, float, ping, ping_with, uint};
+use rtt_core::log::Log;
 
 /// A UDP echo server that holds back every 4th datagram and sends it only after the next one
 /// arrives, long after the ping gave up on it: a loss followed by a late, stale reply.
@@ -132,7 +133,17 @@ fn run_against_a_stalled_pong(runtime: &str, mode: &str, pace: &str) -> (String,
         "{what}: the error does not say which pong stalled: {}",
         run.stderr
     );
-    assert_eq!(run.json()["complete"], false, "{what}");
+    // The log of a failed run is a whole log all the same: it reads back as the typed struct
+    // and writes back to the very same JSON (nullable fields as `null`).
+    let json = run.json();
+    let log: Log = serde_json::from_value(json.clone()).expect("a typed log");
+    assert_eq!(
+        &serde_json::to_value(&log).expect("serialises"),
+        json,
+        "{what}"
+    );
+    let context = log.context();
+    assert!(!context.complete && context.error.is_some(), "{what}");
     (what, run)
 }
 
