@@ -125,6 +125,14 @@ pub trait TcpIo: Send + 'static {
     fn read(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>> + Send;
     /// Closes the sending half: the peer reads end-of-stream, and can still answer.
     fn shutdown_write(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+    /// Makes each later blocking call on the stream give up by `deadline` (and after
+    /// [`STALL_LIMIT`] at most). Only std's calls block; the async runtimes' waits are raced
+    /// against a timer with [`Runtime::until`] instead, so by default this does nothing. Called
+    /// between the phases of a run, never inside a measured loop.
+    fn bound_by(&mut self, deadline: Instant) -> io::Result<()> {
+        let _ = deadline;
+        Ok(())
+    }
 }
 
 /// A UDP socket.

@@ -7,7 +7,7 @@ mod report;
 
 use std::time::Instant;
 
-use anyhow::{anyhow, bail};
+use anyhow::{Context, anyhow, bail};
 
 pub use report::RttReport;
 
@@ -17,7 +17,7 @@ use crate::{
     options::{PacingMode, PingOptions, Protocol},
     pacing::{Pacer, Wait},
     recorder::Recorder,
-    runtime::{Runtime, RuntimeInfo, STALL_LIMIT, connect_to_pong, udp_to_pong},
+    runtime::{Runtime, RuntimeInfo, STALL_LIMIT, TcpIo, connect_to_pong, udp_to_pong},
     wire,
 };
 
@@ -35,12 +35,15 @@ async fn measure<R: Runtime>(options: &PingOptions, recorder: &mut Recorder) -> 
     let address = options.address;
     match options.protocol {
         Protocol::Tcp => {
-            let stream = connect_to_pong::<R>(address).await?;
-            let mut link = TcpLink::new(stream, address, options.size);
+            let mut stream = connect_to_pong::<R>(address).await?;
             // A TCP read or write has no deadline of its own: one guard for the whole run (UDP
             // needs none, each datagram has its own), so a stalled pong cannot hold the ping
             // forever. std's blocking calls have socket timeouts instead.
             let deadline = Instant::now() + options.warmup() + options.duration() + STALL_LIMIT;
+            stream
+                .bound_by(deadline)
+                .with_context(|| format!("setting the timeouts of the stream to {address}"))?;
+            let mut link = TcpLink::new(stream, address, options.size);
             let exchanges = exchange_loop::<R, _>(&mut link, options, recorder);
             R::until(deadline, exchanges).await.unwrap_or_else(|| {
                 Err(anyhow!(

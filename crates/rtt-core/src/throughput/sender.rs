@@ -66,6 +66,12 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
     }
 
     let end = Instant::now() + options.warmup() + options.duration();
+    // The pong drains the socket as fast as it counts: a write still waiting `STALL_LIMIT` past
+    // the run's end means it stopped reading. Its counts are due by then too.
+    let deadline = end + STALL_LIMIT;
+    stream
+        .bound_by(deadline)
+        .with_context(|| format!("setting the timeouts of the stream to {address}"))?;
     // Batched as a throughput-minded application would (`--batch`): one write per 8-byte message
     // measures the system call more than the runtime.
     let per_batch = (usize::try_from(options.batch).unwrap_or(usize::MAX) / options.size).max(1);
@@ -83,9 +89,7 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
         }
         io::Result::Ok(())
     };
-    // The pong drains the socket as fast as it counts: a write that waits past the run's end
-    // (std: one that waits `STALL_LIMIT`) means it stopped reading.
-    match R::until(end + STALL_LIMIT, sending).await {
+    match R::until(deadline, sending).await {
         Some(Ok(())) => {}
         Some(Err(e)) if !timed_out(&e) => {
             bail!("sending to the pong at {address} (tcp): {e}; did it stop mid-run?")
@@ -95,10 +99,10 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
         ),
     }
 
-    let deadline = Instant::now() + STALL_LIMIT;
     let mut reply = Vec::new();
     let mut buf = vec![0u8; READ_BYTES];
     let counting = async {
+        stream.bound_by(deadline)?;
         stream.shutdown_write().await?;
         loop {
             match stream.read(&mut buf).await? {
