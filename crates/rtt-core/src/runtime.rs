@@ -12,8 +12,9 @@ use std::{
 use anyhow::{Context, anyhow};
 
 /// How long a ping waits on a silent pong before giving up on it: past a run's planned end for
-/// its replies or counts, from the start of a connect or handshake (std: how long one blocking
-/// socket call may take). One limit for every wait of every runtime.
+/// its echoes, writes and counts; from the start of a connect or a handshake. The async runtimes
+/// race each wait against a timer ([`Runtime::until`]); std bounds each blocking socket call by
+/// it, and a phase of the run by its deadline ([`TcpIo::bound_by`]). One limit for every wait.
 pub const STALL_LIMIT: Duration = Duration::from_secs(5);
 
 /// How the runtime under test is built (`--threads`, `--flavor`).

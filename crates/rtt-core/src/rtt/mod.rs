@@ -1,6 +1,6 @@
 //! The RTT client: connects to a pong, sends paced messages on the runtime under test and keeps
 //! the RTT of every reply in the measured window. One loop serves every runtime and both
-//! transports; only the calls behind the [`Runtime`] traits and the [`Link`] differ.
+//! transports; only the calls behind the [`Runtime`] traits and the `Link` (TCP or UDP) differ.
 
 mod link;
 mod report;
