@@ -9,8 +9,7 @@ use async_std::{
 };
 use rtt_core::{
     build_info,
-    options::RuntimeOptions,
-    runtime::{FuturesTcp, Runtime, RuntimeInfo, UdpIo, available_cpus},
+    runtime::{FuturesTcp, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, available_cpus},
 };
 
 /// async-std reads its worker count from this variable when its executor first starts.
@@ -20,7 +19,6 @@ pub struct AsyncStd;
 
 impl Runtime for AsyncStd {
     const FRAMEWORK: &'static str = "async-std";
-    const BINARY_PREFIX: &'static str = "asyncstd";
 
     type TcpStream = Tcp;
     type TcpListener = TcpListener;

@@ -10,7 +10,26 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::{options::DecoyKind, runtime::Runtime};
+use crate::runtime::Runtime;
+
+/// What a decoy does between yields (`--decoy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecoyKind {
+    /// Busy work, then the runtime's own yield: CPU-bound tasks competing for the workers.
+    Spin,
+    /// Busy work, then a 1 ms sleep on the runtime's timer (close to the 2022 suite's decoys).
+    Sleep,
+}
+
+impl DecoyKind {
+    /// The name in logs and summaries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecoyKind::Spin => "spin",
+            DecoyKind::Sleep => "sleep",
+        }
+    }
+}
 
 /// Busy-waits for `work`: each `Instant::now()` reads the clock, so the loop cannot be elided.
 pub fn stall(work: Duration) {

@@ -3,11 +3,17 @@
 
 use std::{fs, time::SystemTime};
 
-/// The machine facts recorded in every log.
-#[derive(Clone, Debug, Default)]
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The machine facts recorded in every log; `null` when unknown.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Machine {
+    /// The host name.
     pub host: Option<String>,
+    /// The kernel release.
     pub kernel: Option<String>,
+    /// The CPU model name.
     pub cpu_model: Option<String>,
     /// The CPUs this process may run on (e.g. `1` under `taskset -c 1`).
     pub cpus_allowed: Option<String>,

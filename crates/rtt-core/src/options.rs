@@ -9,14 +9,16 @@ use std::{
 
 use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum, error::ErrorKind};
 
-use crate::{build_info, pacing, runtime::Runtime, wire};
+use crate::{
+    build_info,
+    decoy::DecoyKind,
+    pacing,
+    runtime::{Runtime, RuntimeOptions},
+    wire::{self, MAX_TCP_PAYLOAD, MAX_UDP_PAYLOAD},
+};
 
-/// The largest UDP payload over IPv4: 65 535 − 8 (UDP header) − 20 (IP header).
-pub const MAX_UDP_PAYLOAD: usize = 65_507;
 /// The longest UDP throughput run: its per-window counts must fit one datagram.
 pub const MAX_UDP_THROUGHPUT_SECONDS: f64 = 400.0;
-/// The largest TCP payload the ping accepts; larger messages measure the copy, not the runtime.
-pub const MAX_TCP_PAYLOAD: usize = 64 << 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Protocol {
@@ -29,6 +31,15 @@ impl Protocol {
         match self {
             Protocol::Tcp => "tcp",
             Protocol::Udp => "udp",
+        }
+    }
+}
+
+impl PacingMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PacingMode::Schedule => "schedule",
+            PacingMode::Sleep => "sleep",
         }
     }
 }
@@ -47,34 +58,6 @@ pub enum PacingMode {
     Schedule,
     /// Sleep the interval after each reply (the 2022 method; the real rate is lower).
     Sleep,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DecoyKind {
-    /// Busy work, then the runtime's own yield: CPU-bound tasks competing for the workers.
-    Spin,
-    /// Busy work, then a 1 ms sleep on the runtime's timer (close to the 2022 suite's decoys).
-    Sleep,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Flavor {
-    #[value(name = "multi_thread")]
-    MultiThread,
-    #[value(name = "current_thread")]
-    CurrentThread,
-}
-
-/// How the runtime under test is built.
-#[derive(Args, Clone, Debug, Default)]
-pub struct RuntimeOptions {
-    /// Worker threads of the runtime [default: the runtime's own default, which follows the CPUs
-    /// this process may run on]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub threads: Option<u16>,
-    /// Scheduler flavor (tokio only) [default: multi_thread]
-    #[arg(long, value_enum)]
-    pub flavor: Option<Flavor>,
 }
 
 /// Options of every `*-ping`.

@@ -20,9 +20,8 @@ use crate::{
 /// Big enough for any UDP datagram and for large TCP reads.
 const BUFFER: usize = 64 * 1024;
 
-/// Entry point of every `*-pong` binary.
-pub fn main<R: Runtime>() -> ExitCode {
-    let name: &'static str = Box::leak(format!("{}-pong", R::BINARY_PREFIX).into_boxed_str());
+/// Runs the pong binary `name` (its `CARGO_BIN_NAME`, e.g. `tokio-pong`) on runtime `R`.
+pub fn main<R: Runtime>(name: &'static str) -> ExitCode {
     let about = "Echoes the messages of this suite's pings until killed";
     let (options, mut command) = options::parse::<PongOptions>(name, about);
     options::check_runtime::<R>(&options.runtime, &mut command);

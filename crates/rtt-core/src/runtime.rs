@@ -2,11 +2,41 @@
 //! and smol (build, spawn, sleep, yield, connect, read, write). Each runtime crate implements
 //! these traits in a few lines, the way an application on that runtime would write them.
 
-use std::{future::Future, io, net::SocketAddr, time::Instant};
+use std::{
+    future::Future,
+    io,
+    net::SocketAddr,
+    time::{Duration, Instant},
+};
 
 use anyhow::{Context, anyhow};
 
-use crate::options::RuntimeOptions;
+/// How long a ping waits on a silent pong before giving up on it: past a run's planned end for
+/// its echoes, writes and counts; from the start of a connect or a handshake. The async runtimes
+/// race each wait against a timer ([`Runtime::until`]); std bounds each blocking socket call by
+/// it, and a phase of the run by its deadline ([`TcpIo::bound_by`]). One limit for every wait.
+pub const STALL_LIMIT: Duration = Duration::from_secs(5);
+
+/// How the runtime under test is built (`--threads`, `--flavor`).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct RuntimeOptions {
+    /// Worker threads of the runtime [default: the runtime's own default, which follows the CPUs
+    /// this process may run on]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub threads: Option<u16>,
+    /// Scheduler flavor (tokio only) [default: multi_thread]
+    #[arg(long, value_enum)]
+    pub flavor: Option<Flavor>,
+}
+
+/// tokio's two schedulers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Flavor {
+    #[value(name = "multi_thread")]
+    MultiThread,
+    #[value(name = "current_thread")]
+    CurrentThread,
+}
 
 /// How the runtime under test was really set up, as recorded in the logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,10 +49,8 @@ pub struct RuntimeInfo {
 
 /// A runtime under test.
 pub trait Runtime: 'static {
-    /// The framework label in logs: `std`, `tokio`, `async-std`, `smol`.
+    /// The framework label in logs: `std`, `tokio`, `async-std`, `smol` (as in runtimes.json).
     const FRAMEWORK: &'static str;
-    /// The binaries' prefix: `std`, `tokio`, `asyncstd`, `smol`.
-    const BINARY_PREFIX: &'static str;
     /// Whether `--flavor` means anything here.
     const HAS_FLAVORS: bool = false;
     /// Whether `--threads` means anything here.
@@ -98,6 +126,14 @@ pub trait TcpIo: Send + 'static {
     fn read(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>> + Send;
     /// Closes the sending half: the peer reads end-of-stream, and can still answer.
     fn shutdown_write(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+    /// Makes each later blocking call on the stream give up by `deadline` (and after
+    /// [`STALL_LIMIT`] at most). Only std's calls block; the async runtimes' waits are raced
+    /// against a timer with [`Runtime::until`] instead, so by default this does nothing. Called
+    /// between the phases of a run, never inside a measured loop.
+    fn bound_by(&mut self, deadline: Instant) -> io::Result<()> {
+        let _ = deadline;
+        Ok(())
+    }
 }
 
 /// A UDP socket.
@@ -162,11 +198,27 @@ where
     }
 }
 
-/// Connects a ping to its pong over TCP, with an error that says what to check.
+/// Connects a ping to its pong over TCP within [`STALL_LIMIT`], with an error that says what to
+/// check.
 pub async fn connect_to_pong<R: Runtime>(address: SocketAddr) -> anyhow::Result<R::TcpStream> {
-    R::connect(address)
-        .await
-        .map_err(|e| anyhow!("connecting to {address} (tcp): {e}; is the pong running there?"))
+    match R::until(Instant::now() + STALL_LIMIT, R::connect(address)).await {
+        Some(Ok(stream)) => Ok(stream),
+        Some(Err(e)) => Err(anyhow!(
+            "connecting to {address} (tcp): {e}; is the pong running there?"
+        )),
+        None => Err(anyhow!(
+            "connecting to {address} (tcp): no answer in {} s; is the pong running there?",
+            STALL_LIMIT.as_secs()
+        )),
+    }
+}
+
+/// Whether an I/O error is a blocking call's timeout (std's socket timeouts).
+pub fn timed_out(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 /// A UDP socket connected to the pong at `address`.

@@ -2,8 +2,6 @@
 //! samples: p is the value at 1-based rank ⌈p/100 · n⌉ (numpy's `method="inverted_cdf"`), so
 //! every percentile is a latency that was really observed. No histogram, no interpolation.
 
-use serde_json::{Value, json};
-
 /// The RTT distribution of one run, in ns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RttStats {
@@ -46,21 +44,6 @@ impl RttStats {
             p9999: nearest_rank(sorted, 99.99),
             max,
         })
-    }
-
-    /// The `rtt_ns` object of the JSON log; all fields `null` when there were no samples.
-    pub fn to_json(stats: Option<&Self>) -> Value {
-        match stats {
-            Some(s) => json!({
-                "n": s.n, "min": s.min, "mean": s.mean, "stdev": s.stdev,
-                "p50": s.p50, "p90": s.p90, "p99": s.p99, "p999": s.p999, "p9999": s.p9999,
-                "max": s.max,
-            }),
-            None => json!({
-                "n": 0, "min": null, "mean": null, "stdev": null, "p50": null, "p90": null,
-                "p99": null, "p999": null, "p9999": null, "max": null,
-            }),
-        }
     }
 }
 
@@ -126,6 +109,5 @@ mod tests {
     #[test]
     fn no_samples_give_no_statistics() {
         assert_eq!(RttStats::from_samples(&mut []), None);
-        assert_eq!(RttStats::to_json(None)["p50"], serde_json::Value::Null);
     }
 }

@@ -4,6 +4,12 @@
 /// The smallest payload that carries a sequence number.
 pub const SEQ_LEN: usize = 8;
 
+/// The largest UDP payload over IPv4: 65 535 − 8 (UDP header) − 20 (IP header).
+pub const MAX_UDP_PAYLOAD: usize = 65_507;
+
+/// The largest TCP payload the ping accepts; larger messages measure the copy, not the runtime.
+pub const MAX_TCP_PAYLOAD: usize = 64 << 20;
+
 /// A payload of `size` bytes (at least [`SEQ_LEN`]) with a recognisable filler.
 pub fn message(size: usize) -> Vec<u8> {
     debug_assert!(size >= SEQ_LEN);

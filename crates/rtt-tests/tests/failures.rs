@@ -1,6 +1,6 @@
 //! What goes wrong on a real network and at the command line: lost and late datagrams, a pong
-//! that dies mid-run, a pong that is not there, invalid options. The ping ends on time, says
-//! what happened, exits with the documented code and keeps what it measured.
+//! that dies or stalls mid-run, a pong that is not there, invalid options. The ping ends on time,
+//! says what happened, exits with the documented code and keeps what it measured.
 
 mod common;
 
@@ -16,6 +16,7 @@ use std::{
 };
 
 use common::{Pong, binary, float, ping, ping_with, uint};
+use rtt_core::log::Log;
 
 /// A UDP echo server that holds back every 4th datagram and sends it only after the next one
 /// arrives, long after the ping gave up on it: a loss followed by a late, stale reply.
@@ -59,6 +60,111 @@ impl Drop for LossyEcho {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
     }
+}
+
+/// Sends `kill -SIGNAL pid`; whether it was delivered.
+fn signal(pid: u32, name: &str) -> bool {
+    Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// A pong stalled with SIGSTOP: its sockets stay open but nothing is read or answered. Resumed
+/// with SIGCONT when dropped, before the pong itself is.
+struct Stall {
+    pid: u32,
+    stopped: bool,
+}
+
+impl Stall {
+    fn of(pong: &Pong) -> Self {
+        Stall {
+            pid: pong.pid(),
+            stopped: false,
+        }
+    }
+
+    fn stop(&mut self) {
+        if !self.stopped {
+            assert!(signal(self.pid, "STOP"), "kill -STOP {} failed", self.pid);
+            self.stopped = true;
+        }
+    }
+}
+
+impl Drop for Stall {
+    fn drop(&mut self) {
+        if self.stopped {
+            signal(self.pid, "CONT");
+        }
+    }
+}
+
+/// Warm-up and duration of the stalled runs, and how long after them a ping may take at most to
+/// notice the stall: the suite's 5 s limit, with room for a loaded machine.
+const STALLED_RUN: (f64, f64, f64) = (0.2, 1.0, 15.0);
+
+/// Runs a `mode` ping against a pong of `runtime` that is stopped 0.5 s in.
+fn run_against_a_stalled_pong(runtime: &str, mode: &str, pace: &str) -> (String, common::PingRun) {
+    let pong = Pong::start_with(runtime, &["--mode", mode]);
+    let address = pong.address.to_string();
+    let (warmup, duration, grace) = STALLED_RUN;
+    let args =
+        format!("--address {address} --mode {mode} {pace} --duration {duration} --warmup {warmup}");
+    let mut stall = Stall::of(&pong);
+    let deadline = Duration::from_secs_f64(warmup + duration + grace + 10.0);
+    let run = ping_with(runtime, &args, deadline, |elapsed| {
+        if elapsed > Duration::from_millis(500) {
+            stall.stop();
+        }
+    });
+    drop(stall);
+    let what = format!("{runtime} {mode}");
+    assert_eq!(run.code(), Some(1), "{what}: {}", run.stderr);
+    assert!(
+        run.elapsed.as_secs_f64() < warmup + duration + grace,
+        "{what}: ended only after {:?}",
+        run.elapsed
+    );
+    assert!(
+        run.stderr.contains(&address) && run.stderr.contains("is it stopped"),
+        "{what}: the error does not say which pong stalled: {}",
+        run.stderr
+    );
+    // The log of a failed run is a whole log all the same: it reads back as the typed struct
+    // and writes back to the very same JSON (nullable fields as `null`).
+    let json = run.json();
+    let log: Log = serde_json::from_value(json.clone()).expect("a typed log");
+    assert_eq!(
+        &serde_json::to_value(&log).expect("serialises"),
+        json,
+        "{what}"
+    );
+    let context = log.context();
+    assert!(!context.complete && context.error.is_some(), "{what}");
+    (what, run)
+}
+
+fn a_stopped_pong_ends_an_rtt_run_by_itself(runtime: &str) {
+    let (what, run) = run_against_a_stalled_pong(runtime, "rtt", "--interval 0.005");
+    let n = uint(&run.json()["rtt_ns"], "n");
+    assert!(n > 0, "{what}: the samples before the stall were not kept");
+    assert_eq!(run.rows.len() as u64, n, "{what}");
+}
+
+fn a_stopped_pong_ends_a_throughput_run_by_itself(runtime: &str) {
+    let (what, run) = run_against_a_stalled_pong(runtime, "throughput", "");
+    let json = run.json();
+    assert!(
+        uint(json, "sent") > 0,
+        "{what}: the sent count was not kept"
+    );
+    assert!(
+        json["lost"].is_null(),
+        "{what}: counts from a stopped pong?"
+    );
 }
 
 fn udp_ping_survives_lost_datagrams(runtime: &str) {
@@ -202,6 +308,8 @@ for_each_runtime!(
     a_pong_killed_mid_run_fails_the_run_but_keeps_its_samples,
     no_pong_is_a_clear_failure,
     invalid_options_exit_2_naming_the_option,
+    a_stopped_pong_ends_an_rtt_run_by_itself,
+    a_stopped_pong_ends_a_throughput_run_by_itself,
 );
 
 #[test]

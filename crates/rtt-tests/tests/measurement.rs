@@ -5,52 +5,35 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Pong, float, ping, uint};
+use common::{PingRun, Pong, ping};
+use rtt_core::log::{Log, RttLog};
 
-const FIELDS: [&str; 35] = [
-    "schema",
-    "kind",
-    "framework",
-    "framework_version",
-    "flavor",
-    "threads",
-    "transport",
-    "payload",
-    "interval_s",
-    "target_rate",
-    "pacing",
-    "tasks",
-    "decoy",
-    "decoy_work_us",
-    "decoy_iterations",
-    "duration_s",
-    "warmup_s",
-    "address",
-    "host",
-    "kernel",
-    "cpu_model",
-    "cpus_allowed",
-    "rustc",
-    "suite_version",
-    "started_at",
-    "sent",
-    "received",
-    "lost",
-    "late",
-    "out_of_order",
-    "achieved_rate",
-    "complete",
-    "rtt_ns",
-    "udp_timeout_ms",
-    "error",
-];
-
-fn label(runtime: &str) -> &str {
-    if runtime == "asyncstd" {
-        "async-std"
-    } else {
-        runtime
+/// The run's JSON log as the typed struct. Written back, it must give the very same JSON: every
+/// field the struct defines is in the file (nullable ones as `null`), and no other.
+fn rtt_log(run: &PingRun, what: &str) -> RttLog {
+    let json = run.json();
+    let log: Log = serde_json::from_value(json.clone())
+        .unwrap_or_else(|e| panic!("{what}: the log does not parse as a Log: {e}\n{json}"));
+    let rewritten = serde_json::to_value(&log).expect("serialises");
+    assert_eq!(&rewritten, json, "{what}: fields missing, extra or changed");
+    match log {
+        Log::Rtt(log) => log,
+        Log::Throughput(_) => panic!("{what}: a throughput log from an RTT run"),
     }
+}
+
+/// The framework label logs give the runtime whose binaries start with `prefix`, as listed in
+/// runtimes.json at the repository's root.
+fn label(prefix: &str) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../runtimes.json");
+    let text = std::fs::read_to_string(path).expect("runtimes.json is readable");
+    let list: serde_json::Value = serde_json::from_str(&text).expect("runtimes.json is JSON");
+    list["runtimes"]
+        .as_array()
+        .and_then(|runtimes| runtimes.iter().find(|r| r["binary_prefix"] == prefix))
+        .and_then(|runtime| runtime["label"].as_str())
+        .unwrap_or_else(|| panic!("{prefix} is not in runtimes.json"))
+        .to_owned()
 }
 
 fn paced_runs_log_everything_and_hit_their_rate(runtime: &str) {
@@ -61,60 +44,56 @@ fn paced_runs_log_everything_and_hit_their_rate(runtime: &str) {
             "--address {address} --protocol {protocol} --interval 0.01 --duration 1 --warmup 0.2"
         );
         let run = ping(runtime, &args, Duration::from_secs(20));
-        assert_eq!(run.code(), Some(0), "{runtime} {protocol}: {}", run.stderr);
-        let json = run.json();
-        for field in FIELDS {
-            assert!(
-                json.get(field).is_some(),
-                "{runtime} {protocol}: field {field} missing"
-            );
-        }
-        assert_eq!(json["framework"], label(runtime));
-        assert_eq!(json["transport"], protocol);
-        assert_eq!(json["complete"], true);
-        assert_eq!(uint(json, "payload"), 64);
-        assert_eq!(float(json, "target_rate"), 100.0);
+        let what = format!("{runtime} {protocol}");
+        assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
+        let log = rtt_log(&run, &what);
+        let context = &log.context;
+        assert_eq!(context.schema, "rtt-log/1");
+        assert_eq!(context.framework, label(runtime));
+        assert_eq!(context.transport, protocol);
+        assert!(context.complete && context.error.is_none(), "{what}");
+        assert_eq!(context.payload, 64);
+        assert_eq!(log.target_rate, Some(100.0));
         assert!(
-            json["framework_version"]
-                .as_str()
-                .is_some_and(|v| v.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            context
+                .framework_version
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit()),
+            "{what}: {}",
+            context.framework_version
         );
         assert!(
-            json["started_at"]
-                .as_str()
-                .is_some_and(|t| t.ends_with('Z') && t.len() == 24)
+            context.started_at.ends_with('Z') && context.started_at.len() == 24,
+            "{what}: {}",
+            context.started_at
         );
 
-        let rtt = &json["rtt_ns"];
-        assert_eq!(
-            uint(rtt, "n") as usize,
-            run.rows.len(),
-            "{runtime} {protocol}: CSV rows vs n"
-        );
-        assert_eq!(uint(json, "received"), uint(rtt, "n"));
-        let order = ["min", "p50", "p90", "p99", "p999", "p9999", "max"].map(|k| uint(rtt, k));
+        let rtt = &log.rtt_ns;
+        assert_eq!(rtt.n, run.rows.len(), "{what}: CSV rows vs n");
+        assert_eq!(log.received, rtt.n as u64);
+        let order = [
+            rtt.min, rtt.p50, rtt.p90, rtt.p99, rtt.p999, rtt.p9999, rtt.max,
+        ];
         assert!(
-            order.windows(2).all(|w| w[0] <= w[1]),
-            "{runtime} {protocol}: percentiles out of order {order:?}"
+            order.iter().all(Option::is_some) && order.windows(2).all(|w| w[0] <= w[1]),
+            "{what}: percentiles out of order {order:?}"
         );
-        let max_in_csv = run.rows.iter().map(|r| r.2).max().unwrap_or(0);
-        assert_eq!(max_in_csv, uint(rtt, "max"));
+        let max_in_csv = run.rows.iter().map(|r| r.2).max();
+        assert_eq!(max_in_csv, rtt.max);
 
         // 100 msg/s for 1 s: the schedule fixes the count, whatever the RTTs were.
-        let rate = float(json, "achieved_rate");
-        assert!(
-            (rate - 100.0).abs() <= 5.0,
-            "{runtime} {protocol}: achieved {rate} msg/s"
-        );
+        let rate = log.achieved_rate;
+        assert!((rate - 100.0).abs() <= 5.0, "{what}: achieved {rate} msg/s");
         assert!(
             run.rows.windows(2).all(|w| w[1].0 == w[0].0 + 1),
-            "{runtime} {protocol}: sequence gaps"
+            "{what}: sequence gaps"
         );
         // Warm-up excluded: 0.2 s at 100 msg/s is messages 0–19.
         let first = run.rows.first().map(|r| r.0);
         assert!(
             first.is_some_and(|seq| (19..=21).contains(&seq)),
-            "{runtime} {protocol}: first measured seq {first:?}"
+            "{what}: first measured seq {first:?}"
         );
     }
 }
@@ -126,16 +105,15 @@ fn back_to_back_runs_are_not_slowed_by_a_timer(runtime: &str) {
         let args = format!("--address {address} --protocol {protocol} --duration 0.5 --warmup 0.1");
         let run = ping(runtime, &args, Duration::from_secs(20));
         assert_eq!(run.code(), Some(0), "{runtime} {protocol}: {}", run.stderr);
-        let json = run.json();
-        assert!(json["target_rate"].is_null());
-        assert_eq!(float(json, "interval_s"), 0.0);
+        let log = rtt_log(&run, &format!("{runtime} {protocol}"));
+        assert_eq!((log.target_rate, log.interval_s), (None, 0.0));
         // A 1 ms timer tick in the loop would cap this near 1000 msg/s.
-        let rate = float(json, "achieved_rate");
+        let rate = log.achieved_rate;
         assert!(
             rate > 3000.0,
             "{runtime} {protocol}: only {rate} msg/s back-to-back"
         );
-        assert_eq!(uint(json, "late"), 0);
+        assert_eq!(log.late, 0);
     }
 }
 
@@ -146,10 +124,10 @@ fn sleep_pacing_records_the_lower_rate_it_really_achieves(runtime: &str) {
         format!("--address {address} --interval 0.005 --pacing sleep --duration 0.5 --warmup 0");
     let run = ping(runtime, &args, Duration::from_secs(20));
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    let json = run.json();
-    assert_eq!(json["pacing"], "sleep");
+    let log = rtt_log(&run, runtime);
+    assert_eq!(log.pacing, "sleep");
     // Sleeping 5 ms after each reply cannot reach 200 msg/s: RTT and timer overshoot add up.
-    let rate = float(json, "achieved_rate");
+    let rate = log.achieved_rate;
     assert!(rate < 200.0 && rate > 50.0, "{runtime}: {rate} msg/s");
 }
 
@@ -202,9 +180,9 @@ fn pinned_to_one_cpu_tokio_and_async_std_start_one_worker() {
             "{}",
             String::from_utf8_lossy(&output.stderr)
         );
-        let json: serde_json::Value =
-            serde_json::from_slice(&output.stdout).expect("JSON on stdout");
-        assert_eq!(uint(&json, "threads"), 1, "{runtime}");
-        assert_eq!(json["cpus_allowed"], "0");
+        let log: Log = serde_json::from_slice(&output.stdout).expect("a JSON log on stdout");
+        let context = log.context();
+        assert_eq!(context.threads, 1, "{runtime}");
+        assert_eq!(context.machine.cpus_allowed.as_deref(), Some("0"));
     }
 }

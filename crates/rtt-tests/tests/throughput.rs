@@ -5,7 +5,24 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Pong, float, ping, ping_with, uint};
+use common::{PingRun, Pong, float, ping, ping_with, uint};
+use rtt_core::log::{Log, ThroughputLog};
+
+/// The run's JSON log as the typed struct; written back, it must give the very same JSON.
+fn throughput_log(run: &PingRun, what: &str) -> ThroughputLog {
+    let json = run.json();
+    let log: Log = serde_json::from_value(json.clone())
+        .unwrap_or_else(|e| panic!("{what}: the log does not parse as a Log: {e}\n{json}"));
+    assert_eq!(
+        &serde_json::to_value(&log).expect("serialises"),
+        json,
+        "{what}: fields missing, extra or changed"
+    );
+    match log {
+        Log::Throughput(log) => log,
+        Log::Rtt(_) => panic!("{what}: an RTT log from a throughput run"),
+    }
+}
 
 fn throughput_runs_count_every_byte(runtime: &str) {
     for (protocol, sizes) in [("tcp", [8, 16384]), ("udp", [64, 8192])] {
@@ -19,28 +36,23 @@ fn throughput_runs_count_every_byte(runtime: &str) {
             let run = ping(runtime, &args, Duration::from_secs(30));
             let what = format!("{runtime} {protocol} {size} B");
             assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
-            let json = run.json();
-            assert_eq!(json["kind"], "throughput", "{what}");
-            assert_eq!(json["complete"], true, "{what}");
-            let (received, bytes) = (uint(json, "received"), uint(json, "received_bytes"));
+            let log = throughput_log(&run, &what);
+            assert!(log.context.complete, "{what}");
+            let (received, bytes) = (log.received, log.received_bytes);
             assert!(received > 0, "{what}: nothing received");
             assert_eq!(
                 bytes,
                 received * size,
                 "{what}: bytes are not messages × size"
             );
-            assert!(uint(json, "sent") >= received, "{what}");
-            assert_eq!(
-                uint(json, "sent_bytes"),
-                uint(json, "sent") * size,
-                "{what}"
-            );
+            assert!(log.sent >= received, "{what}");
+            assert_eq!(log.sent_bytes, log.sent * size, "{what}");
             if protocol == "tcp" {
-                assert_eq!(uint(json, "lost"), 0, "{what}: TCP lost messages");
+                assert_eq!(log.lost, Some(0), "{what}: TCP lost messages");
             }
             // Ten windows of 100 ms in 1 s, and they add up to the totals.
             assert_eq!(run.rows.len(), 10, "{what}");
-            assert_eq!(uint(json, "windows"), 10, "{what}");
+            assert_eq!(log.windows, 10, "{what}");
             assert_eq!(
                 run.rows.iter().map(|r| r.1).sum::<u64>(),
                 received,
@@ -51,13 +63,13 @@ fn throughput_runs_count_every_byte(runtime: &str) {
                 bytes,
                 "{what}: window bytes"
             );
-            let rates = &json["msg_per_s"];
+            let rates = &log.msg_per_s;
             assert!(
-                float(rates, "p50") > 0.0 && float(rates, "p5") <= float(rates, "p95"),
-                "{what}: {rates}"
+                rates.p50.is_some_and(|p50| p50 > 0.0) && rates.p5 <= rates.p95,
+                "{what}: {rates:?}"
             );
-            let gbit = float(&json["gbit_per_s"], "mean");
-            let expected = float(rates, "mean") * size as f64 * 8.0 / 1e9;
+            let gbit = log.gbit_per_s.mean.expect("a mean over windows");
+            let expected = rates.mean.expect("a mean over windows") * size as f64 * 8.0 / 1e9;
             assert!(
                 (gbit - expected).abs() <= expected * 1e-9,
                 "{what}: {gbit} Gb/s vs {expected}"

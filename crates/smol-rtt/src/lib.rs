@@ -5,8 +5,7 @@ use std::{future::Future, io, net::SocketAddr, time::Instant};
 
 use rtt_core::{
     build_info,
-    options::RuntimeOptions,
-    runtime::{FuturesTcp, Runtime, RuntimeInfo, UdpIo},
+    runtime::{FuturesTcp, Runtime, RuntimeInfo, RuntimeOptions, UdpIo},
 };
 use smol::{
     Timer,
@@ -20,7 +19,6 @@ pub struct Smol;
 
 impl Runtime for Smol {
     const FRAMEWORK: &'static str = "smol";
-    const BINARY_PREFIX: &'static str = "smol";
 
     type TcpStream = Tcp;
     type TcpListener = TcpListener;

@@ -15,16 +15,13 @@ use std::{
 
 use rtt_core::{
     build_info,
-    options::RuntimeOptions,
-    ping::TCP_STALL_LIMIT,
-    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo},
+    runtime::{Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, TcpIo, UdpIo},
 };
 
 pub struct Std;
 
 impl Runtime for Std {
     const FRAMEWORK: &'static str = "std";
-    const BINARY_PREFIX: &'static str = "std";
     const HAS_THREADS: bool = false;
 
     type TcpStream = Tcp;
@@ -78,11 +75,14 @@ impl Runtime for Std {
         Some(future.await)
     }
 
+    /// A ping's stream: every blocking call on it (connect, read, write) gives up after
+    /// `STALL_LIMIT`, so a stalled pong cannot hold the ping forever.
     async fn connect(address: SocketAddr) -> io::Result<Tcp> {
-        let stream = TcpStream::connect(address)?;
+        let stream = TcpStream::connect_timeout(&address, STALL_LIMIT)?;
         stream.set_nodelay(true)?;
-        stream.set_read_timeout(Some(TCP_STALL_LIMIT))?;
-        Ok(Tcp(stream))
+        stream.set_read_timeout(Some(STALL_LIMIT))?;
+        stream.set_write_timeout(Some(STALL_LIMIT))?;
+        Ok(Tcp::new(stream))
     }
 
     async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
@@ -96,12 +96,16 @@ impl Runtime for Std {
     async fn accept(listener: &TcpListener) -> io::Result<(Tcp, SocketAddr)> {
         let (stream, peer) = listener.accept()?;
         stream.set_nodelay(true)?;
-        Ok((Tcp(stream), peer))
+        Ok((Tcp::new(stream), peer))
     }
 
+    /// Receives get their deadline per call (`recv_until`); a send that blocks gives up after
+    /// `STALL_LIMIT`.
     async fn bind_udp(address: SocketAddr) -> io::Result<Udp> {
+        let socket = UdpSocket::bind(address)?;
+        socket.set_write_timeout(Some(STALL_LIMIT))?;
         Ok(Udp {
-            socket: UdpSocket::bind(address)?,
+            socket,
             read_timeout_ns: AtomicU64::new(0),
         })
     }
@@ -122,23 +126,75 @@ impl<T> Future for Task<T> {
     }
 }
 
-pub struct Tcp(TcpStream);
+pub struct Tcp {
+    stream: TcpStream,
+    /// When the current phase of the run must be over (`bound_by`), if one was set.
+    deadline: Option<Instant>,
+}
+
+impl Tcp {
+    fn new(stream: TcpStream) -> Self {
+        Self {
+            stream,
+            deadline: None,
+        }
+    }
+
+    /// A blocking send returns short only when its timeout expired (or a signal came): the peer
+    /// may have stopped reading. The rest may wait only what is left until the deadline, so that
+    /// one write of many bytes cannot wait a whole timeout again and again.
+    fn after_short_write(&mut self) -> io::Result<()> {
+        let Some(deadline) = self.deadline else {
+            return Ok(());
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_write_timeout(Some(left.min(STALL_LIMIT)))
+    }
+}
 
 impl TcpIo for Tcp {
-    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.0.write_all(buf)
+    /// `Write::write_all`, but a short write is noticed (the clock is read only then).
+    async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+        while !buf.is_empty() {
+            match self.stream.write(buf) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(written) => {
+                    if written < buf.len() {
+                        self.after_short_write()?;
+                    }
+                    buf = &buf[written..];
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        self.0.read_exact(buf)
+        self.stream.read_exact(buf)
     }
 
     async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf)
+        self.stream.read(buf)
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {
-        self.0.shutdown(std::net::Shutdown::Write)
+        self.stream.shutdown(std::net::Shutdown::Write)
+    }
+
+    fn bound_by(&mut self, deadline: Instant) -> io::Result<()> {
+        // A zero timeout would mean none at all: the shortest one is 1 ms.
+        let limit = deadline
+            .saturating_duration_since(Instant::now())
+            .clamp(Duration::from_millis(1), STALL_LIMIT);
+        self.stream.set_read_timeout(Some(limit))?;
+        self.stream.set_write_timeout(Some(limit))?;
+        self.deadline = Some(deadline);
+        Ok(())
     }
 }
 

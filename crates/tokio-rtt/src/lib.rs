@@ -12,8 +12,7 @@ use std::{
 
 use rtt_core::{
     build_info,
-    options::{Flavor, RuntimeOptions},
-    runtime::{Runtime, RuntimeInfo, TcpIo, UdpIo},
+    runtime::{Flavor, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, UdpIo},
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -21,7 +20,6 @@ pub struct Tokio;
 
 impl Runtime for Tokio {
     const FRAMEWORK: &'static str = "tokio";
-    const BINARY_PREFIX: &'static str = "tokio";
     const HAS_FLAVORS: bool = true;
 
     type TcpStream = Tcp;

@@ -1,0 +1,273 @@
+//! The JSON log of a run, typed: one struct per kind (`rtt`, `throughput`) around the run context
+//! they share. The one definition behind the JSON a ping writes, its human summary, the CSV
+//! headers and the JSON Schema committed as `schema/rtt-log.schema.json`. No I/O here.
+
+use schemars::{JsonSchema, generate::SchemaSettings};
+use serde::{Deserialize, Serialize};
+
+use crate::{machine::Machine, stats::RttStats};
+
+/// The `schema` field of every log; bumped when a field changes meaning.
+pub const SCHEMA: &str = "rtt-log/1";
+
+/// The header of an RTT run's CSV log: a row per reply received after the warm-up.
+pub const RTT_CSV_HEADER: &str = "seq,t_ns,rtt_ns";
+
+/// The header of a throughput run's CSV log: a row per measured window.
+pub const THROUGHPUT_CSV_HEADER: &str = "window,t_ns,messages,bytes";
+
+/// Where the JSON Schema of [`Log`] is committed, from the repository's root.
+pub const SCHEMA_FILE: &str = "schema/rtt-log.schema.json";
+
+/// The JSON log of one run (`STEM.json`), of either kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+#[schemars(
+    title = "rtt-suite log",
+    description = "STEM.json, written by every *-ping of rtt-suite; `kind` says which fields follow. Each kind's `x-csv-header` is the header line of its STEM.csv."
+)]
+pub enum Log {
+    /// Round-trip times of paced messages (`--mode rtt`).
+    #[schemars(extend("x-csv-header" = RTT_CSV_HEADER))]
+    Rtt(RttLog),
+    /// One-way throughput, counted by the pong in windows (`--mode throughput`).
+    #[schemars(extend("x-csv-header" = THROUGHPUT_CSV_HEADER))]
+    Throughput(ThroughputLog),
+}
+
+impl Log {
+    /// What every log says about the run, whatever its kind.
+    pub fn context(&self) -> &RunContext {
+        match self {
+            Log::Rtt(log) => &log.context,
+            Log::Throughput(log) => &log.context,
+        }
+    }
+
+    /// Messages sent (for throughput: in the whole run).
+    pub fn sent(&self) -> u64 {
+        match self {
+            Log::Rtt(log) => log.sent,
+            Log::Throughput(log) => log.sent,
+        }
+    }
+
+    /// The JSON Schema of the log, pretty-printed, as committed in [`SCHEMA_FILE`]. It describes
+    /// what a ping writes: a nullable field is always there, `null` when it has no value.
+    pub fn json_schema() -> String {
+        let schema = SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<Log>();
+        let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
+
+/// How and where a run took place, whatever its kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunContext {
+    /// The log format, `rtt-log/1`.
+    #[schemars(extend("const" = SCHEMA))]
+    pub schema: String,
+    /// `std`, `tokio`, `async-std` or `smol`.
+    pub framework: String,
+    /// The exact crate version built (from Cargo.lock); for std the rustc release.
+    pub framework_version: String,
+    /// How the runtime really ran: `multi_thread`, `current_thread`, `global_executor`,
+    /// `os_threads`.
+    pub flavor: String,
+    /// Worker threads, as the runtime reports or was told.
+    pub threads: usize,
+    /// `tcp` or `udp`.
+    pub transport: String,
+    /// Payload bytes per message.
+    pub payload: usize,
+    /// CPU-bound decoy tasks on the same runtime (std: threads).
+    pub tasks: u32,
+    /// What a decoy does between yields: `spin` or `sleep`.
+    pub decoy: String,
+    /// Busy work per decoy iteration, in µs.
+    pub decoy_work_us: u64,
+    /// Iterations all decoys did together: proof that they ran.
+    pub decoy_iterations: u64,
+    /// Measured seconds, after the warm-up.
+    pub duration_s: f64,
+    /// Seconds exchanged first and left out of the statistics.
+    pub warmup_s: f64,
+    /// The pong, `HOST:PORT`.
+    pub address: String,
+    #[serde(flatten)]
+    pub machine: Machine,
+    /// `rustc --version` of the compiler that built the ping.
+    pub rustc: String,
+    /// The suite's version and git commit.
+    pub suite_version: String,
+    /// When the run started (UTC, RFC 3339, ms).
+    pub started_at: String,
+    /// Whether the run ended as planned.
+    pub complete: bool,
+    /// Why it did not; `null` when it did.
+    pub error: Option<String>,
+}
+
+/// The log of an RTT run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RttLog {
+    #[serde(flatten)]
+    pub context: RunContext,
+    /// Seconds between sends asked for; 0 is back-to-back.
+    pub interval_s: f64,
+    /// Messages per second asked for; `null` back-to-back.
+    pub target_rate: Option<f64>,
+    /// `schedule` or `sleep`.
+    pub pacing: String,
+    /// A datagram unanswered this long is lost.
+    pub udp_timeout_ms: u64,
+    /// Messages sent in the measured window.
+    pub sent: u64,
+    /// Replies received to them.
+    pub received: u64,
+    /// UDP messages unanswered within the timeout.
+    pub lost: u64,
+    /// Scheduled messages already due when the previous reply came in.
+    pub late: u64,
+    /// UDP replies that matched no outstanding message.
+    pub out_of_order: u64,
+    /// Messages sent in the measured window per second.
+    pub achieved_rate: f64,
+    /// The RTT distribution of the replies.
+    pub rtt_ns: RttSummary,
+}
+
+/// The RTTs of a run in ns; all but `n` are `null` when nothing was received. Percentiles by
+/// nearest rank on the sorted samples.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RttSummary {
+    pub n: usize,
+    pub min: Option<u64>,
+    pub mean: Option<f64>,
+    /// Sample standard deviation (divides by n − 1).
+    pub stdev: Option<f64>,
+    pub p50: Option<u64>,
+    pub p90: Option<u64>,
+    pub p99: Option<u64>,
+    pub p999: Option<u64>,
+    pub p9999: Option<u64>,
+    pub max: Option<u64>,
+}
+
+impl From<Option<&RttStats>> for RttSummary {
+    fn from(stats: Option<&RttStats>) -> Self {
+        Self {
+            n: stats.map_or(0, |s| s.n),
+            min: stats.map(|s| s.min),
+            mean: stats.map(|s| s.mean),
+            stdev: stats.map(|s| s.stdev),
+            p50: stats.map(|s| s.p50),
+            p90: stats.map(|s| s.p90),
+            p99: stats.map(|s| s.p99),
+            p999: stats.map(|s| s.p999),
+            p9999: stats.map(|s| s.p9999),
+            max: stats.map(|s| s.max),
+        }
+    }
+}
+
+/// The log of a throughput run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ThroughputLog {
+    #[serde(flatten)]
+    pub context: RunContext,
+    /// The pong's counting window, in seconds.
+    pub window_s: f64,
+    /// TCP: the most bytes of whole messages per write (`--batch`); `null` for UDP.
+    pub batch_bytes: Option<u64>,
+    /// Measured windows: the duration's whole windows after the warm-up.
+    pub windows: usize,
+    /// Messages sent in the whole run.
+    pub sent: u64,
+    /// Bytes sent in the whole run.
+    pub sent_bytes: u64,
+    /// Messages received in the measured windows.
+    pub received: u64,
+    /// Bytes received in the measured windows.
+    pub received_bytes: u64,
+    /// Messages sent that never arrived; `null` when the pong's counts never came.
+    pub lost: Option<u64>,
+    /// UDP messages that arrived after a later one; `null` when the counts never came.
+    pub out_of_order: Option<u64>,
+    /// Messages per second across the measured windows.
+    pub msg_per_s: Spread,
+    /// Gigabits per second across the measured windows.
+    pub gbit_per_s: Spread,
+}
+
+/// Mean and nearest-rank percentiles of a rate across windows; all `null` without windows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Spread {
+    pub mean: Option<f64>,
+    pub p5: Option<f64>,
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::{fs, path::Path};
+
+    #[test]
+    fn the_committed_schema_is_what_the_log_structs_generate() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(SCHEMA_FILE);
+        let generated = Log::json_schema();
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            fs::write(&path, &generated).expect("writes the schema");
+        }
+        let committed = fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{SCHEMA_FILE} is not what the log structs in crates/rtt-core/src/log.rs generate: \
+             regenerate it with `UPDATE_SCHEMA=1 cargo test -p rtt-core schema` and commit it"
+        );
+    }
+
+    #[test]
+    fn the_schema_gives_each_kind_its_csv_header_and_nullable_fields() {
+        let schema: serde_json::Value =
+            serde_json::from_str(&Log::json_schema()).expect("valid JSON");
+        let kinds = schema["oneOf"].as_array().expect("one schema per kind");
+        let header_of = |kind: &str| {
+            kinds
+                .iter()
+                .find(|k| k["properties"]["kind"]["const"] == kind)
+                .map(|k| k["x-csv-header"].clone())
+        };
+        assert_eq!(header_of("rtt"), Some(RTT_CSV_HEADER.into()));
+        assert_eq!(header_of("throughput"), Some(THROUGHPUT_CSV_HEADER.into()));
+        // Nullable fields are always written: required, and `null` among their types.
+        for (def, field) in [
+            ("RttLog", "target_rate"),
+            ("RttLog", "error"),
+            ("RttSummary", "p50"),
+            ("ThroughputLog", "lost"),
+            ("ThroughputLog", "batch_bytes"),
+            ("Spread", "p5"),
+        ] {
+            let def = &schema["$defs"][def];
+            let types = def["properties"][field]["type"].as_array();
+            assert!(
+                types.is_some_and(|t| t.contains(&"null".into())),
+                "{field}: {def}"
+            );
+            let required = def["required"].as_array();
+            assert!(
+                required.is_some_and(|r| r.contains(&field.into())),
+                "{field}: {def}"
+            );
+        }
+    }
+}

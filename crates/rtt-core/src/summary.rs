@@ -1,0 +1,135 @@
+//! The few lines a person reads after a run, in the spirit of `ping`'s summary, and the warning
+//! of a run that missed its rate: built from the typed log alone, so they say what the log says.
+
+use crate::log::{Log, RttLog, RunContext, ThroughputLog};
+
+/// The achieved rate may miss the target by this fraction before the ping warns.
+const RATE_TOLERANCE: f64 = 0.05;
+
+impl Log {
+    /// The human summary of the run.
+    pub fn human(&self) -> String {
+        match self {
+            Log::Rtt(log) => log.human(),
+            Log::Throughput(log) => log.human(),
+        }
+    }
+
+    /// Something the user should know although the run completed.
+    pub fn warning(&self) -> Option<String> {
+        match self {
+            Log::Rtt(log) => log.warning(),
+            Log::Throughput(_) => None,
+        }
+    }
+}
+
+impl RunContext {
+    /// The first line of a human summary: what was measured against whom.
+    pub fn headline(&self, what: &str) -> String {
+        let decoys = match self.tasks {
+            0 => String::new(),
+            n => format!(
+                ", {n} {} decoys ({} iterations)",
+                self.decoy, self.decoy_iterations
+            ),
+        };
+        format!(
+            "{} {} {} B to {}: {what}{decoys}\n",
+            self.framework, self.transport, self.payload, self.address
+        )
+    }
+}
+
+impl RttLog {
+    fn human(&self) -> String {
+        let pace = match self.target_rate {
+            Some(rate) => format!("target {rate:.0} msg/s ({} pacing)", self.pacing),
+            None => "back-to-back".to_owned(),
+        };
+        let mut text = self.context.headline(&pace);
+        text += &format!(
+            "  sent {}, received {}, lost {}, late {}, out of order {}\n",
+            self.sent, self.received, self.lost, self.late, self.out_of_order,
+        );
+        let s = &self.rtt_ns;
+        if let (Some(min), Some(p50), Some(p99), Some(p999), Some(max)) =
+            (s.min, s.p50, s.p99, s.p999, s.max)
+        {
+            text += &format!(
+                "  rtt min {}  p50 {}  p99 {}  p99.9 {}  max {}  (n = {})\n",
+                human_ns(min),
+                human_ns(p50),
+                human_ns(p99),
+                human_ns(p999),
+                human_ns(max),
+                s.n
+            );
+        }
+        text += &format!(
+            "  achieved {:.1} msg/s over {} s\n",
+            self.achieved_rate, self.context.duration_s
+        );
+        text
+    }
+
+    fn warning(&self) -> Option<String> {
+        let target = self.target_rate?;
+        let shortfall = (target - self.achieved_rate) / target;
+        (shortfall.abs() > RATE_TOLERANCE && self.context.complete).then(|| {
+            format!(
+                "achieved {:.1} msg/s, {:+.1} % off the target {target:.1} msg/s ({} of {} messages late)",
+                self.achieved_rate, -shortfall * 100.0, self.late, self.sent
+            )
+        })
+    }
+}
+
+impl ThroughputLog {
+    fn human(&self) -> String {
+        let mut text = self.context.headline("throughput");
+        text += &format!(
+            "  sent {} messages ({:.1} MB), lost {}\n",
+            self.sent,
+            self.sent_bytes as f64 / 1e6,
+            self.lost.map_or("unknown".to_owned(), |l| l.to_string())
+        );
+        let windows = self.windows;
+        let window_ms = (self.window_s * 1e3).round();
+        for (spread, unit, scale) in [
+            (&self.msg_per_s, "M msg/s", 1e6),
+            (&self.gbit_per_s, "Gb/s", 1.0),
+        ] {
+            if let (Some(p50), Some(p5), Some(p95)) = (spread.p50, spread.p5, spread.p95) {
+                let (p50, p5, p95) = (p50 / scale, p5 / scale, p95 / scale);
+                text += &format!(
+                    "  p50 {p50:.3} {unit}  (p5 {p5:.3}, p95 {p95:.3}; {windows} windows of {window_ms} ms)\n"
+                );
+            }
+        }
+        text
+    }
+}
+
+/// A duration in ns with a unit a person reads at a glance: `850 ns`, `23.4 µs`, `1.20 ms`.
+pub fn human_ns(ns: u64) -> String {
+    match ns {
+        0..1_000 => format!("{ns} ns"),
+        1_000..1_000_000 => format!("{:.1} µs", ns as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.2} ms", ns as f64 / 1e6),
+        _ => format!("{:.2} s", ns as f64 / 1e9),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_at_a_glance() {
+        assert_eq!(human_ns(850), "850 ns");
+        assert_eq!(human_ns(23_456), "23.5 µs");
+        assert_eq!(human_ns(1_200_000), "1.20 ms");
+        assert_eq!(human_ns(2_500_000_000), "2.50 s");
+    }
+}

@@ -1,0 +1,198 @@
+//! The ping's side of throughput mode: greets a counting pong, sends numbered messages one way as
+//! fast as the runtime lets it until the run's end, then asks for the pong's counts. Every wait
+//! on the pong is bounded by [`STALL_LIMIT`], so a stalled pong fails the run instead of hanging it.
+
+use std::{
+    io,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, anyhow, bail};
+
+use super::{
+    control::{DONE, READY, hello},
+    counting::Counts,
+    report::{Sent, ThroughputReport},
+};
+use crate::{
+    frame::Frame,
+    options::{PingOptions, Protocol},
+    runtime::{
+        Runtime, RuntimeInfo, STALL_LIMIT, TcpIo, UdpIo, connect_to_pong, timed_out, udp_to_pong,
+    },
+    wire::{self, MAX_UDP_PAYLOAD},
+};
+
+/// The buffer the pong's counts are read into.
+const READ_BYTES: usize = 64 * 1024;
+
+/// One throughput run on the runtime under test.
+pub async fn session<R: Runtime>(options: PingOptions, info: RuntimeInfo) -> ThroughputReport {
+    let frame = Frame::<R>::begin(&options);
+    let mut sent = Sent::default();
+    let result = match options.protocol {
+        Protocol::Tcp => send_tcp::<R>(&options, &mut sent).await,
+        Protocol::Udp => send_udp::<R>(&options, &mut sent).await,
+    };
+    let (counts, outcome) = match result {
+        Ok(counts) => (Some(counts), Ok(())),
+        Err(error) => (None, Err(error)),
+    };
+    let context = frame.end(&options, info, outcome).await;
+    ThroughputReport::new(context, &options, sent, counts)
+}
+
+async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow::Result<Counts> {
+    let address = options.address;
+    let limit = STALL_LIMIT.as_secs();
+    let mut stream = connect_to_pong::<R>(address).await?;
+
+    let mut ready = [0u8; 8];
+    let handshake = async {
+        stream.write_all(&hello(options.size)).await?;
+        stream.read_exact(&mut ready).await
+    };
+    match R::until(Instant::now() + STALL_LIMIT, handshake).await {
+        Some(Ok(())) if ready == READY => {}
+        Some(Err(e)) if !timed_out(&e) => bail!(
+            "the pong at {address} (tcp) did not answer as a throughput pong ({e}): start it with --mode throughput"
+        ),
+        Some(Ok(())) => bail!(
+            "the pong at {address} (tcp) did not answer as a throughput pong: start it with --mode throughput"
+        ),
+        Some(Err(_)) | None => bail!(
+            "no answer to the handshake from the pong at {address} (tcp) in {limit} s: is it stopped, overloaded, or not a pong of this suite?"
+        ),
+    }
+
+    let end = Instant::now() + options.warmup() + options.duration();
+    // The pong drains the socket as fast as it counts: a write still waiting `STALL_LIMIT` past
+    // the run's end means it stopped reading. Its counts are due by then too.
+    let deadline = end + STALL_LIMIT;
+    stream
+        .bound_by(deadline)
+        .with_context(|| format!("setting the timeouts of the stream to {address}"))?;
+    // Batched as a throughput-minded application would (`--batch`): one write per 8-byte message
+    // measures the system call more than the runtime.
+    let per_batch = (usize::try_from(options.batch).unwrap_or(usize::MAX) / options.size).max(1);
+    let mut batch = wire::message(options.size).repeat(per_batch);
+    let sending = async {
+        let mut seq = 0;
+        while Instant::now() < end {
+            for message in batch.chunks_exact_mut(options.size) {
+                wire::write_seq(message, seq);
+                seq += 1;
+            }
+            stream.write_all(&batch).await?;
+            sent.messages += per_batch as u64;
+            sent.bytes += batch.len() as u64;
+        }
+        io::Result::Ok(())
+    };
+    match R::until(deadline, sending).await {
+        Some(Ok(())) => {}
+        Some(Err(e)) if !timed_out(&e) => {
+            bail!("sending to the pong at {address} (tcp): {e}; did it stop mid-run?")
+        }
+        Some(Err(_)) | None => bail!(
+            "sending to the pong at {address} (tcp): it took no data for {limit} s: is it stopped or overloaded?"
+        ),
+    }
+
+    let mut reply = Vec::new();
+    let mut buf = vec![0u8; READ_BYTES];
+    let counting = async {
+        stream.bound_by(deadline)?;
+        stream.shutdown_write().await?;
+        loop {
+            match stream.read(&mut buf).await? {
+                0 => return io::Result::Ok(()),
+                len => reply.extend_from_slice(&buf[..len]),
+            }
+        }
+    };
+    match R::until(deadline, counting).await {
+        Some(Ok(())) => {}
+        Some(Err(e)) if !timed_out(&e) => {
+            return Err(e)
+                .with_context(|| format!("reading the counts from the pong at {address} (tcp)"));
+        }
+        Some(Err(_)) | None => bail!(
+            "no counts from the pong at {address} (tcp) within {limit} s of the run's end: is it stopped or overloaded?"
+        ),
+    }
+    Counts::decode(&reply).ok_or_else(|| {
+        anyhow!("the pong at {address} (tcp) sent no valid counts: did it stop mid-run?")
+    })
+}
+
+async fn send_udp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow::Result<Counts> {
+    let address = options.address;
+    let socket = udp_to_pong::<R>(address).await?;
+    let stopped =
+        |e: io::Error| anyhow!("sending to the pong at {address} (udp): {e}; is it running?");
+    let mut buf = vec![0u8; MAX_UDP_PAYLOAD + 1];
+
+    // The handshake, repeated in case a datagram is lost.
+    let mut ready = false;
+    for _ in 0..3 {
+        socket.send(&hello(options.size)).await.map_err(stopped)?;
+        match socket
+            .recv_until(&mut buf, Instant::now() + Duration::from_secs(1))
+            .await
+        {
+            Ok(Some(len)) if buf[..len] == READY => ready = true,
+            Ok(Some(_)) => bail!(
+                "the pong at {address} (udp) echoed instead of counting: start it with --mode throughput"
+            ),
+            Ok(None) => continue,
+            Err(e) => return Err(stopped(e)),
+        }
+        break;
+    }
+    if !ready {
+        bail!(
+            "no throughput pong answered at {address} (udp) in 3 s: is it running with --mode throughput?"
+        );
+    }
+
+    let end = Instant::now() + options.warmup() + options.duration();
+    let mut message = wire::message(options.size);
+    let sending = async {
+        let mut seq = 0;
+        while Instant::now() < end {
+            wire::write_seq(&mut message, seq);
+            seq += 1;
+            socket.send(&message).await?;
+            sent.messages += 1;
+            sent.bytes += message.len() as u64;
+        }
+        io::Result::Ok(())
+    };
+    // A datagram is dropped rather than waited for, but the guard costs nothing and leaves no
+    // send unbounded.
+    match R::until(end + STALL_LIMIT, sending).await {
+        Some(result) => result.map_err(stopped)?,
+        None => bail!(
+            "sending to the pong at {address} (udp): the socket took no datagram for {} s",
+            STALL_LIMIT.as_secs()
+        ),
+    }
+
+    // Ask for the counts until they come; DONE or the answer may be lost like any datagram.
+    let retry = Duration::from_millis(500);
+    for _ in 0..STALL_LIMIT.as_millis() / retry.as_millis() {
+        socket.send(&DONE).await.map_err(stopped)?;
+        let deadline = Instant::now() + retry;
+        while let Some(len) = socket
+            .recv_until(&mut buf, deadline)
+            .await
+            .map_err(stopped)?
+        {
+            if let Some(counts) = Counts::decode(&buf[..len]) {
+                return Ok(counts);
+            }
+        }
+    }
+    bail!("no counts from the pong at {address} (udp) after the run: did it stop mid-run?")
+}
