@@ -23,17 +23,13 @@ fn rtt_log(run: &PingRun, what: &str) -> RttLog {
 }
 
 /// The framework label logs give the runtime whose binaries start with `prefix`, as listed in
-/// runtimes.json at the repository's root.
+/// runtimes.json.
 fn label(prefix: &str) -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../runtimes.json");
-    let text = std::fs::read_to_string(path).expect("runtimes.json is readable");
-    let list: serde_json::Value = serde_json::from_str(&text).expect("runtimes.json is JSON");
-    list["runtimes"]
-        .as_array()
-        .and_then(|runtimes| runtimes.iter().find(|r| r["binary_prefix"] == prefix))
-        .and_then(|runtime| runtime["label"].as_str())
+    common::RUNTIMES
+        .iter()
+        .find(|(_, p)| *p == prefix)
+        .map(|(label, _)| (*label).to_owned())
         .unwrap_or_else(|| panic!("{prefix} is not in runtimes.json"))
-        .to_owned()
 }
 
 fn paced_runs_log_everything_and_hit_their_rate(runtime: &str) {

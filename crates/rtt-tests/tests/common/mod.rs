@@ -241,9 +241,9 @@ pub fn ping_on(
 fn parse_csv(text: &str) -> Vec<(u64, u64, u64)> {
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
-    let throughput = header == "window,t_ns,messages,bytes";
+    let throughput = header == rtt_core::log::THROUGHPUT_CSV_HEADER;
     assert!(
-        throughput || header == "seq,t_ns,rtt_ns",
+        throughput || header == rtt_core::log::RTT_CSV_HEADER,
         "unexpected CSV header {header:?}"
     );
     lines
