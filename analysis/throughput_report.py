@@ -26,7 +26,7 @@ def size_pages(sweep, runs, scale: str):
         fig.legend(handles=plots.framework_handles(group["framework"])
                    + plots.style_handles(group["transport"], band=True),
                    loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False, fontsize=9)
-        window = " or ".join(sorted({f"{1e3 * w:g} ms" for w in group["window_s"]}))
+        window = " or ".join(sorted({style.window_label(w) for w in group["window_s"]}))
         fig.text(0.455, 0.015, f"each point: the median {window} window of a run; received, one way, "
                  "sent back-to-back", ha="center", fontsize=8, color="0.35")
         yield fig

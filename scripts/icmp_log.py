@@ -5,8 +5,9 @@ The ICMP baseline is measured by the kernel's own echo reply, so it has the same
 the runtimes with framework `ping`, transport `icmp`, and null for what does not apply. Per reply:
 the send time is the `-D` receive timestamp minus the RTT; replies sent in the first WARMUP
 seconds (counted from the first send) or after WARMUP + DURATION are dropped. ping prints RTTs in
-microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are by
-nearest rank, as in rtt-core: the value at 1-based rank ceil(p/100 * n) of the sorted samples.
+microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are
+analysis/percentile.py's nearest rank, as in rtt-core. The log is checked against the logs' JSON
+schema before it is written.
 Loss is counted between the first and last sequence number answered in the window.
 """
 
@@ -19,14 +20,10 @@ from array import array
 from datetime import datetime, timezone
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package (stdlib parts)
+from analysis import percentile  # noqa: E402
+
 SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
-
-
-def nearest_rank(sorted_values, p):
-    """The p-th percentile of non-empty sorted data: 1-based rank ceil(p/100 * n), as rtt-core."""
-    n = len(sorted_values)
-    rank = max(1, math.ceil(p / 100.0 * n - 1e-9))
-    return sorted_values[min(rank, n) - 1]
 
 
 def rtt_stats(values):
@@ -40,9 +37,9 @@ def rtt_stats(values):
     stdev = math.sqrt(math.fsum((x - mean) ** 2 for x in ordered) / (n - 1)) if n > 1 else 0.0
     return {
         "n": n, "min": ordered[0], "mean": mean, "stdev": stdev,
-        "p50": nearest_rank(ordered, 50), "p90": nearest_rank(ordered, 90),
-        "p99": nearest_rank(ordered, 99), "p999": nearest_rank(ordered, 99.9),
-        "p9999": nearest_rank(ordered, 99.99), "max": ordered[-1],
+        "p50": percentile.of(ordered, 50), "p90": percentile.of(ordered, 90),
+        "p99": percentile.of(ordered, 99), "p999": percentile.of(ordered, 99.9),
+        "p9999": percentile.of(ordered, 99.99), "max": ordered[-1],
     }
 
 

@@ -14,10 +14,14 @@ OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 
 
 def reference_percentile(samples, p) -> int:
-    """Textbook nearest rank: the sample at 1-based rank ceil(p/100 * n), in exact fractions."""
-    ordered = sorted(int(s) for s in samples)
-    rank = math.ceil(Fraction(str(p)) / 100 * len(ordered))
-    return ordered[max(rank, 1) - 1]
+    """The textbook definition, independent of analysis.percentile's rank arithmetic: the smallest
+    sample with at least p % of the samples at or below it, in exact fractions."""
+    ordered = np.sort(np.asarray(samples, dtype=np.int64))
+    values = np.unique(ordered)
+    at_or_below = np.searchsorted(ordered, values, side="right")
+    share = Fraction(str(p)) / 100
+    enough = at_or_below * share.denominator >= share.numerator * len(ordered)
+    return int(values[np.argmax(enough)])
 
 
 def samples(seed: int, n: int, median_ns: float = 30_000, spread: float = 0.3) -> np.ndarray:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from analysis import stats
+from analysis import percentile, stats
 from analysis.style import rate_label, si
 
 from .logs import reference_percentile, samples
@@ -109,3 +109,20 @@ def test_latencies_never_print_in_exponent_form():
 
     assert [us(v) for v in (850, 23_456, 1_710_000, 17_110_000, float("nan"))] == [
         "0.85", "23.46", "1710", "17110", "–"]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 10, 99, 100, 101, 999, 1000, 1001, 10_000, 123_457])
+def test_the_one_percentile_follows_the_counting_definition(n):
+    x = np.arange(1, n + 1, dtype=np.int64)
+    for p in (0.001, 1, 5, 10, 33.3, 50, 90, 95, 99, 99.9, 99.99, 99.999, 100):
+        assert percentile.of(x, p) == reference_percentile(x, p), (n, p)
+        assert percentile.of(x.tolist(), p) == reference_percentile(x, p), (n, p)  # lists, no numpy
+
+
+def test_the_one_percentile_takes_arrays_of_counts_and_refuses_nonsense():
+    counts = np.array([1, 2, 100, 1000, 1001], dtype=np.int64)
+    assert percentile.index(counts, 99.9).tolist() == [percentile.index(int(c), 99.9) for c in counts]
+    assert percentile.index(1000, 99.9) == 998  # 0-based: rank 999, not numpy's 1000
+    for p in (0, -1, 100.5):
+        with pytest.raises(ValueError):
+            percentile.index(10, p)
