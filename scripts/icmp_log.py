@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package (stdlib parts)
-from analysis import percentile  # noqa: E402
+from analysis import logschema, percentile  # noqa: E402
 
 SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
 
@@ -72,7 +72,7 @@ def convert(lines, csv_out, interval, warmup, duration):
     """Writes the CSV rows of the measured window; returns (rtts, first_seq, last_seq, t0)."""
     rtts = array("q")
     first_seq = last_seq = t0 = None
-    csv_out.write("seq,t_ns,rtt_ns\n")
+    csv_out.write(logschema.schema().csv_header("rtt") + "\n")
     for seq, sent_at, rtt_ns in replies(lines):
         if t0 is None:
             # The first send: earlier than this reply's by the sequences before it.
@@ -105,6 +105,12 @@ def rfc3339(epoch_s):
     return datetime.fromtimestamp(epoch_s, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+def _failure(received, exit_status):
+    if received == 0:
+        return "no ICMP echo reply in the measured window"
+    return f"ping exited with status {exit_status}"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -131,24 +137,28 @@ def main(argv=None):
     received = len(rtts)
     sent = (last_seq - first_seq + 1) if received else 0
     complete = received > 0 and args.exit_status in (0, 124)
-    log = {
+    # What the schema allows to be null and is not set here does not apply to ICMP (threads, decoys…).
+    log = logschema.schema().blank("rtt") | {
         "schema": "rtt-log/1", "kind": "rtt", "framework": "ping",
-        "framework_version": args.framework_version, "flavor": None, "threads": None,
+        "framework_version": args.framework_version,
         "transport": "icmp", "payload": args.size, "interval_s": args.interval,
-        "target_rate": 1.0 / args.interval if args.interval > 0 else None, "pacing": None,
-        "tasks": 0, "decoy": None, "decoy_work_us": None, "decoy_iterations": None,
-        "duration_s": args.duration, "warmup_s": args.warmup, "address": args.address,
+        "target_rate": 1.0 / args.interval if args.interval > 0 else None,
+        "tasks": 0, "duration_s": args.duration, "warmup_s": args.warmup, "address": args.address,
         "host": machine_fact("/proc/sys/kernel/hostname") or socket.gethostname(),
         "kernel": machine_fact("/proc/sys/kernel/osrelease"),
         "cpu_model": machine_fact("/proc/cpuinfo", "model name"),
-        "cpus_allowed": args.cpus_allowed or None, "rustc": None,
-        "suite_version": args.suite_version,
+        "cpus_allowed": args.cpus_allowed or None, "suite_version": args.suite_version,
         "started_at": args.started_at or (rfc3339(t0) if t0 is not None else None),
-        "sent": sent, "received": received, "lost": sent - received, "late": None,
-        "out_of_order": None, "achieved_rate": sent / args.duration,
-        "complete": complete, "rtt_ns": rtt_stats(rtts),
+        "sent": sent, "received": received, "lost": sent - received, "achieved_rate": sent / args.duration,
+        "complete": complete, "error": None if complete else _failure(received, args.exit_status),
+        "rtt_ns": rtt_stats(rtts),
     }
     json_path.write_text(json.dumps(log, indent=2) + "\n", encoding="utf-8")
+    try:
+        logschema.schema().validate(log)
+    except logschema.Invalid as e:
+        print(f"{json_path}: does not fit the logs' schema: {e}", file=sys.stderr)
+        return 1
     if received == 0:
         print(f"{args.raw}: no ICMP echo reply in the measured window", file=sys.stderr)
         return 1

@@ -11,6 +11,8 @@ from sweep_helpers import REPO
 sys.path.insert(0, str(REPO / "scripts"))
 import icmp_log  # noqa: E402
 
+from analysis import logschema  # noqa: E402
+
 
 def ping_output(replies, header=True):
     """Lines as `ping -D -n` prints them, from (receive time s, icmp_seq, rtt ms) triples."""
@@ -26,7 +28,9 @@ def convert(tmp_path, text, *args):
     stem = tmp_path / "ping-icmp-64B-0.1s-0t"
     rc = icmp_log.main([str(raw), str(stem), "--size", "64", "--address", "127.0.0.1", *args])
     csv = (tmp_path / f"{stem.name}.csv").read_text().splitlines()
-    return rc, json.loads((tmp_path / f"{stem.name}.json").read_text()), csv
+    log = json.loads((tmp_path / f"{stem.name}.json").read_text())
+    logschema.schema().validate(log)  # complete or not, the log fits the schema
+    return rc, log, csv
 
 
 def test_percentiles_are_by_nearest_rank_like_rtt_core():
