@@ -1,7 +1,8 @@
-"""One function per figure: each draws a set of runs (rows of the sweep table, with their
-Shapes or Windows) onto a matplotlib axis it is given, and returns nothing. Pages, titles, legends and
-saving are report.py's job; colours and labels come from style.py.
-"""
+"""One function per figure: draws runs onto the matplotlib axis it is given, returns nothing."""
+
+# One function per figure: each draws a set of runs (rows of the sweep table, with their
+# Shapes or Windows) onto a matplotlib axis it is given, and returns nothing. Pages, titles, legends and
+# saving are report.py's job; colours and labels come from style.py.
 
 import math
 

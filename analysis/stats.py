@@ -1,11 +1,12 @@
-"""Pure statistics on one run's RTT samples (integer nanoseconds): exact percentiles and the
-small shapes the figures draw (ECDF points, histograms, RTT over time); and on a throughput
-run's per-window counts: rates across windows. No I/O, no plotting.
+"""Pure statistics of a run: exact percentiles, the shapes the figures draw, throughput rates."""
 
-Every percentile is percentile.py's nearest rank, as rtt-core computes the JSON's `rtt_ns`, so
-the table and the logs agree to the nanosecond; throughput percentiles are the same nearest rank,
-taken across a run's measured windows.
-"""
+# Pure statistics on one run's RTT samples (integer nanoseconds): exact percentiles and the
+# small shapes the figures draw (ECDF points, histograms, RTT over time); and on a throughput
+# run's per-window counts: rates across windows. No I/O, no plotting.
+#
+# Every percentile is percentile.py's nearest rank, as rtt-core computes the JSON's `rtt_ns`, so
+# the table and the logs agree to the nanosecond; throughput percentiles are the same nearest rank,
+# taken across a run's measured windows.
 
 from dataclasses import dataclass
 

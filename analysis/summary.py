@@ -1,7 +1,8 @@
-"""The summary table: one line per run, as aligned text for people, CSV for scripts (exact
-integer nanoseconds) or Markdown for READMEs; an RTT table or a throughput table, by the kind
-of log. Formatting only; the numbers come from stats.py.
-"""
+"""The summary table, one line per run: aligned text for people, CSV for scripts, or Markdown."""
+
+# The summary table: one line per run, as aligned text for people, CSV for scripts (exact
+# integer nanoseconds) or Markdown for READMEs; an RTT table or a throughput table, by the kind
+# of log. Formatting only; the numbers come from stats.py.
 
 import io
 import math

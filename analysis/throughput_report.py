@@ -1,7 +1,8 @@
-"""Pages of a throughput report: messages per second and Gb/s against payload size, the rate
-over each run, then the summary-table and machine pages. Page layout, titles and saving are
-report.py's; this module only decides what goes on which page.
-"""
+"""Pages of a throughput report: rates against payload size and over each run, then the table."""
+
+# Pages of a throughput report: messages per second and Gb/s against payload size, the rate
+# over each run, then the summary-table and machine pages. Page layout, titles and saving are
+# report.py's; this module only decides what goes on which page.
 
 from . import plots, report, style
 

@@ -1,15 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json.
-
-The ICMP baseline is measured by the kernel's own echo reply, so it has the same log format as
-the runtimes with framework `ping`, transport `icmp`, and null for what does not apply. Per reply:
-the send time is the `-D` receive timestamp minus the RTT; replies sent in the first WARMUP
-seconds (counted from the first send) or after WARMUP + DURATION are dropped. ping prints RTTs in
-microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are
-analysis/percentile.py's nearest rank, as in rtt-core. The log is checked against the logs' JSON
-schema before it is written.
-Loss is counted between the first and last sequence number answered in the window.
-"""
+"""Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json."""
 
 import argparse
 import json
@@ -22,6 +12,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package (stdlib parts)
 from analysis import logschema, percentile  # noqa: E402
+
+DESCRIPTION = """Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json.
+
+The ICMP baseline is measured by the kernel's own echo reply, so it has the same log format as
+the runtimes with framework `ping`, transport `icmp`, and null for what does not apply. Per reply:
+the send time is the `-D` receive timestamp minus the RTT; replies sent in the first WARMUP
+seconds (counted from the first send) or after WARMUP + DURATION are dropped. ping prints RTTs in
+microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are
+analysis/percentile.py's nearest rank, as in rtt-core; the log is checked against the logs'
+JSON schema. Loss is counted between the first and last sequence number answered in the window.
+"""
 
 SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
 
@@ -112,7 +113,7 @@ def _failure(received, exit_status):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
+    parser = argparse.ArgumentParser(description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("raw", help="the saved output of ping -D -n")
     parser.add_argument("stem", help="write STEM.csv and STEM.json")

@@ -1,5 +1,7 @@
-"""Fixtures for the analysis tests: small sweeps written in both log formats, and helpers that
-run parse.py for real (in-process through main() or as a subprocess) and count PDF pages."""
+"""Fixtures for the analysis tests: small sweeps, real runs, and parse.py run for real."""
+
+# Fixtures for the analysis tests: small sweeps written in both log formats, and helpers that
+# run parse.py for real (in-process through main() or as a subprocess) and count PDF pages.
 
 import subprocess
 import sys

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from analysis import percentile, stats
-from analysis.style import rate_label, si
 
 from .logs import reference_percentile, samples
 
@@ -88,27 +87,6 @@ def test_time_bins_hold_each_bins_median_and_p99():
         assert shape.time_p50_ns[b] == reference_percentile(in_bin, 50)
         assert shape.time_p99_ns[b] == reference_percentile(in_bin, 99)
     assert shape.time_s[0] == pytest.approx(edges[1] / 2e9)
-
-
-@pytest.mark.parametrize(("interval", "label"), [
-    (0.1, "10"), (0.01, "100"), (0.001, "1 k"), (0.0001, "10 k"), (0.00001, "100 k"),
-    (0.0004, "2.5 k"), (0.000001, "1 M"), (2.0, "0.5"), (0, "∞"),
-])
-def test_rate_labels_match_the_intervals(interval, label):
-    assert rate_label(interval) == label
-
-
-def test_si_prefixes():
-    assert [si(v) for v in (7, 999, 1000, 31_000, 1_500_000)] == ["7", "999", "1 k", "31 k", "1.5 M"]
-    # Rounding that carries into the next prefix, and rates just below one.
-    assert [si(v) for v in (999.9, 10.1, 12_345, 999_999)] == ["1 k", "10.1", "12.3 k", "1 M"]
-
-
-def test_latencies_never_print_in_exponent_form():
-    from analysis.style import us
-
-    assert [us(v) for v in (850, 23_456, 1_710_000, 17_110_000, float("nan"))] == [
-        "0.85", "23.46", "1710", "17110", "–"]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 10, 99, 100, 101, 999, 1000, 1001, 10_000, 123_457])
