@@ -107,8 +107,17 @@ def scan(folder: Path, kind: str, warn) -> Found:
     return found
 
 
+def _needed(data: dict, *keys: str) -> None:
+    """The schema lets a reference baseline's log (ICMP ping) be null where it has no value; these
+    it must have."""
+    for key in keys:
+        if data[key] is None:
+            raise LogError(f"field {key!r} is null")
+
+
 def run_meta(data: dict) -> dict:
     """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit."""
+    _needed(data, "interval_s", "payload", "tasks")
     interval, target = float(data["interval_s"]), data["target_rate"]
     return {
         "framework": data["framework"],
@@ -119,7 +128,7 @@ def run_meta(data: dict) -> dict:
         "achieved_rate": data["achieved_rate"],
         "tasks": int(data["tasks"]),
         "lost": data["lost"],
-        "complete": data["complete"],
+        "complete": data["complete"] is not False,
         "pacing": data["pacing"],
         "started_at": data["started_at"],
         "host": data["host"],
@@ -133,6 +142,7 @@ def run_meta(data: dict) -> dict:
 
 def throughput_meta(data: dict) -> dict:
     """The metadata of a throughput log the schema accepted; its rates are recomputed from the CSV."""
+    _needed(data, "window_s", "payload", "tasks")
     window, payload = float(data["window_s"]), int(data["payload"])
     if window <= 0 or payload <= 0:  # both divide or go on a log axis
         raise LogError(f"field {'window_s' if window <= 0 else 'payload'!r} is {min(window, payload)!r}, "
@@ -147,7 +157,7 @@ def throughput_meta(data: dict) -> dict:
         "lost": data["lost"],
         "json_windows": data["windows"],
         "json_received": data["received"],
-        "complete": data["complete"],
+        "complete": data["complete"] is not False,
         "error": data["error"],
         "started_at": data["started_at"],
         "host": data["host"],

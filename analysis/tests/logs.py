@@ -58,8 +58,8 @@ def write_run(folder: Path, framework: str, transport: str, interval: float, rtt
                 (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99))}}
     log = logschema.schema().blank("rtt") | {
         "schema": "rtt-log/1", "kind": "rtt", "framework": framework, "framework_version": "1.0.0",
-        "flavor": None, "threads": 1, "transport": transport, "payload": payload,
-        "interval_s": interval, "target_rate": target, "pacing": "schedule", "tasks": tasks,
+        "flavor": "multi_thread", "threads": 1, "transport": transport, "payload": payload,
+        "interval_s": interval, "target_rate": target, "pacing": "schedule", "udp_timeout_ms": 1000, "tasks": tasks,
         "decoy": "spin", "decoy_work_us": 10, "decoy_iterations": 0, "duration_s": 10,
         "warmup_s": 1, "address": "127.0.0.1:9009", "host": host, "kernel": "6.1.0",
         "cpu_model": "Test CPU", "cpus_allowed": "0-1", "rustc": "rustc 1.80.0",
@@ -106,7 +106,7 @@ def write_throughput(folder: Path, framework: str, transport: str, payload: int,
     sent = received + warmup_messages + (lost or 0)
     log = logschema.schema().blank("throughput") | {
         "schema": "rtt-log/1", "kind": "throughput", "framework": framework, "framework_version": "1.0.0",
-        "flavor": None, "threads": 1, "transport": transport, "payload": payload, "window_s": 0.1,
+        "flavor": "multi_thread", "threads": 1, "transport": transport, "payload": payload, "window_s": 0.1,
         "windows": len(counts), "sent": sent, "sent_bytes": sent * payload, "received": received,
         "received_bytes": int(size.sum()), "lost": lost, "out_of_order": 0,
         "msg_per_s": _spread(counts, 10.0), "gbit_per_s": _spread(size, 10.0 * 8.0 / 1e9),
