@@ -4,7 +4,7 @@ CARGO  ?= cargo
 PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
-SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh)
+SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh) .ci/run
 PIP_INSTALL := $(VPY) -m pip install --quiet --disable-pip-version-check
 
 .PHONY: all build python venv dev tools test test-rust test-python lint clean
@@ -54,6 +54,7 @@ test-python: dev
 	$(VPY) -m pytest -q analysis/tests tests
 
 lint: dev
+	@command -v rustup >/dev/null && rustup component add rustfmt clippy >/dev/null 2>&1 || true
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	$(VENV)/bin/shellcheck -x $(SHELL_SCRIPTS)
