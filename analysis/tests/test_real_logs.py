@@ -44,12 +44,18 @@ def test_throughput_rates_from_the_csv_windows_equal_the_jsons(real_logs):
             assert ours[f"{quantity}_mean"] == pytest.approx(log[quantity]["mean"], rel=1e-12), stem.name
 
 
-def test_the_schema_accepts_every_real_log_and_names_what_is_wrong(real_logs):
+def test_the_schema_accepts_every_real_log_and_names_what_is_wrong_with_a_spoilt_one(real_logs):
     schema = logschema.schema()
     for kind, stems in real_logs.items():
         assert Path(f"{stems[0]}.csv").read_text().split("\n", 1)[0] == schema.csv_header(kind)
         for stem in stems:
             schema.validate(json_of(stem))
+        log = json_of(stems[0])
+        for spoilt, message in (({k: v for k, v in log.items() if k != "sent"}, "field 'sent' is missing"),
+                                (log | {"threads": "2"}, "field 'threads' is '2', not integer"),
+                                (log | {"kind": "jitter"}, "field 'kind' is 'jitter', not one of 'rtt', 'throughput'")):
+            with pytest.raises(logschema.Invalid, match=f"^{message}$"):
+                schema.validate(spoilt)
 
 
 @pytest.mark.parametrize("kind", ["rtt", "throughput"])
