@@ -1,11 +1,4 @@
-"""Turn a sweep of round-trip-time or throughput logs into a summary table and PDF figures.
-
-Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV, recursively
-from DIR (default: the newest sweep under latency-logs/). Percentiles are exact, by nearest
-rank. Without -t or --summary it does both: every figure to one PDF and the table on stdout.
-With -k throughput: -t stat draws msg/s and Gb/s against payload size, -t time the rate per
-window over each run; -r does not apply.
-"""
+"""parse.py's command line: argparse, the folder to read, and main()."""
 
 import argparse
 import math
@@ -16,6 +9,15 @@ from pathlib import Path
 from . import summary
 from .load import newest_sweep
 from .sweep import Filters, NothingUsable, collect
+
+DESCRIPTION = """Turn a sweep of round-trip-time or throughput logs into a summary table and PDF figures.
+
+Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV, recursively
+from DIR (default: the newest sweep under latency-logs/). Percentiles are exact, by nearest
+rank. Without -t or --summary it does both: every figure to one PDF and the table on stdout.
+With -k throughput: -t stat draws msg/s and Gb/s against payload size, -t time the rate per
+window over each run; -r does not apply.
+"""
 
 PLOTS = ("stat", "ecdf", "pdf", "time", "tasks", "all")
 THROUGHPUT_PLOTS = ("stat", "time", "all")  # the others describe RTT distributions
@@ -56,7 +58,7 @@ def _list(item):
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="parse.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="parse.py", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-d", "--dir", type=Path, help="folder of logs (default: newest sweep in latency-logs/)")
     p.add_argument("-k", "--kind", choices=("rtt", "throughput"), default="rtt", help="kind of log (default rtt)")
     p.add_argument("-t", "--type", choices=PLOTS, help="figure to draw; all = every figure, table and machine page "

@@ -1,8 +1,9 @@
-"""Find and read logs under a folder, recursively: this suite's STEM.json + STEM.csv pairs (RTT
-or throughput) and the 2022 suite's per-sample RTT CSV. Each run comes out as a metadata dict
-(one vocabulary for both formats) and numpy arrays: RTT samples in ns, or a throughput run's
-per-window counts. Reading only: statistics live in stats.py.
-"""
+"""Finds and reads a folder's logs, recursively: this suite's JSON + CSV pairs and the 2022 suite's CSV."""
+
+# This suite's logs are RTT or throughput runs, checked against rtt-core's JSON schema (logschema.py),
+# which also gives each kind's CSV header. Each run comes out as a metadata dict (one vocabulary for
+# both formats) and numpy arrays: RTT samples in ns, or a throughput run's per-window counts.
+# Reading only: statistics live in stats.py.
 
 import json
 import math
@@ -13,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-NEW_HEADER = "seq,t_ns,rtt_ns"
-WINDOWS_HEADER = "window,t_ns,messages,bytes"  # a throughput log's CSV
-HEADERS = {"rtt": NEW_HEADER, "throughput": WINDOWS_HEADER}
+from . import logschema
+
+HEADERS = {kind: logschema.schema().csv_header(kind) for kind in logschema.schema().kinds}
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 SWEEP_INFO = "sweep.json"
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
@@ -82,8 +83,9 @@ def scan(folder: Path, kind: str, warn) -> Found:
             found.other_kinds[log_kind] = found.other_kinds.get(log_kind, 0) + 1
             continue
         try:
+            logschema.schema().validate(data)
             meta = run_meta(data) if kind == "rtt" else throughput_meta(data)
-        except LogError as e:
+        except (logschema.Invalid, LogError) as e:
             warn(path, str(e))
             continue
         meta["source"] = str(path.with_suffix(""))
@@ -105,50 +107,43 @@ def scan(folder: Path, kind: str, warn) -> Found:
     return found
 
 
-def _number(data: dict, key: str, kind=float, required=True):
-    value = data.get(key)
-    if value is None and not required:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise LogError(f"field {key!r} is {value!r}, not a number")
-    return kind(value)
+def _needed(data: dict, *keys: str) -> None:
+    """The schema lets a reference baseline's log (ICMP ping) be null where it has no value; these
+    it must have."""
+    for key in keys:
+        if data[key] is None:
+            raise LogError(f"field {key!r} is null")
 
 
 def run_meta(data: dict) -> dict:
-    """The metadata of a JSON log, in the vocabulary the rest of the toolkit uses."""
-    for key in ("framework", "transport"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            raise LogError(f"field {key!r} is missing")
-    interval = _number(data, "interval_s")
-    target = _number(data, "target_rate", required=False)
-    stats = data.get("rtt_ns") if isinstance(data.get("rtt_ns"), dict) else {}
+    """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit."""
+    _needed(data, "interval_s", "payload", "tasks")
+    interval, target = float(data["interval_s"]), data["target_rate"]
     return {
         "framework": data["framework"],
         "transport": data["transport"],
-        "payload": _number(data, "payload", int),
+        "payload": int(data["payload"]),
         "interval_s": interval,
-        "target_rate": target if target is not None else (1.0 / interval if interval > 0 else math.inf),
-        "achieved_rate": _number(data, "achieved_rate", required=False),
-        "tasks": _number(data, "tasks", int, required=False) or 0,
-        "lost": _number(data, "lost", int, required=False),
-        "complete": data.get("complete") is not False,
-        "pacing": data.get("pacing"),
-        "started_at": data.get("started_at"),
-        "host": data.get("host"),
-        "address": data.get("address"),
-        "json_n": stats.get("n"),
-        "format": str(data.get("schema")),
+        "target_rate": float(target) if target is not None else (1.0 / interval if interval > 0 else math.inf),
+        "achieved_rate": data["achieved_rate"],
+        "tasks": int(data["tasks"]),
+        "lost": data["lost"],
+        "complete": data["complete"] is not False,
+        "pacing": data["pacing"],
+        "started_at": data["started_at"],
+        "host": data["host"],
+        "address": data["address"],
+        "json_n": data["rtt_ns"]["n"],
+        "format": data["schema"],
         "time_estimated": False,
         "details": {k: v for k, v in data.items() if k != "rtt_ns"},
     }
 
 
 def throughput_meta(data: dict) -> dict:
-    """The metadata of a throughput JSON log; its rates are recomputed from the CSV's windows."""
-    for key in ("framework", "transport"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            raise LogError(f"field {key!r} is missing")
-    window, payload = _number(data, "window_s"), _number(data, "payload", int)
+    """The metadata of a throughput log the schema accepted; its rates are recomputed from the CSV."""
+    _needed(data, "window_s", "payload", "tasks")
+    window, payload = float(data["window_s"]), int(data["payload"])
     if window <= 0 or payload <= 0:  # both divide or go on a log axis
         raise LogError(f"field {'window_s' if window <= 0 else 'payload'!r} is {min(window, payload)!r}, "
                        f"not a positive number")
@@ -156,18 +151,18 @@ def throughput_meta(data: dict) -> dict:
         "framework": data["framework"],
         "transport": data["transport"],
         "payload": payload,
-        "tasks": _number(data, "tasks", int, required=False) or 0,
+        "tasks": int(data["tasks"]),
         "window_s": window,
-        "sent": _number(data, "sent", int, required=False),
-        "lost": _number(data, "lost", int, required=False),
-        "json_windows": _number(data, "windows", int, required=False),
-        "json_received": _number(data, "received", int, required=False),
-        "complete": data.get("complete") is not False,
-        "error": data.get("error"),
-        "started_at": data.get("started_at"),
-        "host": data.get("host"),
-        "address": data.get("address"),
-        "format": str(data.get("schema")),
+        "sent": data["sent"],
+        "lost": data["lost"],
+        "json_windows": data["windows"],
+        "json_received": data["received"],
+        "complete": data["complete"] is not False,
+        "error": data["error"],
+        "started_at": data["started_at"],
+        "host": data["host"],
+        "address": data["address"],
+        "format": data["schema"],
         "details": {k: v for k, v in data.items() if k not in ("msg_per_s", "gbit_per_s")},
     }
 
@@ -175,8 +170,8 @@ def throughput_meta(data: dict) -> dict:
 def read_windows(csv: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Start times (ns since the measurement began), messages and bytes of each window, as int64."""
     try:
-        if _first_line(csv) != WINDOWS_HEADER:
-            raise LogError(f"its CSV header is not {WINDOWS_HEADER!r}")
+        if _first_line(csv) != HEADERS["throughput"]:
+            raise LogError(f"its CSV header is not {HEADERS['throughput']!r}")
         frame = pd.read_csv(csv, usecols=["t_ns", "messages", "bytes"], dtype=np.int64, engine="c")
     except FileNotFoundError:
         raise LogError("its CSV is missing") from None

@@ -1,7 +1,8 @@
-"""One function per figure: each draws a set of runs (rows of the sweep table, with their
-Shapes or Windows) onto a matplotlib axis it is given, and returns nothing. Pages, titles, legends and
-saving are report.py's job; colours and labels come from style.py.
-"""
+"""One function per figure: draws runs onto the matplotlib axis it is given, returns nothing."""
+
+# One function per figure: each draws a set of runs (rows of the sweep table, with their
+# Shapes or Windows) onto a matplotlib axis it is given, and returns nothing. Pages, titles, legends and
+# saving are report.py's job; colours and labels come from style.py.
 
 import math
 
@@ -13,7 +14,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 from . import style
 
 RTT_LABEL = "round-trip time (µs)"
-_PLAIN = FuncFormatter(lambda v, _: f"{v:g}")
+_PLAIN = FuncFormatter(lambda v, _: style.plain(v))
 _LOGIT_TICKS = [0.001, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999]
 
 
@@ -24,7 +25,7 @@ def _minor_labels(axis) -> FuncFormatter:
         if value <= 0 or low <= 0 or math.log10(high / low) > 2.2:
             return ""
         lead = round(value / 10 ** math.floor(math.log10(value) + 1e-9), 6)
-        return f"{value:g}" if lead in (2, 5) else ""
+        return style.plain(value) if lead in (2, 5) else ""
     return FuncFormatter(label)
 
 
@@ -95,7 +96,7 @@ def ecdf(ax, runs, shapes, scale: str) -> None:
         low, high = min(low, shape.ecdf_p[0]), max(high, shape.ecdf_p[-1])
     ax.set_yscale("logit")
     ax.yaxis.set_major_locator(FixedLocator(_LOGIT_TICKS))  # those outside the range are not drawn
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{100 * v:g} %"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: style.percent(v)))
     ax.yaxis.set_minor_locator(NullLocator())
     ax.set_ylim(low, high)
     ax.set_ylabel("replies at or below (logit scale)")

@@ -1,7 +1,8 @@
-"""Pages of the PDF report: lays the figures of plots.py out on pages with titles that say
-what was measured, where and when, adds the summary-table and machine pages, and saves them
-(the one place that writes a file). Uses matplotlib's Agg backend, no display needed.
-"""
+"""Pages of the PDF report: figures laid out with titles, the table and machine pages, and saving."""
+
+# Pages of the PDF report: lays the figures of plots.py out on pages with titles that say
+# what was measured, where and when, adds the summary-table and machine pages, and saves them
+# (the one place that writes a file). Uses matplotlib's Agg backend, no display needed.
 
 import math
 from pathlib import Path

@@ -1,7 +1,8 @@
-"""The runtimes and reference baselines the suite measures, read from runtimes.json at the
-repository's root: their labels, binary prefixes, sweep flags, colours and order. Standard
-library only, so that the sweep scripts can use it before the analysis packages are installed.
-"""
+"""The runtimes and reference baselines the suite measures, from runtimes.json."""
+
+# Their labels, binary prefixes, sweep flags, colours and order, from runtimes.json at the
+# repository's root. Standard library only, so that the sweep scripts can use it before the
+# analysis packages are installed.
 
 import json
 from dataclasses import dataclass

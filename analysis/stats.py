@@ -1,22 +1,21 @@
-"""Pure statistics on one run's RTT samples (integer nanoseconds): exact percentiles and the
-small shapes the figures draw (ECDF points, histograms, RTT over time); and on a throughput
-run's per-window counts: rates across windows. No I/O, no plotting.
+"""Pure statistics of a run: exact percentiles, the shapes the figures draw, throughput rates."""
 
-Percentiles are by nearest rank on the sorted samples: the p-th percentile is the sample at
-1-based rank ceil(p/100 * n), computed in exact integer arithmetic, as rtt-core computes the
-JSON's `rtt_ns`, so the table and the logs agree to the nanosecond. This is numpy's
-``method="inverted_cdf"``, except where p/100 * n is a whole number that floating point
-rounds up (numpy puts p99.9 of 1000 samples at rank 1000; the definition says 999).
-Throughput percentiles are the same nearest rank, taken across a run's measured windows.
-"""
+# Pure statistics on one run's RTT samples (integer nanoseconds): exact percentiles and the
+# small shapes the figures draw (ECDF points, histograms, RTT over time); and on a throughput
+# run's per-window counts: rates across windows. No I/O, no plotting.
+#
+# Every percentile is percentile.py's nearest rank, as rtt-core computes the JSON's `rtt_ns`, so
+# the table and the logs agree to the nanosecond; throughput percentiles are the same nearest rank,
+# taken across a run's measured windows.
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import percentile
+
 # Name → percentile, as in the JSON's rtt_ns, plus the p5–p95 band of the stat figure.
 PERCENTILES = {"p5": 5, "p50": 50, "p90": 90, "p95": 95, "p99": 99, "p999": 99.9, "p9999": 99.99}
-_DENOMINATOR = 100_000  # percentiles are exact to 0.001 %
 
 RAW_TIME_POINTS = 2_000  # runs up to this size are drawn sample by sample over time
 TIME_BINS = 250  # at most, and at least 100 samples a bin so that its p99 means something
@@ -26,10 +25,7 @@ _RTT_BITS = 40  # RTTs below 2**40 ns (18 min) pack under a time-bin index into 
 
 def ranks(n: int, percentiles) -> np.ndarray:
     """0-based indices into n sorted samples of the nearest-rank percentiles (n > 0)."""
-    parts = np.rint(np.asarray(percentiles, dtype=np.float64) * (_DENOMINATOR // 100))
-    parts = parts.astype(np.int64)
-    rank = (parts * n + _DENOMINATOR - 1) // _DENOMINATOR
-    return np.clip(rank, 1, n) - 1
+    return np.array([percentile.index(n, p) for p in percentiles], dtype=np.int64)
 
 
 def percentiles(sorted_ns: np.ndarray, ps) -> np.ndarray:
@@ -55,18 +51,20 @@ class Shape:
 def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None) -> tuple[dict, Shape | None]:
     """Scalar statistics of a run and its Shape (None when it has no samples).
 
-    The scalars are n, min, mean, max and every entry of PERCENTILES, in ns; NaN without samples.
+    The scalars are n, min, mean, stdev (divided by n - 1, as rtt-core; 0 for one sample), max and
+    every entry of PERCENTILES, in ns; NaN without samples.
     `t_ns` (send times, same length) gives the RTT-over-time curve; without it that is empty.
     """
     n = len(rtt_ns)
     scalars = {"n": n}
     if n == 0:
-        scalars.update(dict.fromkeys(["min", "mean", "max", *PERCENTILES], np.nan))
+        scalars.update(dict.fromkeys(["min", "mean", "stdev", "max", *PERCENTILES], np.nan))
         return scalars, None
     ordered = np.sort(rtt_ns)
     values = percentiles(ordered, list(PERCENTILES.values()))
     scalars.update(zip(PERCENTILES, values.tolist(), strict=True))
-    scalars.update(min=int(ordered[0]), max=int(ordered[-1]), mean=float(ordered.mean()))
+    scalars.update(min=int(ordered[0]), max=int(ordered[-1]), mean=float(ordered.mean()),
+                   stdev=float(ordered.std(ddof=1)) if n > 1 else 0.0)
     shape = Shape(
         *_ecdf(ordered),
         *_log_histogram(ordered),
@@ -135,8 +133,8 @@ def _over_time(rtt_ns: np.ndarray, t_ns: np.ndarray | None) -> tuple[np.ndarray,
     used = np.flatnonzero(counts)
     first, size = bounds[:-1][used], counts[used]
     mask = (1 << _RTT_BITS) - 1
-    p50 = keys[first + (size * 50 + 99) // 100 - 1] & mask
-    p99 = keys[first + (size * 99 + 99) // 100 - 1] & mask
+    p50 = keys[first + percentile.index(size, 50)] & mask
+    p99 = keys[first + percentile.index(size, 99)] & mask
     centres = (start + (used + 0.5) * width) / 1e9
     return centres, p50.astype(np.float64), p99.astype(np.float64)
 

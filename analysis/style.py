@@ -1,19 +1,16 @@
-"""Shared look of every figure and table: one fixed colour per framework, one line style per
-transport, and how rates and latencies are written. No data handling, no drawing.
-"""
+"""How every figure and table looks: framework colours, transport line styles, how numbers are written."""
+
+# No data handling, no drawing. Standard library only: the sweep scripts write their numbers with it.
 
 import math
 
-# Okabe–Ito colours: distinguishable with colour-blindness and in greyscale print.
-FRAMEWORK_COLOURS = {
-    "std": "#000000",
-    "tokio": "#E69F00",
-    "async-std": "#0072B2",
-    "smol": "#009E73",
-    "ping": "#999999",
-}
+from . import runtimes
+
+# The frameworks' colours and order are runtimes.json's (Okabe–Ito colours there: distinguishable
+# with colour-blindness and in greyscale print); a framework it does not list gets a spare one.
+FRAMEWORK_COLOURS = {e.label: e.colour for e in runtimes.entries()}
 _SPARE_COLOURS = ("#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
-FRAMEWORK_ORDER = tuple(FRAMEWORK_COLOURS)
+FRAMEWORK_ORDER = runtimes.labels()
 TRANSPORT_ORDER = ("tcp", "udp", "icmp")
 TRANSPORT_STYLES = {"tcp": "-", "udp": "--", "icmp": ":"}
 
@@ -70,3 +67,30 @@ def size_label(size: float) -> str:
         if size >= factor and size % factor == 0:
             return f"{size // factor} {unit}"
     return f"{size} B"
+
+
+def plain(value: float) -> str:
+    """A number as short as it is exact enough: 0.001 → "0.001", 1e-05 → "1e-05", 64.0 → "64"."""
+    return f"{value:g}"
+
+
+def count(value) -> str:
+    """A count, "–" when unknown (None or NaN)."""
+    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else str(int(value))
+
+
+def gbit(value: float) -> str:
+    """Gb/s to three significant digits without an exponent, "–" when unknown."""
+    if not math.isfinite(value):
+        return "–"
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def window_label(window_s: float) -> str:
+    """A throughput window's length: 0.1 → "100 ms"."""
+    return f"{1e3 * window_s:g} ms"
+
+
+def percent(share: float) -> str:
+    """A share as a percentage: 0.999 → "99.9 %"."""
+    return f"{100 * share:g} %"

@@ -1,7 +1,8 @@
-"""The summary table: one line per run, as aligned text for people, CSV for scripts (exact
-integer nanoseconds) or Markdown for READMEs; an RTT table or a throughput table, by the kind
-of log. Formatting only; the numbers come from stats.py.
-"""
+"""The summary table, one line per run: aligned text for people, CSV for scripts, or Markdown."""
+
+# The summary table: one line per run, as aligned text for people, CSV for scripts (exact
+# integer nanoseconds) or Markdown for READMEs; an RTT table or a throughput table, by the kind
+# of log. Formatting only; the numbers come from stats.py.
 
 import io
 import math
@@ -23,10 +24,6 @@ THROUGHPUT_HEADERS = ["framework", "transport", "size B", "tasks", "windows", "m
 _LEFT = 2  # the first columns are words, left-aligned; the rest numbers, right-aligned
 
 
-def _count(value) -> str:
-    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else str(int(value))
-
-
 def rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
     """The table for people: latencies in µs, rates with k/M; and the footnotes it needs."""
     lines, missed, partial, old = [], False, False, False
@@ -43,7 +40,7 @@ def rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
         target = style.rate_label(run.interval_s)
         lines.append([name, run.transport, str(run.payload), "∞" if target == "∞" else target,
                       achieved, str(run.tasks), str(run.n), style.us(run.p50), style.us(run.p99),
-                      style.us(run.p999), style.us(run.max), _count(run.lost)])
+                      style.us(run.p999), style.us(run.max), style.count(run.lost)])
     notes = []
     if missed:
         notes.append(f"! achieved rate more than {int(100 * MISSED_BY)} % below the target")
@@ -53,13 +50,6 @@ def rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
         notes.append("– not recorded by the 2022 suite")
     notes.append("∞ = back-to-back (next message sent when the reply arrives)")
     return lines, notes
-
-
-def _gbit(value: float) -> str:
-    """Gb/s to three significant digits without an exponent, "–" when unknown."""
-    if not math.isfinite(value):
-        return "–"
-    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def throughput_rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
@@ -72,10 +62,10 @@ def throughput_rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
             partial = True
         msg = [style.si(v) if math.isfinite(v) else "–"
                for v in (run.msg_per_s_p5, run.msg_per_s_p50, run.msg_per_s_p95)]
-        gbit = [_gbit(v) for v in (run.gbit_per_s_p5, run.gbit_per_s_p50, run.gbit_per_s_p95)]
+        gbit = [style.gbit(v) for v in (run.gbit_per_s_p5, run.gbit_per_s_p50, run.gbit_per_s_p95)]
         lines.append([name, run.transport, str(run.payload), str(run.tasks), str(run.windows), *msg, *gbit,
-                      _count(run.sent), str(run.received), _count(run.lost)])
-    windows = ", ".join(sorted({f"{1e3 * w:g} ms" for w in runs["window_s"]}))
+                      style.count(run.sent), str(run.received), style.count(run.lost)])
+    windows = ", ".join(sorted({style.window_label(w) for w in runs["window_s"]}))
     notes = [f"msg/s and Gb/s (10⁹ bit/s) received per {windows} window: p5, p50, p95 across the measured windows",
              "sent: the whole run, warm-up included; received: the measured windows; "
              "lost: sent − received over the whole run"]
@@ -125,8 +115,8 @@ def csv(runs: pd.DataFrame, kind: str = "rtt") -> str:
     finite = runs["target_rate"].where(runs["target_rate"].map(math.isfinite))
     table = pd.DataFrame({
         "framework": runs["framework"], "transport": runs["transport"], "payload": runs["payload"],
-        "interval_s": runs["interval_s"].map("{:g}".format),
-        "target_rate": finite.map(lambda r: "" if pd.isna(r) else f"{r:g}"),
+        "interval_s": runs["interval_s"].map(style.plain),
+        "target_rate": finite.map(lambda r: "" if pd.isna(r) else style.plain(r)),
         "achieved_rate": runs["achieved_rate"].astype(float).round(1),
         "tasks": runs["tasks"], "n": runs["n"],
         "p50_ns": integers("p50"), "p90_ns": integers("p90"), "p99_ns": integers("p99"),

@@ -1,7 +1,8 @@
-"""A sweep as the figures and the table see it: one row per measured point (metadata and
-statistics) plus each run's small Shape (RTT) or Windows (throughput). Files are read one at a
-time and their samples dropped once described, so memory does not grow with the number of samples.
-"""
+"""A sweep as the figures and the table see it: one row per measured point, and each run's shape."""
+
+# A sweep as the figures and the table see it: one row per measured point (metadata and
+# statistics) plus each run's small Shape (RTT) or Windows (throughput). Files are read one at a
+# time and their samples dropped once described, so memory does not grow with the number of samples.
 
 import math
 from dataclasses import dataclass, field

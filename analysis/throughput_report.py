@@ -1,7 +1,8 @@
-"""Pages of a throughput report: messages per second and Gb/s against payload size, the rate
-over each run, then the summary-table and machine pages. Page layout, titles and saving are
-report.py's; this module only decides what goes on which page.
-"""
+"""Pages of a throughput report: rates against payload size and over each run, then the table."""
+
+# Pages of a throughput report: messages per second and Gb/s against payload size, the rate
+# over each run, then the summary-table and machine pages. Page layout, titles and saving are
+# report.py's; this module only decides what goes on which page.
 
 from . import plots, report, style
 
@@ -26,7 +27,7 @@ def size_pages(sweep, runs, scale: str):
         fig.legend(handles=plots.framework_handles(group["framework"])
                    + plots.style_handles(group["transport"], band=True),
                    loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False, fontsize=9)
-        window = " or ".join(sorted({f"{1e3 * w:g} ms" for w in group["window_s"]}))
+        window = " or ".join(sorted({style.window_label(w) for w in group["window_s"]}))
         fig.text(0.455, 0.015, f"each point: the median {window} window of a run; received, one way, "
                  "sent back-to-back", ha="center", fontsize=8, color="0.35")
         yield fig

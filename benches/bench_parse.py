@@ -1,16 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of parse.py: writes a synthetic sweep of N million samples in the suite's log
-format (STEM.json + STEM.csv per point) into a temporary folder, then times
-`parse.py --summary` and `parse.py -t all` on it, each as a fresh process.
-
-It reports the wall time per sample end to end, and the peak RSS growth per sample: the peak
-RSS of the run on N samples minus that of the same command on a tiny sweep of the same shape
-(imports, figures and pages cost the same in both), divided by the difference in samples.
-Targets (issue 5): at most 1 µs a sample and about 40 bytes a sample.
-
-    python3 benches/bench_parse.py               # 5 million samples
-    python3 benches/bench_parse.py -n 20 --keep  # 20 million, keep the folder
-"""
+"""Benchmark of parse.py's speed and memory on a synthetic sweep of N million samples."""
 
 import argparse
 import json
@@ -26,14 +15,30 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-FRAMEWORKS = ("std", "tokio", "async-std", "smol")
+sys.path.insert(0, str(REPO))
+from analysis import logschema, percentile, runtimes  # noqa: E402
+
+DESCRIPTION = """Benchmark of parse.py: writes a synthetic sweep of N million samples in the suite's log
+format (STEM.json + STEM.csv per point) into a temporary folder, then times
+`parse.py --summary` and `parse.py -t all` on it, each as a fresh process.
+
+It reports the wall time per sample end to end, and the peak RSS growth per sample: the peak
+RSS of the run on N samples minus that of the same command on a tiny sweep of the same shape
+(imports, figures and pages cost the same in both), divided by the difference in samples.
+Targets (issue 5): at most 1 µs a sample and about 40 bytes a sample.
+
+    python3 benches/bench_parse.py               # 5 million samples
+    python3 benches/bench_parse.py -n 20 --keep  # 20 million, keep the folder
+"""
+
+FRAMEWORKS = tuple(e.label for e in runtimes.runtimes())
 TRANSPORTS = ("tcp", "udp")
 INTERVALS = (0.1, 0.01, 0.001, 0.0001, 0.0)  # the sweep scripts' defaults
 TINY_RUN = 200  # samples per run of the baseline sweep
 
 
 def write_sweep(folder: Path, per_run: int, seed: int = 1) -> int:
-    """A sweep of 4 frameworks × 2 transports × 5 rates, `per_run` samples each; returns the total."""
+    """A sweep of every runtime × 2 transports × 5 rates, `per_run` samples each; returns the total."""
     folder.mkdir(parents=True)
     (folder / "sweep.json").write_text(json.dumps({
         "knobs": {"DURATION": 10, "WARMUP": 1, "SIZE": 64, "INTERVALS": " ".join(map(str, INTERVALS)),
@@ -47,18 +52,24 @@ def write_sweep(folder: Path, per_run: int, seed: int = 1) -> int:
         gap = int(interval * 1e9)
         t = np.arange(per_run, dtype=np.int64) * gap if gap else np.cumsum(rtt) - rtt
         stem = folder / f"{framework}-{transport}-64B-{interval:g}s-0t"
-        pd.DataFrame({"seq": np.arange(per_run), "t_ns": t, "rtt_ns": rtt}).to_csv(f"{stem}.csv", index=False)
-        ps = np.percentile(rtt, [50, 90, 99, 99.9, 99.99], method="inverted_cdf").astype(int).tolist()
-        duration = max(t[-1] / 1e9, 1e-9)
-        Path(f"{stem}.json").write_text(json.dumps({
+        frame = pd.DataFrame({"seq": np.arange(per_run), "t_ns": t, "rtt_ns": rtt})
+        assert ",".join(frame.columns) == logschema.schema().csv_header("rtt")
+        frame.to_csv(f"{stem}.csv", index=False)
+        ordered = np.sort(rtt)
+        ps = {k: int(percentile.of(ordered, p)) for k, p in
+              (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99))}
+        duration = max(float(t[-1]) / 1e9, 1e-9)
+        log = logschema.schema().blank("rtt") | {
             "schema": "rtt-log/1", "kind": "rtt", "framework": framework, "framework_version": "0",
             "transport": transport, "payload": 64, "interval_s": interval,
             "target_rate": 1 / interval if interval else None, "pacing": "schedule", "tasks": 0,
-            "host": "bench", "address": "127.0.0.1:9009", "started_at": "2024-01-01T00:00:00Z",
-            "sent": per_run, "received": per_run, "lost": 0, "achieved_rate": per_run / duration,
-            "complete": True,
-            "rtt_ns": dict(zip(["n", "min", "max", "p50", "p90", "p99", "p999", "p9999"],
-                               [per_run, int(rtt.min()), int(rtt.max()), *ps]))}))
+            "duration_s": duration, "warmup_s": 0.0, "host": "bench", "address": "127.0.0.1:9009",
+            "started_at": "2024-01-01T00:00:00Z", "sent": per_run, "received": per_run, "lost": 0,
+            "achieved_rate": per_run / duration, "complete": True,
+            "rtt_ns": {"n": per_run, "min": int(ordered[0]), "mean": float(rtt.mean()),
+                       "stdev": float(rtt.std(ddof=1)), **ps, "max": int(ordered[-1])}}
+        logschema.schema().validate(log)
+        Path(f"{stem}.json").write_text(json.dumps(log))
         total += per_run
     return total
 
@@ -78,7 +89,7 @@ def measure(args: list[str]) -> tuple[float, int]:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-n", "--millions", type=float, default=5.0, help="samples in the sweep, millions (default 5)")
     p.add_argument("--repeat", type=int, default=1, help="runs of each command; the fastest counts")
     p.add_argument("--keep", action="store_true", help="keep the generated folder")

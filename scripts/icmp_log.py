@@ -1,14 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json.
-
-The ICMP baseline is measured by the kernel's own echo reply, so it has the same log format as
-the runtimes with framework `ping`, transport `icmp`, and null for what does not apply. Per reply:
-the send time is the `-D` receive timestamp minus the RTT; replies sent in the first WARMUP
-seconds (counted from the first send) or after WARMUP + DURATION are dropped. ping prints RTTs in
-microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are by
-nearest rank, as in rtt-core: the value at 1-based rank ceil(p/100 * n) of the sorted samples.
-Loss is counted between the first and last sequence number answered in the window.
-"""
+"""Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json."""
 
 import argparse
 import json
@@ -19,14 +10,21 @@ from array import array
 from datetime import datetime, timezone
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package (stdlib parts)
+from analysis import logschema, percentile  # noqa: E402
+
+DESCRIPTION = """Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json.
+
+The ICMP baseline is measured by the kernel's own echo reply, so it has the same log format as
+the runtimes with framework `ping`, transport `icmp`, and null for what does not apply. Per reply:
+the send time is the `-D` receive timestamp minus the RTT; replies sent in the first WARMUP
+seconds (counted from the first send) or after WARMUP + DURATION are dropped. ping prints RTTs in
+microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are
+analysis/percentile.py's nearest rank, as in rtt-core; the log is checked against the logs'
+JSON schema. Loss is counted between the first and last sequence number answered in the window.
+"""
+
 SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
-
-
-def nearest_rank(sorted_values, p):
-    """The p-th percentile of non-empty sorted data: 1-based rank ceil(p/100 * n), as rtt-core."""
-    n = len(sorted_values)
-    rank = max(1, math.ceil(p / 100.0 * n - 1e-9))
-    return sorted_values[min(rank, n) - 1]
 
 
 def rtt_stats(values):
@@ -40,9 +38,9 @@ def rtt_stats(values):
     stdev = math.sqrt(math.fsum((x - mean) ** 2 for x in ordered) / (n - 1)) if n > 1 else 0.0
     return {
         "n": n, "min": ordered[0], "mean": mean, "stdev": stdev,
-        "p50": nearest_rank(ordered, 50), "p90": nearest_rank(ordered, 90),
-        "p99": nearest_rank(ordered, 99), "p999": nearest_rank(ordered, 99.9),
-        "p9999": nearest_rank(ordered, 99.99), "max": ordered[-1],
+        "p50": percentile.of(ordered, 50), "p90": percentile.of(ordered, 90),
+        "p99": percentile.of(ordered, 99), "p999": percentile.of(ordered, 99.9),
+        "p9999": percentile.of(ordered, 99.99), "max": ordered[-1],
     }
 
 
@@ -75,7 +73,7 @@ def convert(lines, csv_out, interval, warmup, duration):
     """Writes the CSV rows of the measured window; returns (rtts, first_seq, last_seq, t0)."""
     rtts = array("q")
     first_seq = last_seq = t0 = None
-    csv_out.write("seq,t_ns,rtt_ns\n")
+    csv_out.write(logschema.schema().csv_header("rtt") + "\n")
     for seq, sent_at, rtt_ns in replies(lines):
         if t0 is None:
             # The first send: earlier than this reply's by the sequences before it.
@@ -108,8 +106,14 @@ def rfc3339(epoch_s):
     return datetime.fromtimestamp(epoch_s, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+def _failure(received, exit_status):
+    if received == 0:
+        return "no ICMP echo reply in the measured window"
+    return f"ping exited with status {exit_status}"
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
+    parser = argparse.ArgumentParser(description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("raw", help="the saved output of ping -D -n")
     parser.add_argument("stem", help="write STEM.csv and STEM.json")
@@ -134,24 +138,28 @@ def main(argv=None):
     received = len(rtts)
     sent = (last_seq - first_seq + 1) if received else 0
     complete = received > 0 and args.exit_status in (0, 124)
-    log = {
+    # A reference baseline's log: what is not set here does not apply to ICMP (threads, decoys…), null.
+    log = logschema.schema().blank("rtt", reference=True) | {
         "schema": "rtt-log/1", "kind": "rtt", "framework": "ping",
-        "framework_version": args.framework_version, "flavor": None, "threads": None,
+        "framework_version": args.framework_version,
         "transport": "icmp", "payload": args.size, "interval_s": args.interval,
-        "target_rate": 1.0 / args.interval if args.interval > 0 else None, "pacing": None,
-        "tasks": 0, "decoy": None, "decoy_work_us": None, "decoy_iterations": None,
-        "duration_s": args.duration, "warmup_s": args.warmup, "address": args.address,
+        "target_rate": 1.0 / args.interval if args.interval > 0 else None,
+        "tasks": 0, "duration_s": args.duration, "warmup_s": args.warmup, "address": args.address,
         "host": machine_fact("/proc/sys/kernel/hostname") or socket.gethostname(),
         "kernel": machine_fact("/proc/sys/kernel/osrelease"),
         "cpu_model": machine_fact("/proc/cpuinfo", "model name"),
-        "cpus_allowed": args.cpus_allowed or None, "rustc": None,
-        "suite_version": args.suite_version,
+        "cpus_allowed": args.cpus_allowed or None, "suite_version": args.suite_version,
         "started_at": args.started_at or (rfc3339(t0) if t0 is not None else None),
-        "sent": sent, "received": received, "lost": sent - received, "late": None,
-        "out_of_order": None, "achieved_rate": sent / args.duration,
-        "complete": complete, "rtt_ns": rtt_stats(rtts),
+        "sent": sent, "received": received, "lost": sent - received, "achieved_rate": sent / args.duration,
+        "complete": complete, "error": None if complete else _failure(received, args.exit_status),
+        "rtt_ns": rtt_stats(rtts),
     }
     json_path.write_text(json.dumps(log, indent=2) + "\n", encoding="utf-8")
+    try:
+        logschema.schema().validate(log)
+    except logschema.Invalid as e:
+        print(f"{json_path}: does not fit the logs' schema: {e}", file=sys.stderr)
+        return 1
     if received == 0:
         print(f"{args.raw}: no ICMP echo reply in the measured window", file=sys.stderr)
         return 1

@@ -1,5 +1,7 @@
-"""Fixtures for the analysis tests: small sweeps written in both log formats, and helpers that
-run parse.py for real (in-process through main() or as a subprocess) and count PDF pages."""
+"""Fixtures for the analysis tests: small sweeps, real runs, and parse.py run for real."""
+
+# Fixtures for the analysis tests: small sweeps written in both log formats, and helpers that
+# run parse.py for real (in-process through main() or as a subprocess) and count PDF pages.
 
 import subprocess
 import sys
@@ -11,6 +13,7 @@ from pypdf import PdfReader
 from analysis.cli import main
 
 from .logs import samples, write_run, write_sweep_info
+from .real_runs import run_all
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,3 +68,9 @@ def parse_py(*args, cwd=REPO) -> subprocess.CompletedProcess:
     """parse.py as a user runs it."""
     return subprocess.run([sys.executable, str(REPO / "parse.py"), *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="session")
+def real_logs(tmp_path_factory) -> dict:
+    """Logs of real runs of every runtime (runtimes.json), RTT and throughput: kind → STEM paths."""
+    return run_all(tmp_path_factory.mktemp("real-logs"))

@@ -1,7 +1,8 @@
-"""Writes small logs for the tests in both formats: this suite's STEM.json + STEM.csv, RTT or
-throughput (with the JSON's statistics computed by a plain reference, independent of
-analysis.stats), and the 2022 suite's per-sample CSV, plus a sweep.json.
-"""
+"""Writes small logs for the tests: this suite's JSON + CSV pairs, the 2022 suite's CSV, a sweep.json."""
+
+# This suite's logs are RTT or throughput runs that the logs' JSON schema accepts (their fields and
+# CSV headers come from it: what is not set here is null), with the JSON's statistics computed by
+# a plain reference, independent of analysis.stats and analysis.percentile.
 
 import json
 import math
@@ -10,14 +11,20 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis import logschema
+
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 
 
 def reference_percentile(samples, p) -> int:
-    """Textbook nearest rank: the sample at 1-based rank ceil(p/100 * n), in exact fractions."""
-    ordered = sorted(int(s) for s in samples)
-    rank = math.ceil(Fraction(str(p)) / 100 * len(ordered))
-    return ordered[max(rank, 1) - 1]
+    """The textbook definition, independent of analysis.percentile's rank arithmetic: the smallest
+    sample with at least p % of the samples at or below it, in exact fractions."""
+    ordered = np.sort(np.asarray(samples, dtype=np.int64))
+    values = np.unique(ordered)
+    at_or_below = np.searchsorted(ordered, values, side="right")
+    share = Fraction(str(p)) / 100
+    enough = at_or_below * share.denominator >= share.numerator * len(ordered)
+    return int(values[np.argmax(enough)])
 
 
 def samples(seed: int, n: int, median_ns: float = 30_000, spread: float = 0.3) -> np.ndarray:
@@ -42,17 +49,17 @@ def write_run(folder: Path, framework: str, transport: str, interval: float, rtt
     t = np.arange(len(rtt), dtype=np.int64) * gap if gap else np.concatenate([[0], np.cumsum(rtt[:-1])])
     base = folder / stem(framework, transport, payload, interval, tasks)
     with open(f"{base}.csv", "w") as f:
-        f.write("seq,t_ns,rtt_ns\n")
+        f.write(logschema.schema().csv_header("rtt") + "\n")
         np.savetxt(f, np.column_stack([np.arange(len(rtt)), t, rtt]), fmt="%d", delimiter=",")
     target = 1 / interval if interval > 0 else None
     stats = {"n": len(rtt), "min": int(rtt.min()), "mean": float(rtt.mean()), "stdev": float(rtt.std()),
              "max": int(rtt.max()),
              **{k: reference_percentile(rtt, p) for k, p in
                 (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99))}}
-    log = {
+    log = logschema.schema().blank("rtt") | {
         "schema": "rtt-log/1", "kind": "rtt", "framework": framework, "framework_version": "1.0.0",
-        "flavor": None, "threads": 1, "transport": transport, "payload": payload,
-        "interval_s": interval, "target_rate": target, "pacing": "schedule", "tasks": tasks,
+        "flavor": "multi_thread", "threads": 1, "transport": transport, "payload": payload,
+        "interval_s": interval, "target_rate": target, "pacing": "schedule", "udp_timeout_ms": 1000, "tasks": tasks,
         "decoy": "spin", "decoy_work_us": 10, "decoy_iterations": 0, "duration_s": 10,
         "warmup_s": 1, "address": "127.0.0.1:9009", "host": host, "kernel": "6.1.0",
         "cpu_model": "Test CPU", "cpus_allowed": "0-1", "rustc": "rustc 1.80.0",
@@ -61,6 +68,7 @@ def write_run(folder: Path, framework: str, transport: str, interval: float, rtt
         "achieved_rate": achieved if achieved is not None else (target or 30_000.0),
         "complete": True, "rtt_ns": stats,
     }
+    logschema.schema().validate(log)  # before `fields`, which may spoil it on purpose
     log.update(fields)
     Path(f"{base}.json").write_text(json.dumps(log, indent=2))
     return base
@@ -91,14 +99,14 @@ def write_throughput(folder: Path, framework: str, transport: str, payload: int,
     size = counts * payload
     base = folder / f"{framework}-{transport}-{payload}B-throughput-{tasks}t"
     with open(f"{base}.csv", "w") as f:
-        f.write("window,t_ns,messages,bytes\n")
+        f.write(logschema.schema().csv_header("throughput") + "\n")
         n = np.arange(len(counts))
         np.savetxt(f, np.column_stack([n, n * 100_000_000, counts, size]), fmt="%d", delimiter=",")
     received = int(counts.sum())
     sent = received + warmup_messages + (lost or 0)
-    log = {
+    log = logschema.schema().blank("throughput") | {
         "schema": "rtt-log/1", "kind": "throughput", "framework": framework, "framework_version": "1.0.0",
-        "flavor": None, "threads": 1, "transport": transport, "payload": payload, "window_s": 0.1,
+        "flavor": "multi_thread", "threads": 1, "transport": transport, "payload": payload, "window_s": 0.1,
         "windows": len(counts), "sent": sent, "sent_bytes": sent * payload, "received": received,
         "received_bytes": int(size.sum()), "lost": lost, "out_of_order": 0,
         "msg_per_s": _spread(counts, 10.0), "gbit_per_s": _spread(size, 10.0 * 8.0 / 1e9),
@@ -107,6 +115,7 @@ def write_throughput(folder: Path, framework: str, transport: str, payload: int,
         "kernel": "6.1.0", "cpu_model": "Test CPU", "cpus_allowed": "0-1", "rustc": "rustc 1.80.0",
         "suite_version": "0.1.0", "started_at": started, "complete": True, "error": None,
     }
+    logschema.schema().validate(log)  # before `fields`, which may spoil it on purpose
     log.update(fields)
     Path(f"{base}.json").write_text(json.dumps(log, indent=2))
     return base

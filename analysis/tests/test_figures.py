@@ -1,5 +1,7 @@
-"""Every figure type renders a real PDF with the pages it should have; the rate axis is labelled
-with exactly the rates of the intervals; the 2022 format draws the same figures."""
+"""Every figure type renders a real PDF with the pages and axis labels it should have."""
+
+# Every figure type renders a real PDF with the pages it should have; the rate axis is labelled
+# with exactly the rates of the intervals; the 2022 format draws the same figures.
 
 import numpy as np
 import pandas as pd

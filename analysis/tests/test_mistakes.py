@@ -1,5 +1,7 @@
-"""User mistakes and bad files: one clear line on stderr, no traceback, exit 2 for a bad command
-line and 1 when nothing usable is left; a file that cannot be read is named and skipped."""
+"""User mistakes and bad files: one clear line, no traceback, the documented exit status."""
+
+# User mistakes and bad files: one clear line on stderr, no traceback, exit 2 for a bad command
+# line and 1 when nothing usable is left; a file that cannot be read is named and skipped.
 
 import json
 import subprocess

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from analysis import stats
-from analysis.style import rate_label, si
+from analysis import percentile, stats
 
 from .logs import reference_percentile, samples
 
@@ -90,22 +89,18 @@ def test_time_bins_hold_each_bins_median_and_p99():
     assert shape.time_s[0] == pytest.approx(edges[1] / 2e9)
 
 
-@pytest.mark.parametrize(("interval", "label"), [
-    (0.1, "10"), (0.01, "100"), (0.001, "1 k"), (0.0001, "10 k"), (0.00001, "100 k"),
-    (0.0004, "2.5 k"), (0.000001, "1 M"), (2.0, "0.5"), (0, "∞"),
-])
-def test_rate_labels_match_the_intervals(interval, label):
-    assert rate_label(interval) == label
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 10, 99, 100, 101, 999, 1000, 1001, 10_000, 123_457])
+def test_the_one_percentile_follows_the_counting_definition(n):
+    x = np.arange(1, n + 1, dtype=np.int64)
+    for p in (0.001, 1, 5, 10, 33.3, 50, 90, 95, 99, 99.9, 99.99, 99.999, 100):
+        assert percentile.of(x, p) == reference_percentile(x, p), (n, p)
+        assert percentile.of(x.tolist(), p) == reference_percentile(x, p), (n, p)  # lists, no numpy
 
 
-def test_si_prefixes():
-    assert [si(v) for v in (7, 999, 1000, 31_000, 1_500_000)] == ["7", "999", "1 k", "31 k", "1.5 M"]
-    # Rounding that carries into the next prefix, and rates just below one.
-    assert [si(v) for v in (999.9, 10.1, 12_345, 999_999)] == ["1 k", "10.1", "12.3 k", "1 M"]
-
-
-def test_latencies_never_print_in_exponent_form():
-    from analysis.style import us
-
-    assert [us(v) for v in (850, 23_456, 1_710_000, 17_110_000, float("nan"))] == [
-        "0.85", "23.46", "1710", "17110", "–"]
+def test_the_one_percentile_takes_arrays_of_counts_and_refuses_nonsense():
+    counts = np.array([1, 2, 100, 1000, 1001], dtype=np.int64)
+    assert percentile.index(counts, 99.9).tolist() == [percentile.index(int(c), 99.9) for c in counts]
+    assert percentile.index(1000, 99.9) == 998  # 0-based: rank 999, not numpy's 1000
+    for p in (0, -1, 100.5):
+        with pytest.raises(ValueError):
+            percentile.index(10, p)

@@ -1,6 +1,7 @@
-"""parse.py -k throughput on small throughput logs: rates from the CSV's windows that agree with
-numpy and with the JSON, the summary in every format, the figures as real PDFs, and the options
-that mean nothing for throughput."""
+"""parse.py -k throughput on small logs: rates that agree with numpy and the JSON, tables, figures, options."""
+
+# Rates come from the CSV's windows; the summary in every format; the figures as real PDFs; and the
+# options that mean nothing for throughput.
 
 import io
 import json
@@ -295,9 +296,3 @@ def test_each_framework_keeps_its_colour_on_every_throughput_page(tp_dir):
                 seen.setdefault(text.get_text(), set()).add(line.get_color())
     for framework in FRAMEWORKS:
         assert seen[framework] == {style.colour(framework)}
-
-
-@pytest.mark.parametrize(("size", "label"), [(8, "8 B"), (1000, "1000 B"), (1024, "1 KiB"), (16384, "16 KiB"),
-                                             (65507, "65507 B"), (1048576, "1 MiB"), (3 * 2**20, "3 MiB")])
-def test_size_labels(size, label):
-    assert style.size_label(size) == label
