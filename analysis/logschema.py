@@ -4,8 +4,8 @@
 # (draft 2020-12). This reads the subset it emits: $ref into $defs, oneOf/anyOf/allOf, type (with
 # "null"), required, properties, additionalProperties, items, enum, const, minimum/maximum (format is
 # an annotation) and each kind's x-csv-header. Stdlib only: scripts/icmp_log.py uses it too.
-# A reference baseline's log (runtimes.json's references: ICMP ping) is written by this suite, not by
-# rtt-core, in the same format with null for what it does not have (threads, decoys, pacing…).
+# A reference baseline's log (ICMP ping, written by scripts/icmp_log.py) has null where the schema
+# marks a field "runtime only" (threads, decoys, pacing…).
 
 import json
 import math
@@ -13,7 +13,6 @@ import operator
 from functools import cache, cached_property
 from pathlib import Path
 
-from . import runtimes
 
 PATH = Path(__file__).resolve().parent.parent / "schema" / "rtt-log.schema.json"  # rtt-core generates it
 _TYPES = {"null": lambda v: v is None, "boolean": lambda v: isinstance(v, bool),
@@ -70,31 +69,15 @@ class Schema:
         header = next(p["x-csv-header"] for p in self._parts(self.kinds[kind]) if "x-csv-header" in p)
         return header if isinstance(header, str) else ",".join(header)
 
-    @cached_property
-    def for_references(self) -> "Schema":
-        """This schema, but every plain top-level field of a log may be null: a reference's logs."""
-        relaxed = Schema(json.loads(json.dumps(self.doc)))
-        for part in (p for branch in relaxed.kinds.values() for p in relaxed._parts(branch)):
-            for field in (f for f in part.get("properties", {}).values() if "type" in f and "const" not in f):
-                types = field["type"] if isinstance(field["type"], list) else [field["type"]]
-                field["type"] = [*dict.fromkeys([*types, "null"])]
-                if "enum" in field:
-                    field["enum"] = [*field["enum"], None]
-        relaxed.__dict__["for_references"] = relaxed
-        return relaxed
-
-    def blank(self, kind: str, reference: bool = False) -> dict:
-        """A log of that kind (by a reference baseline) with null in every field that may be null."""
-        schema = self.for_references if reference else self
-        parts = [p.get("properties", {}) for p in schema._parts(schema.kinds[kind])]
+    def blank(self, kind: str) -> dict:
+        """A log of that kind with null in every field that may be null."""
+        parts = [p.get("properties", {}) for p in self._parts(self.kinds[kind])]
         names = dict.fromkeys(k for properties in parts for k in properties)  # in the schema's order
-        return {k: None for k in names if all(schema._error(p[k], None, ()) is None for p in parts if k in p)}
+        return {k: None for k in names if all(self._error(p[k], None, ()) is None for p in parts if k in p)}
 
     def validate(self, log) -> None:
         """Raises Invalid naming the first field that does not fit (the most specific one)."""
-        references = {e.label for e in runtimes.entries() if not e.is_runtime}
-        schema = self.for_references if isinstance(log, dict) and log.get("framework") in references else self
-        error = schema._error(schema.doc, log, ())
+        error = self._error(self.doc, log, ())
         if error is not None:
             raise Invalid(f"field {'.'.join(map(str, error[0]))!r} {error[1]}" if error[0] else f"the log {error[1]}")
 

@@ -138,8 +138,8 @@ def main(argv=None):
     received = len(rtts)
     sent = (last_seq - first_seq + 1) if received else 0
     complete = received > 0 and args.exit_status in (0, 124)
-    # A reference baseline's log: what is not set here does not apply to ICMP (threads, decoys…), null.
-    log = logschema.schema().blank("rtt", reference=True) | {
+    # What is not set here is a runtime's only (threads, decoys…): null, as the schema allows.
+    log = logschema.schema().blank("rtt") | {
         "schema": "rtt-log/1", "kind": "rtt", "framework": "ping",
         "framework_version": args.framework_version,
         "transport": "icmp", "payload": args.size, "interval_s": args.interval,

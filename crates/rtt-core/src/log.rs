@@ -76,22 +76,23 @@ pub struct RunContext {
     /// The exact crate version built (from Cargo.lock); for std the rustc release.
     pub framework_version: String,
     /// How the runtime really ran: `multi_thread`, `current_thread`, `global_executor`,
-    /// `os_threads`.
-    pub flavor: String,
-    /// Worker threads, as the runtime reports or was told.
-    pub threads: usize,
+    /// `os_threads`. Fields marked "runtime only" are `null` in a reference baseline's log
+    /// (ICMP ping), which has no runtime.
+    pub flavor: Option<String>,
+    /// Worker threads, as the runtime reports or was told (runtime only).
+    pub threads: Option<usize>,
     /// `tcp` or `udp`.
     pub transport: String,
     /// Payload bytes per message.
     pub payload: usize,
     /// CPU-bound decoy tasks on the same runtime (std: threads).
     pub tasks: u32,
-    /// What a decoy does between yields: `spin` or `sleep`.
-    pub decoy: String,
-    /// Busy work per decoy iteration, in µs.
-    pub decoy_work_us: u64,
-    /// Iterations all decoys did together: proof that they ran.
-    pub decoy_iterations: u64,
+    /// What a decoy does between yields: `spin` or `sleep` (runtime only).
+    pub decoy: Option<String>,
+    /// Busy work per decoy iteration, in µs (runtime only).
+    pub decoy_work_us: Option<u64>,
+    /// Iterations all decoys did together: proof that they ran (runtime only).
+    pub decoy_iterations: Option<u64>,
     /// Measured seconds, after the warm-up.
     pub duration_s: f64,
     /// Seconds exchanged first and left out of the statistics.
@@ -100,8 +101,8 @@ pub struct RunContext {
     pub address: String,
     #[serde(flatten)]
     pub machine: Machine,
-    /// `rustc --version` of the compiler that built the ping.
-    pub rustc: String,
+    /// `rustc --version` of the compiler that built the ping (runtime only).
+    pub rustc: Option<String>,
     /// The suite's version and git commit.
     pub suite_version: String,
     /// When the run started (UTC, RFC 3339, ms).
@@ -121,20 +122,20 @@ pub struct RttLog {
     pub interval_s: f64,
     /// Messages per second asked for; `null` back-to-back.
     pub target_rate: Option<f64>,
-    /// `schedule` or `sleep`.
-    pub pacing: String,
-    /// A datagram unanswered this long is lost.
-    pub udp_timeout_ms: u64,
+    /// `schedule` or `sleep` (runtime only).
+    pub pacing: Option<String>,
+    /// A datagram unanswered this long is lost (runtime only).
+    pub udp_timeout_ms: Option<u64>,
     /// Messages sent in the measured window.
     pub sent: u64,
     /// Replies received to them.
     pub received: u64,
     /// UDP messages unanswered within the timeout.
     pub lost: u64,
-    /// Scheduled messages already due when the previous reply came in.
-    pub late: u64,
-    /// UDP replies that matched no outstanding message.
-    pub out_of_order: u64,
+    /// Scheduled messages already due when the previous reply came in (runtime only).
+    pub late: Option<u64>,
+    /// UDP replies that matched no outstanding message (runtime only).
+    pub out_of_order: Option<u64>,
     /// Messages sent in the measured window per second.
     pub achieved_rate: f64,
     /// The RTT distribution of the replies.

@@ -47,12 +47,20 @@ impl RttStats {
     }
 }
 
-/// The `p`-th percentile of non-empty sorted data, by nearest rank.
+/// The `p`-th percentile of non-empty sorted data, by nearest rank: the sample at 1-based rank
+/// ⌈p/100 · n⌉. `p` is taken at its decimal value to four places (99.9 is 999 000 parts per
+/// million, not the binary float just above it) and the rank computed in integers, so p99.9 of
+/// 1000 samples is rank 999. analysis/percentile.py computes the same rank in Python.
 pub fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
-    let n = sorted.len();
-    // The small epsilon keeps e.g. 99.9 % of 1000 at rank 999 despite 0.999·1000 = 999.0000000000001.
-    let rank = ((p / 100.0) * n as f64 - 1e-9).ceil().max(1.0) as usize;
-    sorted[rank.min(n) - 1]
+    sorted[rank(sorted.len(), p) - 1]
+}
+
+/// The 1-based rank ⌈p/100 · n⌉ of the `p`-th percentile among `n` ≥ 1 samples, in integers.
+fn rank(n: usize, p: f64) -> usize {
+    const PER_MILLION: u128 = 1_000_000;
+    let parts = (p * 10_000.0).round() as u128;
+    let rank = (parts * n as u128).div_ceil(PER_MILLION);
+    rank.clamp(1, n as u128) as usize
 }
 
 #[cfg(test)]
@@ -104,6 +112,16 @@ mod tests {
         assert!((stats.stdev - (500.0f64 / 3.0).sqrt()).abs() < 1e-9);
         let p999 = nearest_rank(&(1..=1000).collect::<Vec<u64>>(), 99.9);
         assert_eq!(p999, 999);
+    }
+
+    #[test]
+    fn ranks_are_exact_where_floating_point_would_round_up() {
+        // 99.9 / 100 · 2·10⁷ is 19 980 000.000000004 in binary floating point.
+        let n = 20_000_000;
+        for (p, expected) in [(99.9, 19_980_000), (99.99, 19_998_000), (50.0, 10_000_000)] {
+            assert_eq!(rank(n, p), expected, "p{p}");
+        }
+        assert_eq!((rank(1, 0.001), rank(3, 100.0)), (1, 3));
     }
 
     #[test]

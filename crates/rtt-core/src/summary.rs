@@ -31,7 +31,8 @@ impl RunContext {
             0 => String::new(),
             n => format!(
                 ", {n} {} decoys ({} iterations)",
-                self.decoy, self.decoy_iterations
+                shown(&self.decoy),
+                shown(&self.decoy_iterations)
             ),
         };
         format!(
@@ -44,13 +45,17 @@ impl RunContext {
 impl RttLog {
     fn human(&self) -> String {
         let pace = match self.target_rate {
-            Some(rate) => format!("target {rate:.0} msg/s ({} pacing)", self.pacing),
+            Some(rate) => format!("target {rate:.0} msg/s ({} pacing)", shown(&self.pacing)),
             None => "back-to-back".to_owned(),
         };
         let mut text = self.context.headline(&pace);
         text += &format!(
             "  sent {}, received {}, lost {}, late {}, out of order {}\n",
-            self.sent, self.received, self.lost, self.late, self.out_of_order,
+            self.sent,
+            self.received,
+            self.lost,
+            shown(&self.late),
+            shown(&self.out_of_order),
         );
         let s = &self.rtt_ns;
         if let (Some(min), Some(p50), Some(p99), Some(p999), Some(max)) =
@@ -79,7 +84,7 @@ impl RttLog {
         (shortfall.abs() > RATE_TOLERANCE && self.context.complete).then(|| {
             format!(
                 "achieved {:.1} msg/s, {:+.1} % off the target {target:.1} msg/s ({} of {} messages late)",
-                self.achieved_rate, -shortfall * 100.0, self.late, self.sent
+                self.achieved_rate, -shortfall * 100.0, shown(&self.late), self.sent
             )
         })
     }
@@ -119,6 +124,11 @@ pub fn human_ns(ns: u64) -> String {
         1_000_000..1_000_000_000 => format!("{:.2} ms", ns as f64 / 1e6),
         _ => format!("{:.2} s", ns as f64 / 1e9),
     }
+}
+
+/// A field a reference baseline leaves `null`, as a person reads it.
+fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
+    value.as_ref().map_or_else(|| "–".to_owned(), T::to_string)
 }
 
 #[cfg(test)]
