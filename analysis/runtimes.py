@@ -14,25 +14,35 @@ LIST_PATH = Path(__file__).resolve().parent.parent / "runtimes.json"
 
 @dataclass(frozen=True)
 class Entry:
-    """A runtime (ping and pong binaries of this suite) or a reference (another program)."""
+    """A runtime under test, or a reference baseline: the floor the figures draw in grey, measured
+    by another program (ICMP ping) or by this suite's binaries run another way (busy polling)."""
 
     label: str  # the framework label in logs, tables and legends
     flag: str  # the sweep scripts' one-letter flag
     colour: str  # its colour in every figure
     about: str  # one line for help texts
-    binary_prefix: str | None = None  # runtimes: <prefix>-ping and <prefix>-pong
-    transport: str | None = None  # references: the transport they measure (e.g. icmp)
+    binary_prefix: str | None = None  # <prefix>-ping and <prefix>-pong run it (None: another program)
+    transport: str | None = None  # a reference by another program: the transport it measures
+    ping_args: tuple[str, ...] = ()  # extra arguments of the ping and the pong for this entry
+    pong_args: tuple[str, ...] = ()
+    reference: bool = False  # from runtimes.json's "references"
 
     @property
     def is_runtime(self) -> bool:
-        return self.binary_prefix is not None
+        return not self.reference
+
+
+def _entry(item: dict, reference: bool) -> Entry:
+    lists = {k: tuple(item[k]) for k in ("ping_args", "pong_args") if k in item}
+    return Entry(**(item | lists), reference=reference)
 
 
 @cache
 def entries(path: Path = LIST_PATH) -> tuple[Entry, ...]:
     """Every runtime, then every reference, in the list's order."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    return tuple(Entry(**item) for item in data["runtimes"] + data["references"])
+    return (*(_entry(item, False) for item in data["runtimes"]),
+            *(_entry(item, True) for item in data["references"]))
 
 
 def runtimes() -> tuple[Entry, ...]:
