@@ -6,6 +6,7 @@ import json
 import math
 import socket
 import sys
+import time
 from array import array
 from datetime import datetime, timezone
 from pathlib import Path
@@ -123,8 +124,8 @@ def main(argv=None):
     parser.add_argument("--warmup", required=True, type=float)
     parser.add_argument("--address", required=True)
     parser.add_argument("--cpus-allowed", default="")
-    parser.add_argument("--suite-version")
-    parser.add_argument("--framework-version")
+    parser.add_argument("--suite-version", default="unknown")
+    parser.add_argument("--framework-version", default="unknown", help="iputils' version (ping -V)")
     parser.add_argument("--started-at", help="RFC 3339 UTC; default: the first send")
     parser.add_argument("--exit-status", type=int, default=0,
                         help="ping's, under timeout -s INT: 124 is the expected end")
@@ -149,7 +150,7 @@ def main(argv=None):
         "kernel": machine_fact("/proc/sys/kernel/osrelease"),
         "cpu_model": machine_fact("/proc/cpuinfo", "model name"),
         "cpus_allowed": args.cpus_allowed or None, "suite_version": args.suite_version,
-        "started_at": args.started_at or (rfc3339(t0) if t0 is not None else None),
+        "started_at": args.started_at or rfc3339(t0 if t0 is not None else time.time()),
         "sent": sent, "received": received, "lost": sent - received, "achieved_rate": sent / args.duration,
         "complete": complete, "error": None if complete else _failure(received, args.exit_status),
         "rtt_ns": rtt_stats(rtts),
