@@ -39,7 +39,7 @@ impl<R: Runtime> Frame<R> {
         let error = outcome.err().map(|e| format!("{e:#}"));
         RunContext {
             schema: SCHEMA.to_owned(),
-            framework: R::FRAMEWORK.to_owned(),
+            framework: R::label(&options.runtime).to_owned(),
             framework_version: R::version(),
             flavor: Some(info.flavor),
             threads: Some(info.threads),

@@ -205,6 +205,8 @@ pub fn check_runtime<R: Runtime>(options: &RuntimeOptions, command: &mut Command
         "--flavor applies to tokio only; drop it for this runtime"
     } else if options.threads.is_some() && !R::HAS_THREADS {
         "--threads does not apply here: this runtime runs each task on its own OS thread"
+    } else if options.busy_poll && !R::HAS_BUSY_POLL {
+        "--busy-poll applies to std only (std-ping and std-pong: the busy-poll reference)"
     } else {
         return;
     };

@@ -17,7 +17,7 @@ use anyhow::{Context, anyhow};
 /// it, and a phase of the run by its deadline ([`TcpIo::bound_by`]). One limit for every wait.
 pub const STALL_LIMIT: Duration = Duration::from_secs(5);
 
-/// How the runtime under test is built (`--threads`, `--flavor`).
+/// How the runtime under test is built (`--threads`, `--flavor`, `--busy-poll`).
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct RuntimeOptions {
     /// Worker threads of the runtime [default: the runtime's own default, which follows the CPUs
@@ -27,6 +27,10 @@ pub struct RuntimeOptions {
     /// Scheduler flavor (tokio only) [default: multi_thread]
     #[arg(long, value_enum)]
     pub flavor: Option<Flavor>,
+    /// Spin on non-blocking sockets instead of sleeping in them (std only): the busy-poll
+    /// reference, the lowest RTT this machine gives; its logs say framework `busy-poll`
+    #[arg(long)]
+    pub busy_poll: bool,
 }
 
 /// tokio's two schedulers.
@@ -55,6 +59,14 @@ pub trait Runtime: 'static {
     const HAS_FLAVORS: bool = false;
     /// Whether `--threads` means anything here.
     const HAS_THREADS: bool = true;
+    /// Whether `--busy-poll` means anything here.
+    const HAS_BUSY_POLL: bool = false;
+
+    /// The framework label of a run with these options: [`Self::FRAMEWORK`], unless the options
+    /// make it a reference baseline (std `--busy-poll`: `busy-poll`, as in runtimes.json).
+    fn label(_options: &RuntimeOptions) -> &'static str {
+        Self::FRAMEWORK
+    }
 
     type TcpStream: TcpIo;
     type TcpListener: Send + Sync + 'static;

@@ -106,13 +106,22 @@ impl Drop for Stall {
 /// notice the stall: the suite's 5 s limit, with room for a loaded machine.
 const STALLED_RUN: (f64, f64, f64) = (0.2, 1.0, 15.0);
 
-/// Runs a `mode` ping against a pong of `runtime` that is stopped 0.5 s in.
-fn run_against_a_stalled_pong(runtime: &str, mode: &str, pace: &str) -> (String, common::PingRun) {
-    let pong = Pong::start_with(runtime, &["--mode", mode]);
+/// Runs a `mode` ping against a pong of `runtime` that is stopped 0.5 s in; `both` are extra
+/// arguments of both ends (e.g. `--busy-poll`).
+fn run_against_a_stalled_pong(
+    runtime: &str,
+    mode: &str,
+    pace: &str,
+    both: &str,
+) -> (String, common::PingRun) {
+    let mut pong_args = vec!["--mode", mode];
+    pong_args.extend(both.split_whitespace());
+    let pong = Pong::start_with(runtime, &pong_args);
     let address = pong.address.to_string();
     let (warmup, duration, grace) = STALLED_RUN;
-    let args =
-        format!("--address {address} --mode {mode} {pace} --duration {duration} --warmup {warmup}");
+    let args = format!(
+        "--address {address} --mode {mode} {pace} --duration {duration} --warmup {warmup} {both}"
+    );
     let mut stall = Stall::of(&pong);
     let deadline = Duration::from_secs_f64(warmup + duration + grace + 10.0);
     let run = ping_with(runtime, &args, deadline, |elapsed| {
@@ -148,14 +157,14 @@ fn run_against_a_stalled_pong(runtime: &str, mode: &str, pace: &str) -> (String,
 }
 
 fn a_stopped_pong_ends_an_rtt_run_by_itself(runtime: &str) {
-    let (what, run) = run_against_a_stalled_pong(runtime, "rtt", "--interval 0.005");
+    let (what, run) = run_against_a_stalled_pong(runtime, "rtt", "--interval 0.005", "");
     let n = uint(&run.json()["rtt_ns"], "n");
     assert!(n > 0, "{what}: the samples before the stall were not kept");
     assert_eq!(run.rows.len() as u64, n, "{what}");
 }
 
 fn a_stopped_pong_ends_a_throughput_run_by_itself(runtime: &str) {
-    let (what, run) = run_against_a_stalled_pong(runtime, "throughput", "");
+    let (what, run) = run_against_a_stalled_pong(runtime, "throughput", "", "");
     let json = run.json();
     assert!(
         uint(json, "sent") > 0,
@@ -165,6 +174,14 @@ fn a_stopped_pong_ends_a_throughput_run_by_itself(runtime: &str) {
         json["lost"].is_null(),
         "{what}: counts from a stopped pong?"
     );
+}
+
+/// The busy-poll reference spins instead of blocking: its waits have the same limit.
+#[test]
+fn a_stopped_pong_ends_a_busy_poll_run_by_itself() {
+    let (what, run) = run_against_a_stalled_pong("std", "rtt", "", "--busy-poll");
+    assert_eq!(run.json()["framework"], "busy-poll", "{what}");
+    assert!(uint(&run.json()["rtt_ns"], "n") > 0, "{what}");
 }
 
 fn udp_ping_survives_lost_datagrams(runtime: &str) {

@@ -1,13 +1,15 @@
 //! Plain `std` blocking I/O, the baseline: one OS thread per task, blocking socket calls,
 //! `thread::sleep`. The shared async loop runs on a trivial executor whose futures never wait
 //! (every call blocks its thread, as plain std code does), so no runtime sits in between.
+//! With `--busy-poll` the same calls spin on non-blocking sockets and never sleep: the
+//! busy-poll reference, the lowest RTT this machine gives.
 
 use std::{
     future::Future,
     io::{self, Read, Write},
     net::{SocketAddr, TcpListener, TcpStream, UdpSocket},
     pin::Pin,
-    sync::atomic::{AtomicU64, Ordering},
+    sync::atomic::{AtomicBool, AtomicU64, Ordering},
     task::{Context, Poll},
     thread,
     time::{Duration, Instant},
@@ -20,9 +22,42 @@ use rtt_core::{
 
 pub struct Std;
 
+/// Whether this process spins on non-blocking sockets (`--busy-poll`) instead of blocking in
+/// them: set once, before the run starts.
+static BUSY_POLL: AtomicBool = AtomicBool::new(false);
+
+fn busy_polling() -> bool {
+    BUSY_POLL.load(Ordering::Relaxed)
+}
+
+/// Repeats a non-blocking socket call while it would block, spinning; gives up with `TimedOut`
+/// once `deadline` has passed (no deadline: never).
+fn spin<T>(deadline: Option<Instant>, mut call: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    loop {
+        match call() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(io::ErrorKind::TimedOut.into());
+                }
+                std::hint::spin_loop();
+            }
+            other => return other,
+        }
+    }
+}
+
 impl Runtime for Std {
     const FRAMEWORK: &'static str = "std";
     const HAS_THREADS: bool = false;
+    const HAS_BUSY_POLL: bool = true;
+
+    fn label(options: &RuntimeOptions) -> &'static str {
+        if options.busy_poll {
+            "busy-poll"
+        } else {
+            "std"
+        }
+    }
 
     type TcpStream = Tcp;
     type TcpListener = TcpListener;
@@ -40,8 +75,14 @@ impl Runtime for Std {
         F::Output: Send + 'static,
     {
         debug_assert!(options.threads.is_none(), "rejected by the option checks");
+        BUSY_POLL.store(options.busy_poll, Ordering::Relaxed);
+        let flavor = if options.busy_poll {
+            "busy_poll"
+        } else {
+            "os_threads"
+        };
         let info = RuntimeInfo {
-            flavor: "os_threads".to_owned(),
+            flavor: flavor.to_owned(),
             threads: 1,
         };
         Ok(futures::executor::block_on(main(info)))
@@ -58,7 +99,13 @@ impl Runtime for Std {
     }
 
     async fn sleep_until(deadline: Instant) {
-        thread::sleep(deadline.saturating_duration_since(Instant::now()));
+        if busy_polling() {
+            while Instant::now() < deadline {
+                std::hint::spin_loop();
+            }
+        } else {
+            thread::sleep(deadline.saturating_duration_since(Instant::now()));
+        }
     }
 
     async fn yield_now() {
@@ -82,7 +129,7 @@ impl Runtime for Std {
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(STALL_LIMIT))?;
         stream.set_write_timeout(Some(STALL_LIMIT))?;
-        Ok(Tcp::new(stream))
+        Tcp::new(stream, Some(STALL_LIMIT))
     }
 
     async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
@@ -93,10 +140,12 @@ impl Runtime for Std {
         listener.local_addr()
     }
 
+    /// Accepting blocks even when busy polling: a second spinning thread on the pong's CPU
+    /// would take turns with the one serving the client.
     async fn accept(listener: &TcpListener) -> io::Result<(Tcp, SocketAddr)> {
         let (stream, peer) = listener.accept()?;
         stream.set_nodelay(true)?;
-        Ok((Tcp::new(stream), peer))
+        Ok((Tcp::new(stream, None)?, peer))
     }
 
     /// Receives get their deadline per call (`recv_until`); a send that blocks gives up after
@@ -104,6 +153,7 @@ impl Runtime for Std {
     async fn bind_udp(address: SocketAddr) -> io::Result<Udp> {
         let socket = UdpSocket::bind(address)?;
         socket.set_write_timeout(Some(STALL_LIMIT))?;
+        socket.set_nonblocking(busy_polling())?;
         Ok(Udp {
             socket,
             read_timeout_ns: AtomicU64::new(0),
@@ -130,14 +180,32 @@ pub struct Tcp {
     stream: TcpStream,
     /// When the current phase of the run must be over (`bound_by`), if one was set.
     deadline: Option<Instant>,
+    /// How long one call may wait (a ping's stream: `STALL_LIMIT`; a pong's: forever).
+    stall_limit: Option<Duration>,
 }
 
 impl Tcp {
-    fn new(stream: TcpStream) -> Self {
-        Self {
+    fn new(stream: TcpStream, stall_limit: Option<Duration>) -> io::Result<Self> {
+        stream.set_nonblocking(busy_polling())?;
+        Ok(Self {
             stream,
             deadline: None,
+            stall_limit,
+        })
+    }
+
+    /// When a busy-polled call starting now must give up: the stall limit, or the phase's end.
+    fn spin_deadline(&self) -> Option<Instant> {
+        let stall = self.stall_limit.map(|limit| Instant::now() + limit);
+        match (stall, self.deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
+    }
+
+    fn busy_read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let deadline = self.spin_deadline();
+        spin(deadline, || self.stream.read(buf))
     }
 
     /// A blocking send returns short only when its timeout expired (or a signal came): the peer
@@ -158,11 +226,18 @@ impl Tcp {
 impl TcpIo for Tcp {
     /// `Write::write_all`, but a short write is noticed (the clock is read only then).
     async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+        let busy = busy_polling();
+        let deadline = if busy { self.spin_deadline() } else { None };
         while !buf.is_empty() {
-            match self.stream.write(buf) {
+            let written = if busy {
+                spin(deadline, || self.stream.write(buf))
+            } else {
+                self.stream.write(buf)
+            };
+            match written {
                 Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
                 Ok(written) => {
-                    if written < buf.len() {
+                    if written < buf.len() && !busy {
                         self.after_short_write()?;
                     }
                     buf = &buf[written..];
@@ -174,12 +249,25 @@ impl TcpIo for Tcp {
         Ok(())
     }
 
-    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        self.stream.read_exact(buf)
+    async fn read_exact(&mut self, mut buf: &mut [u8]) -> io::Result<()> {
+        if !busy_polling() {
+            return self.stream.read_exact(buf);
+        }
+        while !buf.is_empty() {
+            match self.busy_read(buf)? {
+                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+                n => buf = &mut buf[n..],
+            }
+        }
+        Ok(())
     }
 
     async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.stream.read(buf)
+        if busy_polling() {
+            self.busy_read(buf)
+        } else {
+            self.stream.read(buf)
+        }
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {
@@ -219,10 +307,21 @@ impl UdpIo for Udp {
     }
 
     async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.socket.send(buf)
+        if busy_polling() {
+            spin(Some(Instant::now() + STALL_LIMIT), || self.socket.send(buf))
+        } else {
+            self.socket.send(buf)
+        }
     }
 
     async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+        if busy_polling() {
+            return match spin(Some(deadline), || self.socket.recv(buf)) {
+                Ok(len) => Ok(Some(len)),
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => Ok(None),
+                Err(e) => Err(e),
+            };
+        }
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
             return Ok(None);
@@ -248,10 +347,20 @@ impl UdpIo for Udp {
     }
 
     async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
-        self.socket.send_to(buf, peer)
+        if busy_polling() {
+            spin(Some(Instant::now() + STALL_LIMIT), || {
+                self.socket.send_to(buf, peer)
+            })
+        } else {
+            self.socket.send_to(buf, peer)
+        }
     }
 
     async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.socket.recv_from(buf)
+        if busy_polling() {
+            spin(None, || self.socket.recv_from(buf))
+        } else {
+            self.socket.recv_from(buf)
+        }
     }
 }
