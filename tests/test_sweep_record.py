@@ -42,15 +42,15 @@ def test_a_throughput_log_without_windows_gives_empty_figures():
     empty = dict(THROUGHPUT_LOG, windows=0, lost=None,
                  msg_per_s={"mean": None, "p5": None, "p50": None, "p95": None})
     assert table.figures(empty) == (None, 2.15)
-    assert table.throughput_row(empty)[4:7] == ["0", "–", "–"]
+    assert table.throughput_row(empty)[4:8] == ["–", "0", "–", "–"]
 
 
 def test_the_fallback_table_has_a_throughput_form(tmp_path):
-    write_logs(tmp_path, tput=THROUGHPUT_LOG, sweep={"schema": "rtt-sweep/1"})
+    write_logs(tmp_path, **{"async-std-udp-64B-throughput-2t-r1": THROUGHPUT_LOG, "sweep": {"schema": "rtt-sweep/2"}})
     header, row = table.summary(tmp_path)
-    assert cells(header)[:4] == ["framework", "transport", "payload", "tasks"]
+    assert cells(header)[:5] == ["framework", "transport", "payload", "tasks", "run"]
     assert "msg/s p50" in header and "Gb/s p50" in header
-    assert cells(row) == ["async-std", "udp", "64 B", "2", "5", "3.9 M", "4.2 M", "4.4 M", "2", "2.15",
+    assert cells(row) == ["async-std", "udp", "64 B", "2", "r1", "5", "3.9 M", "4.2 M", "4.4 M", "2", "2.15",
                           "2.25", "12 (incomplete)"]
 
 
@@ -59,7 +59,14 @@ def test_the_fallback_table_shows_each_kind_it_finds(tmp_path):
     lines = table.summary(tmp_path)
     assert "p50 µs" in lines[0] and "" in lines and any("msg/s p50" in line for line in lines)
     rtt_row = cells(lines[1])
-    assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "10", "21", "40", "41", "42", "0"]
+    assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "–", "10", "21", "40", "41", "42", "0"]
+
+
+def test_the_fallback_table_keeps_a_points_repeats_together_in_order(tmp_path):
+    write_logs(tmp_path, **{f"tokio-tcp-64B-0.001s-0t-r{k}": dict(RTT_LOG, rtt_ns={"n": k}) for k in (10, 2, 1)})
+    write_logs(tmp_path, **{"tokio-tcp-64B-0.001s-0t-x-r3": RTT_LOG})
+    runs = [cells(line)[5:7] for line in table.summary(tmp_path)[1:]]
+    assert runs == [["r1", "1"], ["r2", "2"], ["r10", "10"], ["r3", "10"]]
 
 
 def test_sweep_json_names_the_results_of_each_kind_of_run_and_tallies_the_points(tmp_path):

@@ -280,7 +280,7 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
 
 
 def missing_binaries(knobs: dict, selection, ends: list[str]) -> list[Path]:
-    """The selected runtimes' binaries (ends: "ping", "pong") that BIN_DIR lacks."""
+    """The binaries (ends: "ping", "pong") of the selected entries with a pong that BIN_DIR lacks, each once."""
     bin_dir = Path(knobs["BIN_DIR"])
     prefixes = dict.fromkeys(e.binary_prefix for e in selection if has_pong(e))
     wanted = [bin_dir / f"{prefix}-{end}" for prefix in prefixes for end in ends]
