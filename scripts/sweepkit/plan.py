@@ -13,7 +13,7 @@ from analysis import runtimes
 from .knobs import MAX_UDP_SIZE, extra_args, has_pong
 
 # Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
-# Measured on the 2-core test machine: ~0.5 s; the ICMP conversion of ping's output takes longer.
+# Measured on the 2-core test machine: 0.3 to 0.5 s; an ICMP run more (ping's tail, its conversion).
 OVERHEAD_GUESS_S = {"rtt": 0.5, "throughput": 0.5, "icmp": 0.8}
 THROUGHPUT_HANDSHAKE_S = 5  # a throughput ping's handshake and the return of the counts, 5 s each at most
 ICMP_TAIL_S = 0.5  # the system ping is stopped this long after warm-up + duration, for the last replies
