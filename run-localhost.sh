@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sweeps the round-trip latency (MODE=throughput: the throughput) of the selected runtimes on this
-# host, over loopback: per point a pinned pong, then a pinned ping against it, logs into
+# host, over loopback: per run (REPEATS rounds of every point, shuffled) a pinned pong, then a pinned
+# ping against it, logs into
 # OUT_DIR/localhost-YYYYmmdd-HHMMSS/. The runtimes and their flags are those of runtimes.json.
 # Usage: ./run-localhost.sh [-a] [-s] [-S] [-t] [-P] [-h]   (e.g. ./run-localhost.sh -asStP)
 # Knobs come from the environment; see -h and docs/sweeps.md.
@@ -14,7 +15,7 @@ usage() {
   cat <<EOF
 Usage: $PROG [-FLAGS] [-h]   (the flags below, alone or combined as in -asStP)
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) on this host over loopback,
-one pong and one ping per point.
+a fresh pong and ping per run: REPEATS rounds, each running every point once, shuffled.
 
 $(sweep_py help)
 
@@ -30,7 +31,7 @@ pong_start() {
   local binary=$1 proto=$2
   spawn_reader "$PONG_ERR" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
     "$BIN_DIR/$binary-pong" --address 127.0.0.1:0 --protocol "$proto" \
-    "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
+    "${PONG_MODE_ARGS[@]}" "${RUN_PONG_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
   PONG_PID=$SPAWN_PID PONG_FD=$SPAWN_FD
   local rc=0
   await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?

@@ -110,7 +110,7 @@ pong_start() {
   if [[ -n $REMOTE_NICE ]]; then pre+=(nice -n "$NICE"); fi
   cmd="cd $(sh_quote "$REMOTE_DIR") || exit 97
 $(sh_quote "${pre[@]}" "$REMOTE_DIR/target/release/$binary-pong" --address "$(hostport "$TARGET" 0)" \
-    --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}") </dev/null &
+    --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${RUN_PONG_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}") </dev/null &
 pong=\$!
 echo \"pid \$pong\"
 read -r line
@@ -228,10 +228,10 @@ check_data_plane() {
 
 # --peer: every pong the plan needs must answer on its fixed port, in the sweep's MODE.
 preflight_peer() {
-  local binary proto port bad=() probe=(--udp-timeout-ms 500) mode=""
+  local binary proto port pong_args bad=() probe=(--udp-timeout-ms 500) mode=""
   if [[ $MODE == throughput ]]; then probe=(--mode throughput) mode="MODE=throughput "; fi
   say "Checking the pongs on $PEER ..."
-  while IFS=$'\t' read -r binary proto port; do
+  while IFS=$'\t' read -r binary proto port pong_args; do
     if ! timeout 20 "$BIN_DIR/$binary-ping" --address "$(hostport "$PEER" "$port")" \
       --protocol "$proto" --duration 0.1 --warmup 0 "${probe[@]}" --json \
       >/dev/null 2>"$SWEEP_TMP/probe.err" </dev/null; then
@@ -250,21 +250,22 @@ preflight_peer() {
 
 # --serve: one pong per framework and protocol, on fixed ports, until Ctrl-C.
 serve() {
-  local bind=${TARGET:-0.0.0.0} binary proto port rc pongs
+  local bind=${TARGET:-0.0.0.0} binary proto port pong_args args rc pongs
   check_knobs serve pong
   setup_local_cpus_and_nice pong
   pongs=$(sweep_py pongs --state "$STATE")
-  while IFS=$'\t' read -r binary proto port; do
-    rc=0
-    spawn_reader "$SWEEP_TMP/$binary-$proto.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
+  while IFS=$'\t' read -r binary proto port pong_args; do
+    rc=0 args=()
+    if [[ $pong_args != - ]]; then read -r -a args <<<"$pong_args"; fi
+    spawn_reader "$SWEEP_TMP/$binary-$proto-$port.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
       "$BIN_DIR/$binary-pong" --address "$(hostport "$bind" "$port")" \
-      --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}"
-    SERVING[$SPAWN_PID]="$SPAWN_FD:$SWEEP_TMP/$binary-$proto.err"
+      --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${args[@]}" "${PONG_EXTRA_ARGS[@]}"
+    SERVING[$SPAWN_PID]="$SPAWN_FD:$SWEEP_TMP/$binary-$proto-$port.err"
     await_line "$SPAWN_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
     if ((rc != 0)); then
       printf '%s: %s-pong (%s) did not start on %s:\n' "$PROG" "$binary" "$proto" \
         "$(hostport "$bind" "$port")" >&2
-      tail_err "$SWEEP_TMP/$binary-$proto.err" >&2
+      tail_err "$SWEEP_TMP/$binary-$proto-$port.err" >&2
       exit 1
     fi
   done <<<"$pongs"

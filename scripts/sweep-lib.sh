@@ -1,12 +1,13 @@
 # shellcheck shell=bash disable=SC2034,SC2153  # SC2034: variables for the sourcing script; SC2153: knobs come from check_knobs
-# The process side shared by run-localhost.sh and run-network.sh: flags, the point loop (pongs,
-# pings, time limits, Ctrl-C), the ICMP baseline. The data side (knobs and their checks, the plan,
+# The process side shared by run-localhost.sh and run-network.sh: flags, the loop over the plan's
+# runs (pongs, pings, time limits, Ctrl-C), the ICMP baseline. The data side (knobs and their checks, the plan,
 # sweep.json, progress lines, ETA, the summary) is scripts/sweep.py's, standard library Python.
 # Sourced, never run. The sourcing script defines three hooks:
 #   pong_start BINARY PROTOCOL PORT  start a pong (BINARY is a prefix: tokio for tokio-pong; PORT is
 #                                    the --serve port or "-"), set PONG_TARGET (HOST:PORT for the
 #                                    ping) and write its stderr to PONG_ERR; on failure return 1
-#                                    with PONG_ERROR; pass PONG_MODE_ARGS (--mode) to the pong
+#                                    with PONG_ERROR; pass PONG_MODE_ARGS (--mode) and RUN_PONG_ARGS
+#                                    (a reference's own arguments) to the pong
 #   pong_stop                        stop what pong_start started; safe to call twice
 #   pong_cleanup                     last-chance cleanup from the EXIT trap (remote pongs, ...)
 
@@ -29,15 +30,17 @@ FLAGS=""           # the flag letters given, e.g. tSP (scripts/sweep.py knows wh
 SWEEP_TMP=""       # scratch: the state file until the folder exists, the plan, fifos, stderr files
 SWEEP_DIR=""       # this sweep's folder, once created
 STATE=""           # the state file: $SWEEP_TMP/state.json, then $SWEEP_DIR/sweep.json
-SWEEP_T0=""        # $EPOCHREALTIME when the first point started
-CHILD_PID=""       # the ping (under timeout) of the current point
-CURRENT=""         # index of the point being measured; its logs are not final
+SWEEP_T0=""        # $EPOCHREALTIME when the first run started
+CHILD_PID=""       # the ping (under timeout) of the current run
+CURRENT=""         # index of the run being measured; its logs are not final
 CURRENT_STEM=""
-PENDING=""         # index of a point that ended but is not recorded yet
-POINT_T0=""        # $EPOCHREALTIME when that point started
+PENDING=""         # index of a run that ended but is not recorded yet
+RUN_T0=""          # $EPOCHREALTIME when that run started
 OUTCOME=()         # how it ended, as arguments of `sweep.py record`
 PONG_ERROR=""      # why pong_start failed
 PONG_MODE_ARGS=()  # the pong's --mode, for the pong_start hooks
+RUN_PING_ARGS=()   # a reference's own arguments (runtimes.json ping_args, pong_args) for this run
+RUN_PONG_ARGS=()
 TASKSET_PING=()
 TASKSET_PONG=()
 NICE_CMD=()
@@ -144,7 +147,7 @@ check_icmp() {
   fi
 }
 
-# Builds the plan into $SWEEP_TMP/plan.tsv (one line per point, see scripts/sweepkit/plan.py) and
+# Builds the plan into $SWEEP_TMP/plan.tsv (one line per run, see scripts/sweepkit/plan.py) and
 # keeps its printout in PLAN_TEXT. The knobs this host adjusted are recorded as used.
 make_plan() {
   PLAN_TEXT=$(sweep_py plan --state "$STATE" --lines "$SWEEP_TMP/plan.tsv" \
@@ -229,7 +232,8 @@ tail_err() {
   tail -n "${2:-5}" "$f" | sed 's/^/      | /'
 }
 
-# One measured point of a runtime, RTT or throughput. Sets OUTCOME.
+# One run of a point of a runtime (or of a reference measured by the suite's binaries), RTT or
+# throughput: a fresh pong, then a fresh ping. Sets OUTCOME.
 run_point() {
   local kind=$1 binary=$2 proto=$3 size=$4 interval=$5 tasks=$6 limit=$7 port=$8 rc=0
   local stem="$SWEEP_DIR/$CURRENT_STEM" mode_args=(--mode throughput)
@@ -243,19 +247,19 @@ run_point() {
   timeout -k 2 "$limit" "${TASKSET_PING[@]}" "${NICE_CMD[@]}" \
     "$BIN_DIR/$binary-ping" "${mode_args[@]}" --address "$PONG_TARGET" --protocol "$proto" \
     --size "$size" --duration "$DURATION" --warmup "$WARMUP" \
-    --tasks "$tasks" "${PING_EXTRA_ARGS[@]}" --out "$stem" \
+    --tasks "$tasks" "${RUN_PING_ARGS[@]}" "${PING_EXTRA_ARGS[@]}" --out "$stem" \
     >"$SWEEP_TMP/ping.out" 2>"$SWEEP_TMP/ping.err" </dev/null &
   CHILD_PID=$!
   wait "$CHILD_PID" || rc=$?
   CHILD_PID=""
   OUTCOME=(--exit-code "$rc" --tail "$SWEEP_TMP/ping.err" --tail "$PONG_ERR")
-  # The ping is over: its logs are final and the point counts, even if a signal comes while the
+  # The ping is over: its logs are final and the run counts, even if a signal comes while the
   # pong stops.
   PENDING=$CURRENT CURRENT=""
   pong_stop
 }
 
-# One ICMP point: the system ping at this interval, converted to the suite's log format.
+# One run of an ICMP point: the system ping at this interval, converted to the suite's log format.
 run_icmp_point() {
   local interval=$1 limit=$2 stem="$SWEEP_DIR/$CURRENT_STEM" raw rc=0 started probe why
   probe="$SWEEP_TMP/icmp-probe.err"
@@ -292,11 +296,11 @@ run_icmp_point() {
   rm -f "$raw"
 }
 
-# Tells sweep.py how the pending point ended; it records it and prints the progress line.
-record_point() {
+# Tells sweep.py how the pending run ended; it records it and prints the progress line.
+record_run() {
   [[ -n $PENDING ]] || return 0
-  sweep_py record --state "$STATE" "$PENDING" --t0 "$POINT_T0" --t1 "$EPOCHREALTIME" \
-    --since "$SWEEP_T0" "${OUTCOME[@]}" || warn "could not record point $((PENDING + 1)) in $STATE"
+  sweep_py record --state "$STATE" "$PENDING" --t0 "$RUN_T0" --t1 "$EPOCHREALTIME" \
+    --since "$SWEEP_T0" "${OUTCOME[@]}" || warn "could not record run $((PENDING + 1)) in $STATE"
   PENDING="" OUTCOME=()
 }
 
@@ -318,7 +322,7 @@ on_signal() {
       sweep_py interrupt --state "$STATE" --signal "$sig" --index "$CURRENT" ||
         warn "could not write $STATE"
     else
-      record_point || true # it ended before the signal: it counts
+      record_run || true # it ended before the signal: it counts
       sweep_py interrupt --state "$STATE" --signal "$sig" || warn "could not write $STATE"
     fi
   fi
@@ -355,24 +359,24 @@ suite_version() {
   printf 'git %s' "$(git -C "$SUITE_DIR" rev-parse --short HEAD 2>/dev/null || printf unknown)"
 }
 
-# Runs every point of the plan, then sweep.py finishes: the summary, and status 1 if a point failed.
+# Runs every run of the plan (rounds of shuffled points), then sweep.py finishes: the summary, and
+# status 1 if a run failed. Points the plan skips have no line: the plan printout names them.
 run_sweep() {
-  local index stem kind binary proto size interval tasks limit port status message
+  local index stem kind binary proto size interval tasks limit port round ping_args pong_args
   SUITE_VERSION=$(suite_version)
   say "Logs: $SWEEP_DIR"
   SWEEP_T0=$EPOCHREALTIME
   # The plan comes on fd 3, so that nothing run in the loop can read it.
-  while IFS=$'\t' read -r -u 3 index stem kind binary proto size interval tasks limit port status message; do
-    POINT_T0=$EPOCHREALTIME CURRENT_STEM=$stem OUTCOME=()
-    if [[ $status == skipped ]]; then # by the plan: no log; said in the plan and below
-      OUTCOME=(--status skipped --message "$message")
-    else
-      CURRENT=$index
-      if [[ $kind == icmp ]]; then run_icmp_point "$interval" "$limit"
-      else run_point "$kind" "$binary" "$proto" "$size" "$interval" "$tasks" "$limit" "$port"; fi
-    fi
+  while IFS=$'\t' read -r -u 3 index stem kind binary proto size interval tasks limit port round ping_args \
+    pong_args; do
+    RUN_T0=$EPOCHREALTIME CURRENT_STEM=$stem OUTCOME=() RUN_PING_ARGS=() RUN_PONG_ARGS=()
+    if [[ $ping_args != - ]]; then read -r -a RUN_PING_ARGS <<<"$ping_args"; fi
+    if [[ $pong_args != - ]]; then read -r -a RUN_PONG_ARGS <<<"$pong_args"; fi
+    CURRENT=$index
+    if [[ $kind == icmp ]]; then run_icmp_point "$interval" "$limit"
+    else run_point "$kind" "$binary" "$proto" "$size" "$interval" "$tasks" "$limit" "$port"; fi
     PENDING=$index CURRENT=""
-    record_point
+    record_run
   done 3<"$SWEEP_TMP/plan.tsv"
   sweep_py finish --state "$STATE" --since "$SWEEP_T0" --now "$EPOCHREALTIME"
 }

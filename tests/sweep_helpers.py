@@ -1,7 +1,8 @@
 """Helpers for the sweep-script tests: run a script in its own session, find what it left behind.
 
 The tests drive the real scripts on the real release binaries (`make` builds them), on loopback
-or inside network namespaces, with short points (DURATION=1 WARMUP=0.2).
+or inside network namespaces, with short runs (DURATION=1 WARMUP=0.2) and one repeat unless a test
+is about repeats.
 """
 
 import json
@@ -19,7 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 BIN_DIR = REPO / "target" / "release"
 BIN_PREFIX = {e["label"]: e["binary_prefix"] for e in json.loads((REPO / "runtimes.json").read_text())["runtimes"]}
-FAST = {"DURATION": "1", "WARMUP": "0.2"}
+FAST = {"DURATION": "1", "WARMUP": "0.2", "REPEATS": "1"}
 
 
 def require_binaries(*frameworks):
@@ -181,8 +182,9 @@ def check_log_pair(folder, stem, framework, transport):
     return log
 
 
-def throughput_stem(framework, transport, payload, tasks=0):
-    return f"{framework}-{transport}-{payload}B-throughput-{tasks}t"
+def throughput_stem(framework, transport, payload, tasks=0, repeat=1):
+    """A throughput run's log name; repeat=None: its point's name."""
+    return f"{framework}-{transport}-{payload}B-throughput-{tasks}t" + ("" if repeat is None else f"-r{repeat}")
 
 
 def check_throughput_pair(folder, framework, transport, payload):

@@ -3,12 +3,16 @@
 import os
 import signal
 import stat
+import sys
 
 import pytest
 
 from sweep_helpers import (BIN_DIR, REPO, Run, check_log_pair, load_json, process_name,
-                      require_binaries, run_script, script_env, session_pids, sweep_dir,
-                      wait_until)
+                           require_binaries, run_script, script_env, session_pids, sweep_dir,
+                           wait_until)
+
+sys.path[:0] = [str(REPO), str(REPO / "scripts")]
+from sweepkit import knobs, plan  # noqa: E402
 
 SCRIPT = "run-localhost.sh"
 
@@ -22,9 +26,9 @@ def test_a_short_sweep_writes_every_log_pair_and_its_sweep_json(tmp_path):
              for fw in ("std", "tokio") for proto in ("tcp", "udp") for iv in ("0.01", "0")]
     stems += [("ping", "icmp", f"ping-icmp-64B-{iv}s-0t") for iv in ("0.01", "0")]
     for fw, proto, stem in stems:
-        log = check_log_pair(folder, stem, fw, proto)
+        log = check_log_pair(folder, f"{stem}-r1", fw, proto)
         assert log["payload"] == 64
-    icmp = load_json(folder / "ping-icmp-64B-0.01s-0t.json")
+    icmp = load_json(folder / "ping-icmp-64B-0.01s-0t-r1.json")
     assert icmp["interval_s"] == 0.01 and icmp["target_rate"] == 100
     assert icmp["decoy"] is None and icmp["rustc"] is None
 
@@ -35,15 +39,17 @@ def test_a_short_sweep_writes_every_log_pair_and_its_sweep_json(tmp_path):
     (facts,) = sweep["hosts"].values()
     assert facts["kernel"] and facts["cpus_online"] >= 1 and facts["suite_commit"]
     assert [p["stem"] for p in sweep["points"]] == [s for _, _, s in stems]
-    assert all(p["status"] == "ok" and p["p50_ns"] > 0 for p in sweep["points"])
+    assert all(p["status"] == "ok" and p["repeats_ok"] == 1 for p in sweep["points"])
+    assert sorted(r["stem"] for r in sweep["runs"]) == sorted(f"{s}-r1" for _, _, s in stems)
+    assert all(r["status"] == "ok" and r["p50_ns"] > 0 and r["round"] == 1 for r in sweep["runs"])
     assert sweep["wall_s"] > 0 and sweep["measured_s"] == 10
-    # The plan first, a progress line per point, the folder last.
-    assert "Plan: 10 points" in run.output
+    # The plan first, a progress line per run, the folder last.
+    assert "Plan: 10 points × 1 repeat = 10 runs" in run.output
     assert sum(line.startswith("[") for line in run.stdout) == 10
     assert str(folder) in run.stdout[-1]
     # Nothing but the logs and sweep.json in the folder.
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        [f"{s}.{ext}" for _, _, s in stems for ext in ("csv", "json")] + ["sweep.json"])
+        [f"{s}-r1.{ext}" for _, _, s in stems for ext in ("csv", "json")] + ["sweep.json"])
 
 
 def shim(directory, name, body):
@@ -79,8 +85,8 @@ def test_a_failed_point_is_reported_and_the_sweep_goes_on(tmp_path, shim_bins, b
                      PROTOCOLS="tcp", **knobs)
     assert run.rc == 1, run.output
     folder = sweep_dir(tmp_path / "out")
-    check_log_pair(folder, "std-tcp-64B-0s-0t", "std", "tcp")
-    assert "FAILED (1):" in run.output and "  tokio-tcp-64B-0s-0t: " in run.output
+    check_log_pair(folder, "std-tcp-64B-0s-0t-r1", "std", "tcp")
+    assert "FAILED (1):" in run.output and "  tokio-tcp-64B-0s-0t-r1: " in run.output
     assert reason in run.output
     if "shim:" in body:  # the tail of the failing binary's stderr is shown
         assert body.split("'")[1] in run.output
@@ -91,24 +97,29 @@ def test_a_failed_point_is_reported_and_the_sweep_goes_on(tmp_path, shim_bins, b
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_an_interrupted_sweep_stops_its_children_and_keeps_finished_points(tmp_path, sig, code):
+def test_a_signal_in_round_two_stops_its_children_and_keeps_every_finished_run(tmp_path, sig, code):
     require_binaries("std")
     run = Run([str(REPO / SCRIPT), "-S"],
-              script_env(tmp_path, INTERVALS="0 0.01 0.001", PROTOCOLS="tcp")).start()
-    run.expect_line("[1/3]", timeout=30)
-    # Interrupt in the middle of the second point, once its ping runs.
+              script_env(tmp_path, INTERVALS="0 0.001", PROTOCOLS="tcp", REPEATS="2")).start()
+    run.expect_line("[3/4 r2]", timeout=30)
+    # Interrupt in the middle of the last run, once its ping runs.
     wait_until(lambda: any(process_name(p) == "std-ping" for p in session_pids(run.proc.pid)),
-               10, "the second point's std-ping")
+               10, "the last run's std-ping")
     os.kill(run.proc.pid, sig)
     run.finish(timeout=20)
     assert run.rc == code, run.output
     folder = sweep_dir(tmp_path)
-    check_log_pair(folder, "std-tcp-64B-0s-0t", "std", "tcp")
-    assert not list(folder.glob("std-tcp-64B-0.01s-0t.*")), "the unfinished point was left"
-    assert not list(folder.glob("std-tcp-64B-0.001s-0t.*"))
     sweep = load_json(folder / "sweep.json")
-    assert sweep["status"] == "interrupted"
-    assert [p["status"] for p in sweep["points"]] == ["ok", "interrupted", "planned"]
+    assert sweep["status"] == "interrupted" and sweep["repeats"] == 2
+    assert [r["status"] for r in sweep["runs"]] == ["ok", "ok", "ok", "interrupted"]
+    assert [r["round"] for r in sweep["runs"]] == [1, 1, 2, 2]
+    *finished, (last, _) = [(r["stem"], r["point"]) for r in sweep["runs"]]
+    for stem, _ in finished:  # round 1 and the first run of round 2 stay, recorded
+        check_log_pair(folder, stem, "std", "tcp")
+    assert not list(folder.glob(f"{last}.*")), "the unfinished run was left"
+    assert {p["stem"]: (p["status"], p["repeats_ok"]) for p in sweep["points"]} == {
+        finished[2][1]: ("ok", 2), last[:-3]: ("partial", 1)}
+    assert sweep["counts"] == {"ok": 3, "failed": 0, "skipped": 0, "interrupted": 1, "planned": 0}
 
 
 BAD_KNOBS = [
@@ -139,7 +150,8 @@ def test_an_unknown_or_missing_flag_exits_2(tmp_path, flags):
 def test_help_lists_flags_and_knobs(tmp_path):
     run = run_script(SCRIPT, ["-h"], tmp_path, timeout=20)
     assert run.rc == 0
-    for word in ("-a", "-s", "-S", "-t", "-P", "DURATION=10", "INTERVALS=", "PONG_CPUS=0"):
+    for word in ("-a", "-s", "-S", "-t", "-P", "DURATION=4", "REPEATS=3", "SEED=", "INTERVALS=",
+                 "PONG_CPUS=0"):
         assert word in run.stdout[0] or word in run.output
 
 
@@ -157,5 +169,112 @@ def test_one_cpu_puts_both_ends_on_it_with_a_warning(tmp_path):
                      PROTOCOLS="udp")
     assert run.rc == 0, run.output
     assert "only one CPU" in run.stderr
-    log = check_log_pair(sweep_dir(tmp_path), "std-udp-64B-0s-0t", "std", "udp")
+    log = check_log_pair(sweep_dir(tmp_path), "std-udp-64B-0s-0t-r1", "std", "udp")
     assert log["cpus_allowed"] == "0"
+
+
+def test_repeats_run_in_shuffled_rounds_of_fresh_processes(tmp_path):
+    require_binaries("std", "tokio")
+    run = run_script(SCRIPT, ["-tS"], tmp_path, DURATION="0.3", WARMUP="0.1", INTERVALS="0.001 0",
+                     PROTOCOLS="tcp", REPEATS="2")
+    assert run.rc == 0, run.output
+    folder = sweep_dir(tmp_path)
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["schema"] == "rtt-sweep/2" and sweep["repeats"] == 2
+    assert sweep["knobs"]["REPEATS"] == "2" and "SEED" not in sweep["knobs_given"]
+    assert sweep["knobs"]["SEED"] == str(sweep["seed"])  # a random seed, recorded
+    points = [f"{fw}-tcp-64B-{iv}s-0t" for fw in ("std", "tokio") for iv in ("0.001", "0")]
+    assert [p["stem"] for p in sweep["points"]] == points
+    assert all(p["status"] == "ok" and p["repeats_ok"] == 2 for p in sweep["points"])
+    # Every point once per round, in the order the seed gives; each repeat its own log pair.
+    runs = sweep["runs"]
+    assert [r["round"] for r in runs] == [1] * 4 + [2] * 4
+    assert sorted(r["point"] for r in runs[:4]) == sorted(r["point"] for r in runs[4:]) == sorted(points)
+    assert [r["stem"] for r in runs] == [f"{r['point']}-r{r['round']}" for r in runs]
+    checked = knobs.check({"INTERVALS": "0.001 0", "PROTOCOLS": "tcp"}, "tS")
+    again = plan.runs(plan.build(checked.knobs, checked.selection), 2, sweep["seed"])
+    assert [r["stem"] for r in runs] == [r.stem for r in again]
+    assert [r["start_s"] for r in runs] == sorted(r["start_s"] for r in runs)
+    for r in runs:
+        fw = r["point"].split("-")[0]
+        assert r["status"] == "ok" and r["wall_s"] > 0 and r["p50_ns"] > 0
+        check_log_pair(folder, r["stem"], fw, "tcp")
+    # Progress lines in run order, with the round.
+    progress = [line for line in run.stdout if line.startswith("[")]
+    assert [line.split("]")[0] + "]" for line in progress] == [f"[{i}/8 r{1 + (i > 4)}]" for i in range(1, 9)]
+    assert [line.split()[2] for line in progress] == [r["point"] for r in runs]
+    assert f"shuffled with SEED={sweep['seed']}" in run.output
+    assert "8 of 8 runs measured" in run.output and "4 of 4 points have all 2 repeats" in run.output
+
+
+def test_a_failed_repeat_keeps_the_other_repeats_of_its_point(tmp_path, shim_bins):
+    # The second measuring tokio-ping (one with --out) fails; the others are the real one.
+    os.remove(shim_bins / "tokio-ping")
+    count = tmp_path / "calls"
+    shim(shim_bins, "tokio-ping", f'case " $* " in *" --out "*) echo x >>"{count}"\n'
+                                  f'  if [ "$(wc -l <"{count}")" -eq 2 ]; then echo "shim: refuses" >&2; exit 1; fi ;;\n'
+                                  f'esac\nexec "{BIN_DIR / "tokio-ping"}" "$@"')
+    run = run_script(SCRIPT, ["-t"], tmp_path / "out", BIN_DIR=shim_bins, DURATION="0.3", WARMUP="0.1",
+                     INTERVALS="0", PROTOCOLS="tcp", REPEATS="3")
+    assert run.rc == 1, run.output
+    folder = sweep_dir(tmp_path / "out")
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["status"] == "failed"
+    assert [(r["stem"], r["status"]) for r in sweep["runs"]] == [
+        ("tokio-tcp-64B-0s-0t-r1", "ok"), ("tokio-tcp-64B-0s-0t-r2", "failed"), ("tokio-tcp-64B-0s-0t-r3", "ok")]
+    (point,) = sweep["points"]
+    assert (point["status"], point["repeats_ok"], point["message"]) == ("partial", 2, "2 of 3 repeats")
+    for k in (1, 3):
+        check_log_pair(folder, f"tokio-tcp-64B-0s-0t-r{k}", "tokio", "tcp")
+    assert not list(folder.glob("tokio-tcp-64B-0s-0t-r2.*"))
+    assert "Incomplete (1):\n  tokio-tcp-64B-0s-0t: 2 of 3 repeats\n" in run.output
+    assert "FAILED (1):\n  tokio-tcp-64B-0s-0t-r2: ping exited with status 1\n" in run.output
+    assert "shim: refuses" in run.output
+
+
+# A reference like busy-poll (std-ping against std-pong, each with arguments of its own), added to the
+# list in the sweep's own Python, as runtimes.py will read it: a test cannot edit runtimes.json.
+FAKE_REFERENCE = '''
+import dataclasses
+from analysis import runtimes
+
+
+@dataclasses.dataclass(frozen=True)
+class Reference(runtimes.Entry):
+    ping_args: tuple = ()
+    pong_args: tuple = ()
+
+    @property
+    def is_runtime(self):
+        return False
+
+
+_listed = runtimes.entries()
+_fake = Reference(label="sleepy", flag="B", colour="#777777", about="std-ping pacing by sleep",
+                  binary_prefix="std", ping_args=("--pacing", "sleep"), pong_args=("--mode", "rtt"))
+runtimes.entries = lambda path=None: (*_listed, _fake)
+'''
+
+
+def test_a_reference_run_by_the_suites_binaries_is_swept_like_a_runtime(tmp_path, shim_bins):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(FAKE_REFERENCE)
+    calls = tmp_path / "pong-calls"
+    os.remove(shim_bins / "std-pong")
+    shim(shim_bins, "std-pong", f'echo "$*" >>"{calls}"\nexec "{BIN_DIR / "std-pong"}" "$@"')
+    run = run_script(SCRIPT, ["-SB"], tmp_path / "out", BIN_DIR=shim_bins, PYTHONPATH=f"{site}:{REPO}",
+                     DURATION="0.3", WARMUP="0.1", INTERVALS="0.001", PROTOCOLS="tcp")
+    assert run.rc == 0, run.output
+    assert "-B  sleepy: std-ping pacing by sleep" in run_script(SCRIPT, ["-h"], tmp_path, timeout=20,
+                                                               PYTHONPATH=f"{site}:{REPO}").output
+    folder = sweep_dir(tmp_path / "out")
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["frameworks"] == ["std", "sleepy"]
+    assert [(p["stem"], p["framework"], p["status"]) for p in sweep["points"]] == [
+        ("std-tcp-64B-0.001s-0t", "std", "ok"), ("sleepy-tcp-64B-0.001s-0t", "sleepy", "ok")]
+    # Its own ping arguments, and its own pong's.
+    assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-r1", "std", "tcp")["pacing"] == "schedule"
+    assert load_json(folder / "sleepy-tcp-64B-0.001s-0t-r1.json")["pacing"] == "sleep"
+    pongs = [line.split() for line in calls.read_text().splitlines() if "--address" in line]
+    assert sorted("--mode" in args for args in pongs) == [False, True]

@@ -43,9 +43,9 @@ def test_a_sweep_across_the_veth_link_logs_both_hosts(lab, tmp_path):
     folder = sweep_dir(tmp_path, f"network-{lab.addr_b}")
     for fw in ("std", "tokio"):
         for proto in ("tcp", "udp"):
-            log = check_log_pair(folder, f"{fw}-{proto}-64B-0.001s-0t", fw, proto)
+            log = check_log_pair(folder, f"{fw}-{proto}-64B-0.001s-0t-r1", fw, proto)
             assert log["address"].startswith(f"{lab.addr_b}:")
-    icmp = check_log_pair(folder, "ping-icmp-64B-0.001s-0t", "ping", "icmp")
+    icmp = check_log_pair(folder, "ping-icmp-64B-0.001s-0t-r1", "ping", "icmp")
     assert icmp["address"] == lab.addr_b
     sweep = load_json(folder / "sweep.json")
     assert sweep["status"] == "complete" and sweep["kind"] == "network"
@@ -56,6 +56,7 @@ def test_a_sweep_across_the_veth_link_logs_both_hosts(lab, tmp_path):
     assert roles["pong"]["binaries"]["tokio-pong"].startswith("tokio-pong ")
     assert sweep["knobs"]["SSH_OPTS"] == lab.ssh_opts
     assert [p["status"] for p in sweep["points"]] == ["ok"] * 5
+    assert [r["status"] for r in sweep["runs"]] == ["ok"] * 5
 
 
 THROUGHPUT = {"MODE": "throughput", "DURATION": "0.5", "WARMUP": "0.2"}
@@ -70,7 +71,7 @@ def test_a_throughput_sweep_across_the_veth_link_counts_on_the_remote_pong(lab, 
     for proto, size in (("tcp", 64), ("tcp", 100000), ("udp", 64)):
         log = check_throughput_pair(folder, "std", proto, size)
         assert log["address"].startswith(f"{lab.addr_b}:")
-    assert not list(folder.glob(f"{throughput_stem('std', 'udp', 100000)}.*"))
+    assert not list(folder.glob(f"{throughput_stem('std', 'udp', 100000, repeat=None)}*"))
     sweep = load_json(folder / "sweep.json")
     assert sweep["status"] == "complete" and sweep["mode"] == "remote"
     assert sweep["knobs"]["MODE"] == "throughput" and sweep["knobs"]["SIZES"] == "64 100000"
@@ -146,7 +147,7 @@ def test_serve_and_peer_sweep_without_ssh(lab, tmp_path):
         assert run.rc == 0, run.output
         folder = sweep_dir(tmp_path / "a", f"network-{lab.addr_b}")
         for proto in ("tcp", "udp"):
-            check_log_pair(folder, f"std-{proto}-64B-0s-0t", "std", proto)
+            check_log_pair(folder, f"std-{proto}-64B-0s-0t-r1", "std", proto)
         sweep = load_json(folder / "sweep.json")
         assert sweep["mode"] == "peer" and len(sweep["hosts"]) == 2
     finally:
@@ -167,14 +168,16 @@ def test_an_interrupted_network_sweep_stops_the_remote_pong(lab, tmp_path):
     argv = lab.in_ns(lab.ns_a, [str(REPO / SCRIPT), "--remote", f"root@{lab.addr_b}", "-S"])
     run = Run(argv, script_env(tmp_path, SSH_OPTS=lab.ssh_opts, INTERVALS="0 0.01",
                                PROTOCOLS="tcp")).start()
-    run.expect_line("[1/2]", timeout=30)
-    # Once the second point's pong listens in B, interrupt.
+    run.expect_line("[1/2 r1]", timeout=30)
+    # Once the second run's pong listens in B, interrupt.
     wait_until(lambda: any(name == "std-pong" for name in map(process_name, lab.pids(lab.ns_b))),
-               10, "the second point's pong in B")
+               10, "the second run's pong in B")
     os.kill(run.proc.pid, signal.SIGINT)
     run.finish(timeout=30)
     assert run.rc == 130, run.output
     no_strays(lab)
     folder = sweep_dir(tmp_path, f"network-{lab.addr_b}")
-    check_log_pair(folder, "std-tcp-64B-0s-0t", "std", "tcp")
-    assert not list(folder.glob("std-tcp-64B-0.01s-0t.*"))
+    first, second = load_json(folder / "sweep.json")["runs"]  # in the order they ran
+    assert (first["status"], second["status"]) == ("ok", "interrupted")
+    check_log_pair(folder, first["stem"], "std", "tcp")
+    assert not list(folder.glob(f"{second['stem']}.*"))

@@ -1,8 +1,10 @@
 """scripts/sweepkit: the knob checks and their messages, the plan and its lines for the shell, the ETA and
 the progress line, on knobs and points made up here (no process is started)."""
 
+import itertools
 import re
 import sys
+from dataclasses import dataclass
 
 import pytest
 
@@ -10,7 +12,7 @@ from sweep_helpers import REPO
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
-from sweepkit import cli, knobs, plan, progress, timefmt  # noqa: E402
+from sweepkit import cli, knobs, plan, progress, state, timefmt  # noqa: E402
 
 
 def checked(flags="St", context="localhost", **env):
@@ -25,15 +27,19 @@ def planned(flags="St", context="localhost", icmp_unusable=None, **env):
 
 def test_defaults_fill_unset_and_empty_knobs_but_an_empty_cpu_list_stays():
     values, given = knobs.read({"DURATION": "", "PING_CPUS": "", "MODE": "rtt"})
-    assert values["DURATION"] == "10" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
+    assert values["DURATION"] == "4" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
+    assert values["REPEATS"] == "3" and values["SEED"] == ""
     assert given == ["MODE", "DURATION", "PING_CPUS"]
     assert "BASE_PORT" not in values and knobs.read({}, network=True)[0]["BASE_PORT"] == "9009"
 
 
 def test_every_bad_knob_is_named_at_once():
     result = checked(DURATION="abc", WARMUP="-1", SIZE="3", INTERVALS="0.1 fast", TASKS="many",
-                     PROTOCOLS="tcp sctp", PING_CPUS="one", NICE="-40", PING_GRACE="0", READY_TIMEOUT="soon")
+                     PROTOCOLS="tcp sctp", PING_CPUS="one", NICE="-40", PING_GRACE="0", READY_TIMEOUT="soon",
+                     REPEATS="0", SEED="-1")
     assert result.errors == [
+        "REPEATS='0': expected a number of runs per point from 1 to 1000 (3 or more for an interval across runs)",
+        "SEED='-1': expected a whole number of up to 20 digits, e.g. 42",
         "DURATION='abc': expected seconds > 0, e.g. 10 or 0.5",
         "WARMUP='-1': expected seconds >= 0, e.g. 1",
         "SIZE='3': expected bytes >= 8 (the sequence number)",
@@ -64,8 +70,15 @@ def test_a_bad_knob_gets_its_message(env, message):
 
 
 def test_knobs_are_normalised_as_recorded():
-    result = checked(NICE="-08", SIZE="064")
+    result = checked(NICE="-08", SIZE="064", REPEATS="05", SEED="0042")
     assert not result.errors and result.knobs["NICE"] == "-8" and result.knobs["SIZE"] == "64"
+    assert (result.knobs["REPEATS"], result.knobs["SEED"]) == ("5", "42")
+
+
+def test_a_seed_is_drawn_when_none_is_given_and_kept_as_a_knob():
+    seeds = {checked().knobs["SEED"] for _ in range(5)}
+    assert all(seed.isdigit() for seed in seeds) and len(seeds) > 1
+    assert "SEED" not in checked().given and checked(SEED="").knobs["SEED"].isdigit()
 
 
 def test_base_port_leaves_room_for_every_runtime():
@@ -106,6 +119,59 @@ def test_a_runtime_added_to_the_list_is_swept_with_no_script_edit(monkeypatch, c
     assert "  -g  glommio: glommio, a thread per core\n" in capsys.readouterr().out
 
 
+@dataclass(frozen=True)
+class Reference(runtimes.Entry):
+    """A reference entry as runtimes.json will give it (e.g. busy-poll): the suite's own binaries with
+    arguments of their own. analysis/runtimes.py's Entry has no such fields yet."""
+
+    ping_args: tuple = ()
+    pong_args: tuple = ()
+
+    @property
+    def is_runtime(self):
+        return False
+
+
+def with_reference(monkeypatch, **fields):
+    listed = runtimes.entries()
+    fake = Reference(**{"label": "busy-poll", "flag": "B", "colour": "#777777", "about": "busy-polling std",
+                        "binary_prefix": "std", "ping_args": ("--pacing", "schedule"), "pong_args": ()} | fields)
+    monkeypatch.setattr(runtimes, "entries", lambda: (*listed, fake))
+
+
+def test_a_reference_with_binaries_is_planned_like_a_runtime_with_its_own_arguments(monkeypatch, capsys):
+    with_reference(monkeypatch, pong_args=("--mode", "rtt"))
+    points = planned("BSP", context="peer", INTERVALS="0", PROTOCOLS="tcp udp")
+    assert [(p.stem, p.binary, p.port, p.ping_args, p.pong_args) for p in points] == [
+        ("std-tcp-64B-0s-0t", "std", 9009, (), ()), ("std-udp-64B-0s-0t", "std", 9009, (), ()),
+        ("busy-poll-tcp-64B-0s-0t", "std", 9013, ("--pacing", "schedule"), ("--mode", "rtt")),
+        ("busy-poll-udp-64B-0s-0t", "std", 9013, ("--pacing", "schedule"), ("--mode", "rtt")),
+        ("ping-icmp-64B-0s-0t", None, None, (), ())]
+    k = checked("B", INTERVALS="0", PROTOCOLS="tcp").knobs
+    (run,) = plan.runs(planned("B", INTERVALS="0", PROTOCOLS="tcp"), 1, seed=1)
+    assert plan.line(0, run, k).split("\t")[-4:] == ["-", "1", "--pacing schedule", "--mode rtt"]
+    assert checked("B", "peer", BASE_PORT="65532").errors == ["BASE_PORT='65532': expected a port from 1 to 65531"]
+    # Its binaries are std's, listed once; it measures throughput too, where ICMP is dropped.
+    result = checked("SBP", MODE="throughput")
+    assert [e.label for e in result.selection] == ["std", "busy-poll"]
+    assert knobs.missing_binaries(result.knobs, result.selection, ["ping"]) == []
+    assert [p.name for p in knobs.missing_binaries({"BIN_DIR": "/nowhere"}, result.selection, ["ping"])] == [
+        "std-ping"]
+    assert checked("SB", "serve").warnings == [
+        "-B: its pong (--mode rtt) stays up beside the others for the whole sweep; to be sure it takes no CPU "
+        "time from them, serve it on its own (--serve -B)"]
+    doc = {"knobs": checked("SB", "serve", INTERVALS="0", PROTOCOLS="tcp").knobs, "frameworks": ["std", "busy-poll"]}
+    assert cli.serve_pongs(doc) == [("std", "std", "tcp", 9009, ()), ("busy-poll", "std", "tcp", 9013, ("--mode", "rtt"))]
+    cli.main(["help", "--network"])
+    assert "BASE_PORT=9009         first port of --serve/--peer: std on BASE_PORT, tokio +1, async-std +2, " \
+           "smol +3, busy-poll +4" in capsys.readouterr().out
+
+
+def test_a_reference_argument_with_a_space_is_refused(monkeypatch):
+    with_reference(monkeypatch, ping_args=("--pacing schedule",))
+    assert checked("B").usage == "-B: runtimes.json gives it an empty argument or one with a space"
+
+
 def test_the_plan_runs_runtimes_in_the_list_order_then_the_references():
     points = planned("PtS", INTERVALS="0.01 0", PROTOCOLS="tcp udp", TASKS="0 010")
     stems = [p.stem for p in points]
@@ -131,10 +197,57 @@ def test_the_plan_skips_what_cannot_run_and_says_why():
 def test_plan_lines_have_every_field_and_no_empty_one():
     k = checked("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp").knobs
     points = planned("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp")
-    lines = [plan.line(i, p, k) for i, p in enumerate(points)]
-    assert lines == ["0\tasync-std-tcp-64B-0s-0t\trtt\tasyncstd\ttcp\t64\t0\t0\t31\t9303\tplanned\t-",
-                     "1\tping-icmp-64B-0s-0t\ticmp\t-\ticmp\t64\t0\t0\t11.5\t-\tplanned\t-"]
-    assert all(len(line.split("\t")) == len(plan.LINE_FIELDS) for line in lines)
+    lines = sorted(plan.line(i, r, k).split("\t", 1)[1] for i, r in enumerate(plan.runs(points, 2, seed=1)))
+    assert lines == ["async-std-tcp-64B-0s-0t-r1\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t1\t-\t-",
+                     "async-std-tcp-64B-0s-0t-r2\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t2\t-\t-",
+                     "ping-icmp-64B-0s-0t-r1\ticmp\t-\ticmp\t64\t0\t0\t5.5\t-\t1\t-\t-",
+                     "ping-icmp-64B-0s-0t-r2\ticmp\t-\ticmp\t64\t0\t0\t5.5\t-\t2\t-\t-"]
+    assert all(len(line.split("\t")) == len(plan.LINE_FIELDS) - 1 for line in lines)
+
+
+DEFAULT_SWEEP = "asStP"  # 4 runtimes × tcp, udp × 5 intervals, and ICMP at the 4 intervals iputils can pace
+
+
+def test_every_round_runs_every_point_once():
+    points = planned(DEFAULT_SWEEP)
+    measured = [p.stem for p in points if not p.skipped]
+    assert len(points) == 45 and len(measured) == 44
+    runs = plan.runs(points, 3, seed=7)
+    assert len(runs) == 132 and [r.round for r in runs] == [1] * 44 + [2] * 44 + [3] * 44
+    for k in (1, 2, 3):
+        in_round = runs[(k - 1) * 44:k * 44]
+        assert sorted(r.point.stem for r in in_round) == sorted(measured)
+        assert all(r.stem == f"{r.point.stem}-r{k}" for r in in_round)
+    assert [r.point.stem for r in runs[:44]] != [r.point.stem for r in runs[44:88]]  # shuffled anew
+
+
+def test_the_same_seed_gives_the_same_order_and_another_seed_another():
+    points = planned(DEFAULT_SWEEP)
+
+    def order(seed, repeats=3):
+        return [r.stem for r in plan.runs(points, repeats, seed)]
+
+    assert order(42) == order(42) == [r.stem for r in plan.runs(planned(DEFAULT_SWEEP), 3, 42)]
+    assert order(42) != order(43)
+    assert order(42, repeats=5)[:132] == order(42)  # round k does not depend on how many follow
+    assert [p.stem for p in points if not p.skipped] not in ([r.point.stem for r in plan.runs(points, 1, s)]
+                                                             for s in range(20))
+
+
+@pytest.mark.parametrize("flags, env", [(DEFAULT_SWEEP, {}), ("tS", {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp"}),
+                                        ("SP", {"INTERVALS": "0.01 0.001 0", "PROTOCOLS": "udp"})],
+                         ids=["default", "two-by-two", "one-runtime-and-icmp"])
+def test_no_framework_runs_its_points_as_one_block(flags, env):
+    points = planned(flags, **env)
+    for seed in range(50):
+        for k, runs in itertools.groupby(plan.runs(points, 2, seed), key=lambda r: r.round):
+            assert not plan.blocks([r.point for r in runs]), (seed, k)
+    assert plan.blocks([p for p in points if not p.skipped])  # the list's own order would
+
+
+def test_a_single_framework_of_one_point_still_runs():
+    points = planned("S", INTERVALS="0", PROTOCOLS="tcp")
+    assert [r.stem for r in plan.runs(points, 3, seed=1)] == [f"std-tcp-64B-0s-0t-r{k}" for k in (1, 2, 3)]
 
 
 def test_a_throughput_ping_has_time_for_its_handshake():
@@ -143,69 +256,108 @@ def test_a_throughput_ping_has_time_for_its_handshake():
     assert plan.plain(plan.ping_limit_s("rtt", k)) == "3.2"
 
 
-def test_a_point_record_has_the_fields_of_its_kind():
+def test_point_and_run_records_have_the_fields_of_their_kind():
     rtt, tput = planned("S", INTERVALS="0.001", PROTOCOLS="tcp")[0], planned("S", MODE="throughput",
                                                                               SIZES="8", PROTOCOLS="tcp")[0]
     assert list(rtt.record()) == ["stem", "framework", "transport", "payload", "interval_s", "tasks", "status",
-                                  "wall_s", "p50_ns", "achieved_rate", "message"]
+                                  "repeats_ok", "message"]
     assert rtt.record()["interval_s"] == 0.001
-    assert list(tput.record()) == ["stem", "framework", "transport", "payload", "tasks", "status", "wall_s",
-                                   "msg_per_s_p50", "gbit_per_s_p50", "message"]
+    assert list(tput.record()) == ["stem", "framework", "transport", "payload", "tasks", "status", "repeats_ok",
+                                   "message"]
+    assert plan.Run(rtt, 2).record() == {"stem": "std-tcp-64B-0.001s-0t-r2", "point": "std-tcp-64B-0.001s-0t",
+                                         "round": 2, "status": "planned", "start_s": None, "wall_s": None,
+                                         "p50_ns": None, "achieved_rate": None, "message": None}
+    assert list(plan.Run(tput, 1).record())[-3:] == ["msg_per_s_p50", "gbit_per_s_p50", "message"]
 
 
-def points_of(*statuses, wall=1.5):
-    return [{"stem": f"std-tcp-64B-0s-{i}t", "status": s, "wall_s": wall if s != "planned" else None,
-             "interval_s": 0.0, "p50_ns": 21350 if s == "ok" else None,
-             "achieved_rate": 999.5 if s == "ok" else None, "message": None if s == "ok" else "why"}
-            for i, s in enumerate(statuses)]
+def runs_of(*statuses, wall=1.5, repeats=1):
+    """Run records of made-up points, one per status; round k of a point runs as run k × points."""
+    n = len(statuses) // repeats
+    return [{"stem": f"std-tcp-64B-0s-{i % n}t-r{i // n + 1}", "point": f"std-tcp-64B-0s-{i % n}t",
+             "round": i // n + 1, "status": s, "start_s": None, "wall_s": wall if s != "planned" else None,
+             "p50_ns": 21350 if s == "ok" else None, "achieved_rate": 999.5 if s == "ok" else None,
+             "message": None if s == "ok" else "why"} for i, s in enumerate(statuses)]
 
 
 KNOBS = {"WARMUP": "0.5", "DURATION": "1", "MODE": "rtt"}
 
 
+def doc_of(runs, repeats=1, **extra):
+    return {"knobs": KNOBS, "repeats": repeats, "runs": runs, **extra}
+
+
 def test_the_eta_counts_what_is_left_at_the_overhead_seen_so_far():
-    points = points_of("ok", "ok", "planned", "skipped", "planned")
-    # Two measured points took 4 s for 2 × 1.5 s of warm-up and duration: 0.5 s overhead each.
-    assert progress.eta_s(points, 1, 4.0, KNOBS) == pytest.approx(2 * (1.5 + 0.5))
-    # A failed point's wall time is not overhead.
-    failed = points_of("failed", "ok", "planned", wall=3.0)
+    runs = runs_of("ok", "ok", "planned", "skipped", "planned")
+    # Two measured runs took 4 s for 2 × 1.5 s of warm-up and duration: 0.5 s overhead each.
+    assert progress.eta_s(runs, 1, 4.0, KNOBS) == pytest.approx(2 * (1.5 + 0.5))
+    # A failed run's wall time is not overhead.
+    failed = runs_of("failed", "ok", "planned", wall=3.0)
     assert progress.eta_s(failed, 1, 3.0 + 2.0, KNOBS) == pytest.approx(1.5 + 0.5)
-    assert progress.eta_s(points, 4, 99.0, KNOBS) == 0
+    assert progress.eta_s(runs, 4, 99.0, KNOBS) == 0
 
 
-def test_the_progress_line_keeps_its_layout():
-    points = points_of("ok", "failed", "skipped", "planned")
-    lines = [progress.progress_line(points, i, 5.0, KNOBS) for i in range(3)]
-    assert lines[0] == "[1/4] std-tcp-64B-0s-0t                  p50 21.35 µs          1 k msg/s   (1.5 s)   ETA 5s"
-    assert lines[1].startswith("[2/4] std-tcp-64B-0s-1t                  FAILED: why   (1.5 s)   ETA ")
-    assert lines[2].startswith("[3/4] std-tcp-64B-0s-2t                  skipped: why   (1.5 s)")
-    tput = [{"stem": "tokio-tcp-1024B-throughput-0t", "status": "ok", "wall_s": 11.31,
-             "msg_per_s_p50": 1.46e6, "gbit_per_s_p50": 11.98, "message": None}]
-    assert progress.progress_line(tput, 0, 11.4, KNOBS) == (
-        "[1/1] tokio-tcp-1024B-throughput-0t      p50     1.46 M msg/s         12 Gb/s   (11.3 s)   ETA 0s")
-    many = points_of(*["ok"] * 12)
-    assert re.match(r"\[ 3/12\] ", progress.progress_line(many, 2, 5.0, KNOBS))
+def test_the_estimate_counts_each_kind_of_run_at_its_overhead():
+    k = checked("SP", INTERVALS="0.001", PROTOCOLS="tcp", DURATION="4", WARMUP="1").knobs
+    points = planned("SP", INTERVALS="0.001", PROTOCOLS="tcp")
+    doc = {"knobs": k, "points": [p.record() for p in points],
+           "runs": [r.record() for r in plan.runs(points, 3, seed=1)]}
+    assert progress.estimate_s(doc) == pytest.approx(3 * (5 + 0.5) + 3 * (5 + 0.8))
 
 
-def test_the_plan_printout_says_what_is_skipped_and_the_estimate():
-    points = [p.record() for p in planned("S", MODE="throughput", SIZES="64 100000", PROTOCOLS="udp",
-                                          DURATION="10", WARMUP="1")]
-    k = checked("S", MODE="throughput", SIZES="64 100000", DURATION="10", WARMUP="1").knobs
-    lines = progress.plan_lines(points, k)
-    assert lines[0] == "Plan: 2 points, 1 skipped, of 1 s warm-up + 10 s measured (throughput), about 11s in all"
-    assert lines[2] == ("    2  std-udp-100000B-throughput-0t          skipped: a UDP datagram carries at most "
+def test_the_progress_line_keeps_its_layout_and_shows_the_round():
+    doc = doc_of(runs_of("ok", "failed", "skipped", "planned"))
+    lines = [progress.progress_line(doc, i, 5.0) for i in range(3)]
+    assert lines[0] == ("[1/4 r1] std-tcp-64B-0s-0t                  p50 21.35 µs          1 k msg/s   (1.5 s)   "
+                        "ETA 5s")
+    assert lines[1].startswith("[2/4 r1] std-tcp-64B-0s-1t                  FAILED: why   (1.5 s)   ETA ")
+    assert lines[2].startswith("[3/4 r1] std-tcp-64B-0s-2t                  skipped: why   (1.5 s)")
+    tput = [{"stem": "tokio-tcp-1024B-throughput-0t-r1", "point": "tokio-tcp-1024B-throughput-0t", "round": 1,
+             "status": "ok", "wall_s": 11.31, "msg_per_s_p50": 1.46e6, "gbit_per_s_p50": 11.98, "message": None}]
+    assert progress.progress_line(doc_of(tput), 0, 11.4) == (
+        "[1/1 r1] tokio-tcp-1024B-throughput-0t      p50     1.46 M msg/s         12 Gb/s   (11.3 s)   ETA 0s")
+    many = doc_of(runs_of(*["ok"] * 12, repeats=3), repeats=3)
+    assert re.match(r"\[ 3/12 r1\] ", progress.progress_line(many, 2, 5.0))
+    assert re.match(r"\[11/12 r3\] std-tcp-64B-0s-2t ", progress.progress_line(many, 10, 5.0))
+    ten = doc_of(runs_of("ok", repeats=1), repeats=10)
+    assert progress.progress_line(ten, 0, 5.0).startswith("[1/1 r1 ] ")
+
+
+def test_the_plan_printout_says_what_is_skipped_the_runs_the_seed_and_the_estimate():
+    k = checked("S", MODE="throughput", SIZES="64 100000", PROTOCOLS="udp", DURATION="10", WARMUP="1").knobs
+    points = planned("S", MODE="throughput", SIZES="64 100000", PROTOCOLS="udp")
+    doc = {"knobs": k, "repeats": 3, "seed": 42, "points": [p.record() for p in points],
+           "runs": [r.record() for r in plan.runs(points, 3, 42)]}
+    lines = progress.plan_lines(doc)
+    assert lines[:2] == ["Plan: 2 points, 1 skipped, × 3 repeats = 3 runs of 1 s warm-up + 10 s measured "
+                         "(throughput), about 35s in all",
+                         "  3 rounds, each point once per round, in an order shuffled with SEED=42"]
+    assert lines[3] == ("    2  std-udp-100000B-throughput-0t          skipped: a UDP datagram carries at most "
                         "65507 bytes")
 
 
-def test_closing_figures_leave_failed_and_skipped_points_out_of_the_overhead():
-    points = points_of("ok", "ok", "failed", "skipped", wall=2.0)
-    totals = progress.totals(points, 10.0, KNOBS)
-    assert totals == {"wall_s": 10.0, "measured_s": 2, "warmup_total_s": 1, "overhead_per_point_s": 1.5}
-    lines = progress.closing_lines({"points": points, **totals}, "/tmp/x")
-    assert lines[0] == ("2 of 4 points measured in 10s (wall 10 s; measured 2 s + warm-up 1 s; overhead 1.5 s "
-                        "per measured point)")
-    assert lines[1:] == ["Skipped (1):", "  std-tcp-64B-0s-3t: why", "FAILED (1):", "  std-tcp-64B-0s-2t: why",
+def test_closing_figures_leave_failed_and_skipped_runs_out_of_the_overhead():
+    runs = runs_of("ok", "ok", "failed", "skipped", wall=2.0)
+    totals = progress.totals(runs, 10.0, KNOBS)
+    assert totals == {"wall_s": 10.0, "measured_s": 2, "warmup_total_s": 1, "overhead_per_run_s": 1.5}
+    points = [{"stem": f"std-tcp-64B-0s-{i}t", "status": s, "message": None if s == "ok" else "why"}
+              for i, s in enumerate(("ok", "ok", "failed", "skipped"))]
+    lines = progress.closing_lines({"points": points, "runs": runs, "repeats": 1, **totals}, "/tmp/x")
+    assert lines[0] == ("2 of 4 runs measured in 10s (wall 10 s; measured 2 s + warm-up 1 s; overhead 1.5 s "
+                        "per measured run)")
+    assert lines[1:] == ["Skipped (1):", "  std-tcp-64B-0s-3t: why", "FAILED (1):", "  std-tcp-64B-0s-2t-r1: why",
                          "Sweep folder: /tmp/x"]
+
+
+def test_closing_lines_say_which_points_lack_repeats():
+    runs = runs_of("ok", "ok", "ok", "failed", "ok", "skipped", repeats=3)
+    doc = {"points": [p.record() for p in planned("S", INTERVALS="0", TASKS="0 1", PROTOCOLS="tcp")],
+           "runs": runs, "repeats": 3}
+    state.tally(doc)
+    assert [(p["status"], p["repeats_ok"], p["message"]) for p in doc["points"]] == [
+        ("ok", 3, None), ("partial", 1, "1 of 3 repeats")]
+    lines = progress.closing_lines(doc | progress.totals(runs, 9.0, KNOBS), "/tmp/x")
+    assert lines[1:] == ["1 of 2 points have all 3 repeats", "Incomplete (1):", "  std-tcp-64B-0s-1t: 1 of 3 repeats",
+                         "FAILED (1):", "  std-tcp-64B-0s-1t-r2: why", "Sweep folder: /tmp/x"]
 
 
 @pytest.mark.parametrize("value, text", [(0, "0s"), (59.4, "59s"), (425.3, "7m05s"), (3720, "1h02m")])

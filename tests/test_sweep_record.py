@@ -42,15 +42,15 @@ def test_a_throughput_log_without_windows_gives_empty_figures():
     empty = dict(THROUGHPUT_LOG, windows=0, lost=None,
                  msg_per_s={"mean": None, "p5": None, "p50": None, "p95": None})
     assert table.figures(empty) == (None, 2.15)
-    assert table.throughput_row(empty)[4:7] == ["0", "–", "–"]
+    assert table.throughput_row(empty)[4:8] == ["–", "0", "–", "–"]
 
 
 def test_the_fallback_table_has_a_throughput_form(tmp_path):
-    write_logs(tmp_path, tput=THROUGHPUT_LOG, sweep={"schema": "rtt-sweep/1"})
+    write_logs(tmp_path, **{"async-std-udp-64B-throughput-2t-r1": THROUGHPUT_LOG, "sweep": {"schema": "rtt-sweep/2"}})
     header, row = table.summary(tmp_path)
-    assert cells(header)[:4] == ["framework", "transport", "payload", "tasks"]
+    assert cells(header)[:5] == ["framework", "transport", "payload", "tasks", "run"]
     assert "msg/s p50" in header and "Gb/s p50" in header
-    assert cells(row) == ["async-std", "udp", "64 B", "2", "5", "3.9 M", "4.2 M", "4.4 M", "2", "2.15",
+    assert cells(row) == ["async-std", "udp", "64 B", "2", "r1", "5", "3.9 M", "4.2 M", "4.4 M", "2", "2.15",
                           "2.25", "12 (incomplete)"]
 
 
@@ -59,33 +59,51 @@ def test_the_fallback_table_shows_each_kind_it_finds(tmp_path):
     lines = table.summary(tmp_path)
     assert "p50 µs" in lines[0] and "" in lines and any("msg/s p50" in line for line in lines)
     rtt_row = cells(lines[1])
-    assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "10", "21", "40", "41", "42", "0"]
+    assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "–", "10", "21", "40", "41", "42", "0"]
 
 
-def test_sweep_json_names_the_results_of_each_kind_of_point(tmp_path):
-    env = {"MODE": "throughput", "SIZES": "64 100000"}
+def test_the_fallback_table_keeps_a_points_repeats_together_in_order(tmp_path):
+    write_logs(tmp_path, **{f"tokio-tcp-64B-0.001s-0t-r{k}": dict(RTT_LOG, rtt_ns={"n": k}) for k in (10, 2, 1)})
+    write_logs(tmp_path, **{"tokio-tcp-64B-0.001s-0t-x-r3": RTT_LOG})
+    runs = [cells(line)[5:7] for line in table.summary(tmp_path)[1:]]
+    assert runs == [["r1", "1"], ["r2", "2"], ["r10", "10"], ["r3", "10"]]
+
+
+def test_sweep_json_names_the_results_of_each_kind_of_run_and_tallies_the_points(tmp_path):
+    env = {"MODE": "throughput", "SIZES": "64 100000", "REPEATS": "2"}
     checked = knobs.check(env, "S")
-    points = [p.record() for p in plan.build(checked.knobs, checked.selection)]
+    points = plan.build(checked.knobs, checked.selection)
+    runs = plan.runs(points, 2, seed=5)
     rtt_knobs = knobs.check({"INTERVALS": "0.001", "PROTOCOLS": "tcp"}, "S").knobs
-    points.append(plan.build(rtt_knobs, checked.selection)[0].record())
+    rtt_point = plan.build(rtt_knobs, checked.selection)[0]
     doc = {"kind": "localhost", "estimated_s": 7.5, "knobs": checked.knobs, "knobs_given": checked.given,
-           "points": points}
-    state.settle(points[0], "ok", None, 0.8123, (4200000.5, 2.15))
-    state.settle(points[-1], "ok", None, 1.2, (21000, 999.5))
+           "repeats": 2, "seed": 5, "points": [p.record() for p in points + [rtt_point]],
+           "runs": [r.record() for r in runs + [plan.Run(rtt_point, 1)]]}
+    tput = next(r for r in doc["runs"] if r["stem"] == "std-tcp-64B-throughput-0t-r1")
+    state.settle(tput, "ok", None, 0.8123, (4200000.5, 2.15))
+    state.settle(doc["runs"][-1], "ok", None, 1.2, (21000, 999.5))
     out = tmp_path / "sweep.json"
     state.save(out, doc)
     doc = json.loads(out.read_text())
-    assert list(doc)[:2] == ["schema", "status"] or list(doc)[0] == "schema"
-    assert doc["schema"] == "rtt-sweep/1"
+    assert list(doc)[:2] == ["schema", "kind"]
+    assert doc["schema"] == "rtt-sweep/2" and doc["repeats"] == 2 and doc["seed"] == 5
+    assert list(doc)[-4:] == ["counts", "point_counts", "points", "runs"]
     assert doc["knobs"]["MODE"] == "throughput" and doc["knobs"]["SIZES"] == "64 100000"
-    assert doc["knobs_given"] == ["MODE", "SIZES"] and doc["estimated_s"] == 7.5
-    tput, skipped, rtt = doc["points"][0], doc["points"][3], doc["points"][-1]
-    assert tput == {"stem": "std-tcp-64B-throughput-0t", "framework": "std", "transport": "tcp",
-                    "payload": 64, "tasks": 0, "status": "ok", "wall_s": 0.81,
-                    "msg_per_s_p50": 4200000.5, "gbit_per_s_p50": 2.15, "message": None}
-    assert skipped["status"] == "skipped" and skipped["msg_per_s_p50"] is None and "65507" in skipped["message"]
-    assert rtt["interval_s"] == 0.001 and rtt["p50_ns"] == 21000 and rtt["achieved_rate"] == 999.5
-    assert doc["counts"] == {"ok": 2, "failed": 0, "skipped": 1, "interrupted": 0, "planned": 2}
+    assert doc["knobs_given"] == ["MODE", "REPEATS", "SIZES"] and doc["estimated_s"] == 7.5
+    tput = next(r for r in doc["runs"] if r["stem"] == "std-tcp-64B-throughput-0t-r1")
+    assert tput == {"stem": "std-tcp-64B-throughput-0t-r1", "point": "std-tcp-64B-throughput-0t", "round": 1,
+                    "status": "ok", "start_s": None, "wall_s": 0.81, "msg_per_s_p50": 4200000.5,
+                    "gbit_per_s_p50": 2.15, "message": None}
+    first, skipped, rtt = doc["points"][0], doc["points"][3], doc["points"][-1]
+    assert first == {"stem": "std-tcp-64B-throughput-0t", "framework": "std", "transport": "tcp", "payload": 64,
+                     "tasks": 0, "status": "partial", "repeats_ok": 1, "message": "1 of 2 repeats"}
+    assert skipped["status"] == "skipped" and "65507" in skipped["message"]
+    assert not any(r["point"] == skipped["stem"] for r in doc["runs"]), "a skipped point has no run"
+    assert rtt["interval_s"] == 0.001 and (rtt["status"], rtt["repeats_ok"]) == ("ok", 1)
+    assert doc["runs"][-1]["p50_ns"] == 21000 and doc["runs"][-1]["achieved_rate"] == 999.5
+    assert doc["counts"] == {"ok": 2, "failed": 0, "skipped": 0, "interrupted": 0, "planned": 5}
+    assert doc["point_counts"] == {"ok": 1, "partial": 1, "failed": 0, "skipped": 1, "interrupted": 0,
+                                   "planned": 2}
     assert not list(tmp_path.glob(".*tmp")), "the temporary file is renamed over sweep.json"
 
 
@@ -102,10 +120,10 @@ def test_a_failed_ping_leaves_no_empty_logs_but_keeps_what_it_wrote(tmp_path):
     stem = tmp_path / "std-tcp-64B-0s-0t"
     (tmp_path / f"{stem.name}.json").write_text("")
     (tmp_path / f"{stem.name}.csv").write_text("seq,t_ns,rtt_ns\n")
-    assert state.ping_outcome({}, 124, "3.2", stem) == ("failed", "ping timed out after 3.2 s")
+    assert state.ping_outcome(124, "3.2", stem) == ("failed", "ping timed out after 3.2 s")
     assert [p.name for p in tmp_path.iterdir()] == [f"{stem.name}.csv"]
-    assert state.ping_outcome({}, 1, "3.2", stem) == ("failed", "ping exited with status 1")
-    assert state.ping_outcome({}, 0, "3.2", stem) == ("failed", f"ping wrote no {stem}.json/.csv")
+    assert state.ping_outcome(1, "3.2", stem) == ("failed", "ping exited with status 1")
+    assert state.ping_outcome(0, "3.2", stem) == ("failed", f"ping wrote no {stem}.json/.csv")
 
 
 def sweep_py(*args, env=None, **kwargs):
@@ -116,7 +134,8 @@ def sweep_py(*args, env=None, **kwargs):
 
 def test_the_shell_interface_from_check_to_finish(tmp_path):
     """The commands in the order a script calls them, with the line formats the shell reads."""
-    env = {"PATH": "/usr/bin:/bin", "INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0"}
+    env = {"PATH": "/usr/bin:/bin", "INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0",
+           "REPEATS": "2", "SEED": "3"}
     tmp, folder = tmp_path / "tmp", tmp_path / "sweep"
     tmp.mkdir()
     folder.mkdir()
@@ -125,48 +144,56 @@ def test_the_shell_interface_from_check_to_finish(tmp_path):
     assigned = dict(line.split("\t") for line in check.stdout.splitlines())
     assert assigned["INTERVALS"] == "0.001 0" and assigned["RUNTIMES"] == "tokio"
     assert assigned["RUNTIME_FLAGS"] == "-t" and assigned["REFERENCES"] == ""
+    assert (assigned["REPEATS"], assigned["SEED"]) == ("2", "3")
     shown = sweep_py("plan", "--state", s, "--lines", str(tmp / "plan.tsv"), "--knob", "PING_CPUS=0",
                      check=True).stdout
-    assert shown.startswith("Plan: 2 points of 0 s warm-up + 1 s measured, about 3s in all\n")
+    assert shown.startswith("Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 6s in all\n"
+                            "  2 rounds, each point once per round, in an order shuffled with SEED=3\n")
     lines = (tmp / "plan.tsv").read_text().splitlines()
-    assert [line.split("\t")[:3] for line in lines] == [["0", "tokio-tcp-64B-0.001s-0t", "rtt"],
-                                                        ["1", "tokio-tcp-64B-0s-0t", "rtt"]]
+    order = [r.stem for r in plan.runs(plan.build(knobs.check(env, "t").knobs, knobs.check(env, "t").selection), 2, 3)]
+    assert [line.split("\t")[:3] for line in lines] == [[str(i), stem, "rtt"] for i, stem in enumerate(order)]
     sweep_py("start", "--state", s, "--dir", str(folder), "--meta", "kind=localhost", "--meta", "target=a=b",
              "--host", f"local={tmp / 'none.tsv'}", check=True)
     s = str(folder / "sweep.json")
     doc = state.load(s)
     assert doc["status"] == "running" and doc["target"] == "a=b" and doc["knobs"]["PING_CPUS"] == "0"
-    assert doc["estimated_s"] == 2.6 and not (tmp / "state.json").exists()
+    assert doc["estimated_s"] == 6 and not (tmp / "state.json").exists()
+    assert (doc["repeats"], doc["seed"]) == (2, 3) and [r["stem"] for r in doc["runs"]] == order
 
-    write_logs(folder, **{"tokio-tcp-64B-0.001s-0t": RTT_LOG})
-    (folder / "tokio-tcp-64B-0.001s-0t.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
+    first_stem, second_stem = order[:2]
+    write_logs(folder, **{first_stem: RTT_LOG})
+    (folder / f"{first_stem}.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
     first = sweep_py("record", "--state", s, "0", "--t0", "100.0", "--t1", "101,25", "--since", "100.0",
                      "--exit-code", "0", check=True).stdout
-    assert first == "[1/2] tokio-tcp-64B-0.001s-0t            p50    21 µs          1 k msg/s   (1.25 s)   ETA 1s\n"
+    assert first == (f"[1/4 r1] {first_stem[:-3]:<34} p50    21 µs          1 k msg/s   (1.25 s)   ETA 4s\n")
     (tmp / "ping.err").write_text("one\ntwo\n")
     second = sweep_py("record", "--state", s, "1", "--t0", "101.3", "--t1", "102.3", "--since", "100.0",
                       "--exit-code", "3", "--tail", str(tmp / "ping.err"), "--tail", str(tmp / "empty.err"),
                       check=True).stdout.splitlines()
-    assert second == ["[2/2] tokio-tcp-64B-0s-0t                FAILED: ping exited with status 3   (1 s)   ETA 0s",
+    assert second == [f"[2/4 r1] {second_stem[:-3]:<34} FAILED: ping exited with status 3   (1 s)   ETA 3s",
                       "      ping.err:", "      | one", "      | two"]
     finish = sweep_py("finish", "--state", s, "--since", "100.0", "--now", "102.5", cwd=tmp_path)
     assert finish.returncode == 1
-    assert "FAILED (1):\n  tokio-tcp-64B-0s-0t: ping exited with status 3\n" in finish.stdout
+    assert f"FAILED (1):\n  {second_stem}: ping exited with status 3\n" in finish.stdout
+    assert f"Incomplete (2):\n  {min(first_stem, second_stem)[:-3]}: " in finish.stdout
     assert finish.stdout.endswith(f"Sweep folder: {folder}\n")
     doc = state.load(s)
     assert doc["status"] == "failed" and doc["wall_s"] == 2.5 and doc["measured_s"] == 1
-    assert [p["status"] for p in doc["points"]] == ["ok", "failed"] and doc["points"][0]["wall_s"] == 1.25
+    assert [r["status"] for r in doc["runs"]] == ["ok", "failed", "planned", "planned"]
+    assert doc["runs"][0]["wall_s"] == 1.25 and doc["runs"][1]["start_s"] == 1.3
 
 
-def test_an_interrupted_point_is_marked_and_said(tmp_path):
+def test_an_interrupted_run_is_marked_and_said(tmp_path):
     s = str(tmp_path / "sweep.json")
     checked = knobs.check({"INTERVALS": "0 0.01", "PROTOCOLS": "tcp"}, "S")
-    state.save(s, {"status": "running", "knobs": checked.knobs,
-                   "points": [p.record() for p in plan.build(checked.knobs, checked.selection)]})
+    points = plan.build(checked.knobs, checked.selection)
+    state.save(s, {"status": "running", "knobs": checked.knobs, "repeats": 1, "points": [p.record() for p in points],
+                   "runs": [r.record() for r in plan.runs(points, 1, seed=0)]})
     run = sweep_py("interrupt", "--prog", "run-x", "--state", s, "--signal", "TERM", "--index", "1", check=True)
-    assert run.stderr == (f"run-x: std-tcp-64B-0.01s-0t was interrupted and removed; finished points stay in "
-                          f"{tmp_path}\n")
+    stem = state.load(s)["runs"][1]["stem"]
+    assert run.stderr == f"run-x: {stem} was interrupted and removed; finished runs stay in {tmp_path}\n"
     doc = state.load(s)
     assert doc["status"] == "interrupted" and doc["finished_at"]
-    assert doc["points"][1]["status"] == "interrupted" and "SIGTERM" in doc["points"][1]["message"]
+    assert doc["runs"][1]["status"] == "interrupted" and "SIGTERM" in doc["runs"][1]["message"]
     assert doc["counts"]["interrupted"] == 1 and doc["counts"]["planned"] == 1
+    assert doc["point_counts"]["interrupted"] == 1 and doc["point_counts"]["planned"] == 1

@@ -9,7 +9,7 @@ import pytest
 from sweep_helpers import (BIN_DIR, check_throughput_pair, load_json, require_binaries, run_script,
                            sweep_dir, throughput_stem)
 
-SHORT = {"MODE": "throughput", "DURATION": "0.5", "WARMUP": "0.2"}
+SHORT = {"MODE": "throughput", "DURATION": "0.5", "WARMUP": "0.2", "REPEATS": "1"}
 
 
 def test_a_throughput_sweep_logs_every_size_and_skips_what_udp_cannot_carry(tmp_path):
@@ -25,11 +25,11 @@ def test_a_throughput_sweep_logs_every_size_and_skips_what_udp_cannot_carry(tmp_
         if (fw, proto, size) not in too_big:
             check_throughput_pair(folder, fw, proto, size)
     for fw, proto, size in too_big:
-        stem = throughput_stem(fw, proto, size)
-        assert not list(folder.glob(f"{stem}.*"))
-        # Said in the plan, in the progress line and in the closing list.
+        stem = throughput_stem(fw, proto, size, repeat=None)
+        assert not list(folder.glob(f"{stem}*"))
+        # Said in the plan and in the closing list; it has no run.
         said = [line for line in run.stdout if stem in line]
-        assert len(said) == 3 and all("65507" in line for line in said), said
+        assert len(said) == 2 and all("65507" in line for line in said), said
 
     # -P has no throughput: one line says it is skipped, and no ICMP point is planned.
     assert sum("-P" in line for line in run.errlines) == 1, run.stderr
@@ -41,21 +41,24 @@ def test_a_throughput_sweep_logs_every_size_and_skips_what_udp_cannot_carry(tmp_
     assert {"MODE", "SIZES"} <= set(sweep["knobs_given"])
     assert sweep["frameworks"] == ["std", "tokio"]
     points = sweep["points"]
-    assert [p["stem"] for p in points] == [throughput_stem(*point) for point in plan]
+    assert [p["stem"] for p in points] == [throughput_stem(*point, repeat=None) for point in plan]
     for p, point in zip(points, plan):
         assert p["payload"] == point[2] and "interval_s" not in p
         if point in too_big:
             assert p["status"] == "skipped" and "65507" in p["message"]
         else:
-            assert p["status"] == "ok" and p["msg_per_s_p50"] > 0 and p["gbit_per_s_p50"] > 0
-    assert sweep["counts"]["ok"] == 6 and sweep["counts"]["skipped"] == 2
+            assert p["status"] == "ok" and p["repeats_ok"] == 1
+    runs = sweep["runs"]
+    assert sorted(r["stem"] for r in runs) == sorted(throughput_stem(*point) for point in plan if point not in too_big)
+    assert all(r["status"] == "ok" and r["msg_per_s_p50"] > 0 and r["gbit_per_s_p50"] > 0 for r in runs)
+    assert sweep["counts"]["ok"] == 6 and sweep["point_counts"]["skipped"] == 2
     assert sweep["measured_s"] == 3
 
-    assert "Plan: 8 points, 2 skipped," in run.output
+    assert "Plan: 8 points, 2 skipped, × 1 repeat = 6 runs" in run.output
     progress = [line for line in run.stdout if line.startswith("[")]
-    assert len(progress) == 8
+    assert len(progress) == 6
     figures = re.compile(r"p50 +[0-9.]+( [kMG])? msg/s +[0-9.]+ Gb/s")
-    assert all(figures.search(line) for line in progress if "skipped" not in line), progress
+    assert all(figures.search(line) for line in progress), progress
     assert "Skipped (2):" in run.output and "Traceback" not in run.output
     assert "awk:" not in run.stderr and "command not found" not in run.stderr, run.stderr
     assert str(folder) in run.stdout[-1]
@@ -85,6 +88,7 @@ def test_a_throughput_point_against_an_echoing_pong_fails_and_the_sweep_goes_on(
     sweep = load_json(folder / "sweep.json")
     assert sweep["status"] == "failed"
     assert [p["status"] for p in sweep["points"]] == ["ok", "failed"]
+    assert {r["stem"]: r["status"] for r in sweep["runs"]} == {throughput_stem("std", "tcp", 1024): "ok", failed: "failed"}
 
 
 def bad(named, **knobs):

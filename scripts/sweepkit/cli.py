@@ -4,9 +4,9 @@
   check    check the flags and knobs; start the state file; print the knobs for the shell (NAME<TAB>VALUE)
   plan     build the plan: write its lines for the shell, print it for people
   start    the sweep's folder exists: sweep.json goes there, with the run's facts
-  record   a point ended: record it in sweep.json, print its progress line
+  record   a run ended: record it in sweep.json, print its progress line
   interrupt  a signal stopped the sweep: say so in sweep.json
-  finish   the closing figures in sweep.json, the summary table and the closing lines; exit 1 if a point failed
+  finish   the closing figures in sweep.json, the summary table and the closing lines; exit 1 if a run failed
   pongs    run-network.sh --serve/--peer: the pongs to start or probe (binary, transport, port)
   serving  run-network.sh --serve: the table of the pongs' addresses and the command for host A
 """
@@ -23,13 +23,15 @@ from analysis import runtimes
 from . import knobs as knobs_mod
 from . import plan as plan_mod
 from . import progress, state, table
-from .knobs import SUITE_DIR
+from .knobs import SUITE_DIR, has_pong, pong_entries
 
 KNOBS_HELP = """\
 Knobs (environment variables, with their defaults):
   MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible
-  DURATION=10            measured seconds per point
-  WARMUP=1               warm-up seconds per point, excluded from the statistics
+  REPEATS=3              runs per point, each a fresh pong and ping; one round runs every point once
+  SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
+  DURATION=4             measured seconds per run (for a publication: REPEATS=10 DURATION=10)
+  WARMUP=1               warm-up seconds per run, excluded from the statistics
   SIZE=64                MODE=rtt: payload bytes (at least 8; UDP at most 65507)
   INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
@@ -49,7 +51,7 @@ NETWORK_HELP = """\
 
 def port_list() -> str:
     """std on BASE_PORT, tokio +1, async-std +2, smol +3"""
-    labels = [e.label for e in runtimes.runtimes()]
+    labels = [e.label for e in pong_entries()]
     return ", ".join([f"{labels[0]} on BASE_PORT"] + [f"{label} +{i}" for i, label in enumerate(labels) if i])
 
 
@@ -89,10 +91,10 @@ def cmd_check(args) -> int:
     state.save(args.state, doc)
     for name, value in checked.knobs.items():
         print(f"{name}\t{value}".replace("\n", " "))  # one line each: the shell reads lines
-    chosen = checked.selected_runtimes
-    print(f"RUNTIMES\t{' '.join(e.binary_prefix for e in chosen)}")
-    print(f"ALL_RUNTIMES\t{' '.join(e.binary_prefix for e in runtimes.runtimes())}")
-    print(f"REFERENCES\t{' '.join(e.label for e in checked.selection if not e.is_runtime)}")
+    chosen = checked.with_pongs  # runtimes, and references measured by the suite's binaries
+    print(f"RUNTIMES\t{' '.join(dict.fromkeys(e.binary_prefix for e in chosen))}")
+    print(f"ALL_RUNTIMES\t{' '.join(dict.fromkeys(e.binary_prefix for e in pong_entries()))}")
+    print(f"REFERENCES\t{' '.join(e.label for e in checked.selection if not has_pong(e))}")
     print(f"RUNTIME_FLAGS\t-{''.join(e.flag for e in chosen)}")
     return 0
 
@@ -107,15 +109,17 @@ def cmd_plan(args) -> int:
     k = doc["knobs"]
     selection = [runtimes.by_label(label) for label in doc["frameworks"]]
     problem = plan_mod.reference_problem(k, args.icmp_unusable)
-    for reference in [e for e in selection if not e.is_runtime] if problem and k["MODE"] == "rtt" else []:
+    for reference in [e for e in selection if not has_pong(e)] if problem and k["MODE"] == "rtt" else []:
         print(f"{args.prog}: warning: -{reference.flag}: {problem}; skipping the {reference.transport.upper()} "
               "points", file=sys.stderr)
     points = plan_mod.build(k, selection, args.icmp_unusable)
-    doc["points"] = [p.record() for p in points]
-    Path(args.lines).write_text("".join(plan_mod.line(i, p, k) + "\n" for i, p in enumerate(points)),
+    runs = plan_mod.runs(points, int(k["REPEATS"]), int(k["SEED"]))
+    doc |= {"repeats": int(k["REPEATS"]), "seed": int(k["SEED"]), "points": [p.record() for p in points],
+            "runs": [r.record() for r in runs]}
+    Path(args.lines).write_text("".join(plan_mod.line(i, r, k) + "\n" for i, r in enumerate(runs)),
                                 encoding="utf-8")
     state.save(args.state, doc)
-    print("\n".join(progress.plan_lines(doc["points"], k)))
+    print("\n".join(progress.plan_lines(doc)))
     return 0
 
 
@@ -126,7 +130,7 @@ def cmd_start(args) -> int:
     doc["hosts"] = state.hosts({role: Path(path) for role, path in assignments(args.host).items()})
     doc["status"] = "running"
     doc["started_at"] = state.utc_now()
-    doc["estimated_s"] = progress.tidy(progress.estimate_s(doc["points"], doc["knobs"]))
+    doc["estimated_s"] = progress.tidy(progress.estimate_s(doc))
     state.save(Path(args.dir) / "sweep.json", doc)
     Path(args.state).unlink()
     return 0
@@ -134,18 +138,19 @@ def cmd_start(args) -> int:
 
 def cmd_record(args) -> int:
     doc = state.load(args.state)
-    point, k = doc["points"][args.index], doc["knobs"]
+    run, k = doc["runs"][args.index], doc["knobs"]
     sweep_dir = Path(args.state).parent
     status, message = args.status, args.message
     if args.exit_code is not None:
-        kind = "throughput" if "interval_s" not in point else "rtt"
+        kind = "rtt" if "p50_ns" in run else "throughput"
         limit = progress.seconds(plan_mod.ping_limit_s(kind, k))
-        status, message = state.ping_outcome(point, args.exit_code, limit, sweep_dir / point["stem"])
-    figures = table.log_figures(sweep_dir / f"{point['stem']}.json") if status == "ok" else (None, None)
-    state.settle(point, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures)
+        status, message = state.ping_outcome(args.exit_code, limit, sweep_dir / run["stem"])
+    figures = table.log_figures(sweep_dir / f"{run['stem']}.json") if status == "ok" else (None, None)
+    run["start_s"] = round(state.epoch(args.t0) - state.epoch(args.since), 2)
+    state.settle(run, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures)
     state.save(args.state, doc)
     elapsed = state.epoch(args.t1) - state.epoch(args.since)
-    lines = [progress.progress_line(doc["points"], args.index, elapsed, k)]
+    lines = [progress.progress_line(doc, args.index, elapsed)]
     if status == "failed":
         lines += progress.tails(args.tail)
     print("\n".join(lines))
@@ -155,10 +160,10 @@ def cmd_record(args) -> int:
 def cmd_interrupt(args) -> int:
     doc = state.load(args.state)
     if args.index is not None:
-        point = doc["points"][args.index]
-        point["status"] = "interrupted"
-        point["message"] = f"stopped by SIG{args.signal}; its partial logs were removed"
-        print(f"{args.prog}: {point['stem']} was interrupted and removed; finished points stay in "
+        run = doc["runs"][args.index]
+        run["status"] = "interrupted"
+        run["message"] = f"stopped by SIG{args.signal}; its partial logs were removed"
+        print(f"{args.prog}: {run['stem']} was interrupted and removed; finished runs stay in "
               f"{Path(args.state).parent}", file=sys.stderr)
     doc["status"] = "interrupted"
     doc["finished_at"] = state.utc_now()
@@ -183,9 +188,9 @@ def summary_table(sweep_dir: Path, mode: str) -> list[str]:
 def cmd_finish(args) -> int:
     doc = state.load(args.state)
     sweep_dir = Path(args.state).parent
-    doc.update(progress.totals(doc["points"], state.epoch(args.now) - state.epoch(args.since), doc["knobs"]))
+    doc.update(progress.totals(doc["runs"], state.epoch(args.now) - state.epoch(args.since), doc["knobs"]))
     doc["finished_at"] = state.utc_now()
-    failed = any(p["status"] == "failed" for p in doc["points"])
+    failed = any(r["status"] == "failed" for r in doc["runs"])
     doc["status"] = "failed" if failed else "complete"
     state.save(args.state, doc)
     print("", *summary_table(sweep_dir, doc["knobs"]["MODE"]), "", *progress.closing_lines(doc, sweep_dir),
@@ -194,14 +199,14 @@ def cmd_finish(args) -> int:
 
 
 def serve_pongs(doc: dict) -> list[tuple]:
-    """(label, binary, transport, port) of every pong of --serve/--peer, in the plan's order."""
+    """(label, binary, transport, port, pong arguments) of every pong of --serve/--peer, in the plan's order."""
     points = plan_mod.build(doc["knobs"], [runtimes.by_label(label) for label in doc["frameworks"]])
-    return list(dict.fromkeys((p.framework, p.binary, p.transport, p.port) for p in points if p.binary))
+    return list(dict.fromkeys((p.framework, p.binary, p.transport, p.port, p.pong_args) for p in points if p.binary))
 
 
 def cmd_pongs(args) -> int:
-    for _label, binary, transport, port in serve_pongs(state.load(args.state)):
-        print(f"{binary}\t{transport}\t{port}")
+    for _label, binary, transport, port, pong_args in serve_pongs(state.load(args.state)):
+        print(f"{binary}\t{transport}\t{port}\t{' '.join(pong_args) or plan_mod.EMPTY}")
     return 0
 
 
@@ -216,7 +221,7 @@ def cmd_serving(args) -> int:
     protocols = list(dict.fromkeys(k["PROTOCOLS"].split()))
     print(f"Serving{mode} (Ctrl-C or SIGTERM stops every pong):")
     print(("  " + "".join(f"{cell:<10}" for cell in ["framework", *protocols])).rstrip())
-    ports = {label: port for label, _binary, _transport, port in serve_pongs(doc)}
+    ports = {label: port for label, _binary, _transport, port, _args in serve_pongs(doc)}
     for label, port in ports.items():
         print((f"  {label:<10}" + "".join(f"{hostport(args.bind, port):<22}" for _ in protocols)).rstrip())
     prefix = "MODE=throughput " if k["MODE"] == "throughput" else ""
@@ -252,17 +257,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--meta", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--host", action="append", default=[], metavar="ROLE=FILE", help="host-facts.sh output")
     p = command("record", cmd_record)
-    p.add_argument("index", type=int)
+    p.add_argument("index", type=int, help="the run's index in the plan's lines")
     for name in ("--t0", "--t1", "--since"):
-        p.add_argument(name, required=True, help="$EPOCHREALTIME: the point's start, end; the sweep's start")
+        p.add_argument(name, required=True, help="$EPOCHREALTIME: the run's start, end; the sweep's start")
     outcome = p.add_mutually_exclusive_group(required=True)
     outcome.add_argument("--exit-code", type=int, help="a runtime ping's exit status: Python judges the point")
     outcome.add_argument("--status", choices=["ok", "failed", "skipped"])
     p.add_argument("--message", default=None)
-    p.add_argument("--tail", action="append", default=[], help="a stderr file to show if the point failed")
+    p.add_argument("--tail", action="append", default=[], help="a stderr file to show if the run failed")
     p = command("interrupt", cmd_interrupt)
     p.add_argument("--signal", required=True)
-    p.add_argument("--index", type=int, default=None, help="the point that was running")
+    p.add_argument("--index", type=int, default=None, help="the run that was running")
     p = command("finish", cmd_finish)
     p.add_argument("--since", required=True)
     p.add_argument("--now", required=True)

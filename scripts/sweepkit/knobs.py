@@ -3,6 +3,7 @@
 # Knobs come from the environment, as strings; a check never stops at the first problem, so one run
 # names them all. Nothing here starts a process or writes a file.
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +15,14 @@ MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
 MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
 MAX_UDP_THROUGHPUT_S = 400  # a UDP throughput run's counts must come back in one datagram
 MAX_PORT = 65535
+MAX_REPEATS = 1000
 
 # Every knob of both scripts, in sweep.json's order, with its default.
 DEFAULTS = {
     "MODE": "rtt",  # rtt: round-trip times per interval; throughput: msg/s and Gb/s per size
-    "DURATION": "10",
+    "REPEATS": "3",  # fresh pong + ping per point and round; the t interval needs R >= 2
+    "SEED": "",  # the order of each round; empty: a random one, recorded
+    "DURATION": "4",  # 3 repeats of the default -asStP in under 15 min: docs/sweeps.md
     "WARMUP": "1",
     "SIZE": "64",
     "INTERVALS": "0.1 0.01 0.001 0.0001 0",
@@ -38,6 +42,7 @@ DEFAULTS = {
 NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009"}
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS"}
+SEED_DIGITS = 20  # up to 2**64: a seed anyone can retype
 
 DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
 UINT = re.compile(r"[0-9]+")
@@ -57,8 +62,26 @@ class Checked:
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def selected_runtimes(self) -> list[runtimes.Entry]:
-        return [e for e in self.selection if e.is_runtime]
+    def with_pongs(self) -> list[runtimes.Entry]:
+        return [e for e in self.selection if has_pong(e)]
+
+
+def has_pong(entry) -> bool:
+    """A runtime, or a reference the suite's own binaries measure (e.g. busy-poll: std-ping against
+    std-pong, with extra arguments); the ICMP reference runs another program and has no pong."""
+    return entry.binary_prefix is not None
+
+
+def extra_args(entry, end: str) -> tuple[str, ...]:
+    """A reference's own arguments for its `ping` or `pong` (runtimes.json `ping_args`, `pong_args`).
+    Read with a default: analysis/runtimes.py's Entry may not have these fields."""
+    return tuple(getattr(entry, f"{end}_args", None) or ())
+
+
+def pong_entries() -> list:
+    """Every entry with a pong in the list's order (runtimes, then such references): a pong's
+    position here is its --serve port's offset from BASE_PORT."""
+    return [e for e in runtimes.entries() if has_pong(e)]
 
 
 def read(environ, network: bool = False) -> tuple[dict[str, str], list[str]]:
@@ -91,9 +114,12 @@ def select(flags: str, context: str) -> tuple[list[runtimes.Entry], str | None]:
         every = " ".join(f"-{e.flag}" for e in runtimes.entries())
         return [], f"choose what to measure: at least one of {every}"
     if context == "serve":
-        reference = next((e for e in selection if not e.is_runtime), None)
+        reference = next((e for e in selection if not has_pong(e)), None)
         if reference is not None:
             return [], f"-{reference.flag} needs no pong: leave it out of --serve"
+    for e in selection:  # the shell splits them on spaces, as PING_EXTRA
+        if any(not arg or any(c.isspace() for c in arg) for arg in extra_args(e, "ping") + extra_args(e, "pong")):
+            return [], f"-{e.flag}: runtimes.json gives it an empty argument or one with a space"
     return selection, None
 
 
@@ -143,6 +169,22 @@ def _check_measure(k: dict, problems: list[str]) -> None:
             problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
 
 
+def _check_repeats(k: dict, problems: list[str]) -> None:
+    """REPEATS, and SEED: a random one (recorded like any knob) when none is given."""
+    repeats = k["REPEATS"]
+    if UINT.fullmatch(repeats) and len(repeats) <= 4 and 1 <= int(repeats) <= MAX_REPEATS:
+        k["REPEATS"] = str(int(repeats))
+    else:
+        problems.append(f"REPEATS='{repeats}': expected a number of runs per point from 1 to {MAX_REPEATS} "
+                        "(3 or more for an interval across runs)")
+    if not k["SEED"]:
+        k["SEED"] = str(int.from_bytes(os.urandom(4), "big"))
+    elif UINT.fullmatch(k["SEED"]) and len(k["SEED"]) <= SEED_DIGITS:
+        k["SEED"] = str(int(k["SEED"]))
+    else:
+        problems.append(f"SEED='{k['SEED']}': expected a whole number of up to {SEED_DIGITS} digits, e.g. 42")
+
+
 def _check_protocols(k: dict, warmup, duration, problems: list[str]) -> None:
     protocols = k["PROTOCOLS"].split()
     if not protocols:
@@ -181,7 +223,7 @@ def _check_setup(k: dict, problems: list[str]) -> None:
                 problems.append(f"PING_EXTRA: {x.split('=')[0]} does not apply to MODE=throughput "
                                 "(the ping sends as fast as it can)")
     if "BASE_PORT" in k:
-        last = MAX_PORT - (len(runtimes.runtimes()) - 1)  # one port per runtime from BASE_PORT on
+        last = MAX_PORT - (len(pong_entries()) - 1)  # one port per pong from BASE_PORT on
         port = k["BASE_PORT"]
         if not (UINT.fullmatch(port) and len(port) <= 5 and 1 <= int(port) <= last):
             problems.append(f"BASE_PORT='{port}': expected a port from 1 to {last}")
@@ -200,6 +242,7 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     k, problems = knobs, result.errors
     if k["MODE"] not in ("rtt", "throughput"):
         problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times) or throughput (msg/s and Gb/s)")
+    _check_repeats(k, problems)
     duration = _seconds(k, "DURATION", problems)
     warmup = _seconds(k, "WARMUP", problems, positive=False)
     _check_measure(k, problems)
@@ -218,20 +261,27 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
             result.warnings.append(f'SIZE applies to MODE=rtt; this throughput sweep uses SIZES="{k["SIZES"]}"')
         if "INTERVALS" in given:
             result.warnings.append("INTERVALS applies to MODE=rtt: a throughput point sends as fast as it can")
-        for reference in [e for e in result.selection if not e.is_runtime]:
+        for reference in [e for e in result.selection if not has_pong(e)]:
             result.selection.remove(reference)
             baseline = f"-{reference.flag}: the {reference.transport.upper()} baseline measures no throughput"
             if not result.selection:
-                result.usage = f"{baseline}; with MODE=throughput choose {flag_list(runtimes.runtimes())}"
+                result.usage = f"{baseline}; with MODE=throughput choose {flag_list(pong_entries())}"
                 return result
             result.warnings.append(f"{baseline}; skipped with MODE=throughput")
     elif "SIZES" in given:
         result.warnings.append(f"SIZES applies to MODE=throughput; this RTT sweep uses SIZE={k['SIZE']}")
+    if context == "serve" and len(result.selection) > 1:
+        for e in result.selection:
+            if extra_args(e, "pong"):  # e.g. --busy-poll, which may spin while the others are measured
+                result.warnings.append(f"-{e.flag}: its pong ({' '.join(extra_args(e, 'pong'))}) stays up beside "
+                                       f"the others for the whole sweep; to be sure it takes no CPU time from "
+                                       f"them, serve it on its own (--serve -{e.flag})")
     return result
 
 
 def missing_binaries(knobs: dict, selection, ends: list[str]) -> list[Path]:
-    """The selected runtimes' binaries (ends: "ping", "pong") that BIN_DIR lacks."""
+    """The binaries (ends: "ping", "pong") of the selected entries with a pong that BIN_DIR lacks, each once."""
     bin_dir = Path(knobs["BIN_DIR"])
-    wanted = [bin_dir / f"{e.binary_prefix}-{end}" for e in selection if e.is_runtime for end in ends]
+    prefixes = dict.fromkeys(e.binary_prefix for e in selection if has_pong(e))
+    wanted = [bin_dir / f"{prefix}-{end}" for prefix in prefixes for end in ends]
     return [path for path in wanted if not (path.is_file() and path.stat().st_mode & 0o111)]

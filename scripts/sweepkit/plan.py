@@ -1,34 +1,41 @@
-"""The plan of a sweep: one ordered list of points, built in one function, with what is skipped and why."""
+"""The plan of a sweep: its points (what is skipped and why), and the ordered list of runs: rounds of shuffled points."""
 
-# The shell reads the plan as tab-separated lines (`line`); sweep.json holds one record per point
-# (`Point.record`). Nothing here runs anything.
+# The shell reads the runs as tab-separated lines (`line`); sweep.json holds one record per point
+# (`Point.record`) and one per run (`Run.record`). Nothing here runs anything.
 
 import dataclasses
 import itertools
+import random
 from dataclasses import dataclass
 
 from analysis import runtimes
 
-from .knobs import MAX_UDP_SIZE
+from .knobs import MAX_UDP_SIZE, extra_args, has_pong
 
-OVERHEAD_GUESS_S = 0.3  # per point, for the estimate before anything ran: start, stop, logs
+# Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
+# Measured on the 2-core test machine: 0.3 to 0.5 s; an ICMP run more (ping's tail, its conversion).
+OVERHEAD_GUESS_S = {"rtt": 0.5, "throughput": 0.5, "icmp": 0.8}
 THROUGHPUT_HANDSHAKE_S = 5  # a throughput ping's handshake and the return of the counts, 5 s each at most
 ICMP_TAIL_S = 0.5  # the system ping is stopped this long after warm-up + duration, for the last replies
 EMPTY = "-"  # an empty field of a plan line: `read` would merge two tabs in a row
+RESHUFFLES = 1000  # tries at a round in which no framework runs as one block; a few are plenty
 
 
 @dataclass(frozen=True)
 class Point:
-    """One measured point: a runtime's ping against its pong, or a reference (the system ping)."""
+    """One measured point: a runtime's ping against its pong, or a reference (the system ping, or
+    the suite's binaries with arguments of their own)."""
 
     framework: str  # the label in runtimes.json
-    binary: str | None  # binary prefix; None for a reference, which runs another program
+    binary: str | None  # binary prefix; None for a reference that runs another program
     transport: str  # tcp, udp; icmp for the ping reference
     payload: int  # bytes
     interval: str | None  # seconds, as written in INTERVALS (the stem keeps it); None: throughput
     tasks: int  # decoy tasks
     port: int | None = None  # the pong's port under run-network.sh --serve/--peer
     skipped: str | None = None  # why the plan skips it
+    ping_args: tuple[str, ...] = ()  # a reference's own arguments (runtimes.json)
+    pong_args: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -38,23 +45,41 @@ class Point:
 
     @property
     def stem(self) -> str:
-        """The log files' name: {framework}-{transport}-{payload}B-{interval}s|throughput-{tasks}t."""
+        """The point's name: {framework}-{transport}-{payload}B-{interval}s|throughput-{tasks}t."""
         measure = "throughput" if self.interval is None else f"{self.interval}s"
         return f"{self.framework}-{self.transport}-{self.payload}B-{measure}-{self.tasks}t"
 
     def record(self) -> dict:
-        """The point's entry in sweep.json, before it runs."""
+        """The point's entry in sweep.json, before it runs; its status and repeats_ok follow its runs."""
         entry = {"stem": self.stem, "framework": self.framework, "transport": self.transport,
                  "payload": self.payload}
         if self.interval is not None:
             entry["interval_s"] = float(self.interval)
-        entry |= {"tasks": self.tasks, "status": "skipped" if self.skipped else "planned", "wall_s": None}
-        if self.interval is None:
+        return entry | {"tasks": self.tasks, "status": "skipped" if self.skipped else "planned",
+                        "repeats_ok": 0, "message": self.skipped}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One repeat of a point: a fresh pong and a fresh ping (or system ping). Repeat k runs in round k."""
+
+    point: Point
+    round: int  # from 1
+
+    @property
+    def stem(self) -> str:
+        """The log files' name: the point's, then -r{round}."""
+        return f"{self.point.stem}-r{self.round}"
+
+    def record(self) -> dict:
+        """The run's entry in sweep.json, before it runs."""
+        entry = {"stem": self.stem, "point": self.point.stem, "round": self.round, "status": "planned",
+                 "start_s": None, "wall_s": None}
+        if self.point.interval is None:
             entry |= {"msg_per_s_p50": None, "gbit_per_s_p50": None}
         else:
             entry |= {"p50_ns": None, "achieved_rate": None}
-        entry["message"] = self.skipped
-        return entry
+        return entry | {"message": None}
 
 
 def reference_problem(knobs: dict, unusable: str | None) -> str | None:
@@ -81,11 +106,9 @@ def why_skipped(point: Point, knobs: dict, icmp_unusable: str | None = None) -> 
 
 
 def build(knobs: dict, selection, icmp_unusable: str | None = None) -> list[Point]:
-    """Every point in the order it runs: runtimes × protocols × intervals (throughput: sizes) × task
-    counts, then each reference × intervals. Every point is a record, so what comes next lands
-    here as data, not as shell loops: runtime variants (`tokio-ct=tokio:--flavor current_thread`)
-    and connection counts as more axes of the product, and REPEATS as rounds of the whole list,
-    each shuffled with a seeded random.Random, with stems `{stem}-r{k}`."""
+    """Every point, in the list's order: each entry with a pong (runtimes, then references the suite's
+    binaries measure) × protocols × intervals (throughput: sizes) × task counts, then each other
+    reference × intervals. More axes (runtime variants, connection counts) would land here as data."""
     mode = knobs["MODE"]
     protocols = knobs["PROTOCOLS"].split()
     tasks = [int(t) for t in knobs["TASKS"].split()]
@@ -93,19 +116,49 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None) -> list[Poin
         measures = [(int(size), None) for size in knobs["SIZES"].split()]
     else:
         measures = [(int(knobs["SIZE"]), interval) for interval in knobs["INTERVALS"].split()]
-    all_runtimes = [e.label for e in runtimes.runtimes()]
+    with_pongs = [e.label for e in runtimes.entries() if has_pong(e)]
     base_port = int(knobs["BASE_PORT"]) if "BASE_PORT" in knobs else None
 
     def port(entry):
-        return None if base_port is None else base_port + all_runtimes.index(entry.label)
+        return None if base_port is None else base_port + with_pongs.index(entry.label)
 
-    points = [Point(e.label, e.binary_prefix, proto, size, interval, t, port(e))
+    points = [Point(e.label, e.binary_prefix, proto, size, interval, t, port(e),
+                    ping_args=extra_args(e, "ping"), pong_args=extra_args(e, "pong"))
               for e, proto, (size, interval), t
-              in itertools.product([e for e in selection if e.is_runtime], protocols, measures, tasks)]
+              in itertools.product([e for e in selection if has_pong(e)], protocols, measures, tasks)]
     if mode == "rtt":
         points += [Point(e.label, None, e.transport, int(knobs["SIZE"]), interval, 0)
-                   for e in selection if not e.is_runtime for interval in knobs["INTERVALS"].split()]
+                   for e in selection if not has_pong(e) for interval in knobs["INTERVALS"].split()]
     return [dataclasses.replace(p, skipped=why_skipped(p, knobs, icmp_unusable)) for p in points]
+
+
+def blocks(order: list[Point]) -> list[str]:
+    """The frameworks whose points (two or more) run as one block in `order`, if others share it."""
+    at: dict[str, list[int]] = {}
+    for i, point in enumerate(order):
+        at.setdefault(point.framework, []).append(i)
+    if len(at) < 2:
+        return []
+    return [fw for fw, where in at.items() if len(where) > 1 and where[-1] - where[0] == len(where) - 1]
+
+
+def runs(points: list[Point], repeats: int, seed: int) -> list[Run]:
+    """Every run in the order it runs: `repeats` rounds, each measuring every point the plan does not
+    skip once, so drift and periodic noise fall on every framework alike. Each round's order is a
+    shuffle by one random.Random(seed), drawn again while a framework's points would run as one
+    block: a seeded uniform choice among the orders that interleave them. The same seed and points
+    give the same order, and round k's order does not depend on how many rounds follow."""
+    rng = random.Random(seed)
+    todo = [p for p in points if not p.skipped]
+    ordered = []
+    for round_ in range(1, repeats + 1):
+        order = list(todo)
+        for _ in range(RESHUFFLES):
+            rng.shuffle(order)
+            if not blocks(order):
+                break
+        ordered += [Run(p, round_) for p in order]
+    return ordered
 
 
 def ping_limit_s(kind: str, knobs: dict) -> float:
@@ -125,12 +178,13 @@ def plain(value: float) -> str:
 
 
 LINE_FIELDS = ("index", "stem", "kind", "binary", "transport", "payload", "interval", "tasks", "limit_s",
-               "port", "status", "message")
+               "port", "round", "ping_args", "pong_args")
 
 
-def line(index: int, point: Point, knobs: dict) -> str:
-    """The plan line the shell reads: LINE_FIELDS, tab-separated, "-" for an empty field."""
-    fields = [index, point.stem, point.kind, point.binary, point.transport, point.payload, point.interval,
-              point.tasks, plain(ping_limit_s(point.kind, knobs)), point.port,
-              "skipped" if point.skipped else "planned", point.skipped]
+def line(index: int, run: Run, knobs: dict) -> str:
+    """The plan line the shell reads: LINE_FIELDS, tab-separated, "-" for an empty field; a
+    reference's own arguments space-separated in one field."""
+    p = run.point
+    fields = [index, run.stem, p.kind, p.binary, p.transport, p.payload, p.interval, p.tasks,
+              plain(ping_limit_s(p.kind, knobs)), p.port, run.round, " ".join(p.ping_args), " ".join(p.pong_args)]
     return "\t".join(EMPTY if f is None or f == "" else str(f).replace("\t", " ") for f in fields)

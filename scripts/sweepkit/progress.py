@@ -13,23 +13,36 @@ UNKNOWN = "–"
 
 
 def point_s(knobs: dict) -> float:
-    """Warm-up + duration: what a point costs besides its overhead."""
+    """Warm-up + duration: what a run costs besides its overhead."""
     return float(knobs["WARMUP"]) + float(knobs["DURATION"])
 
 
-def estimate_s(points: list[dict], knobs: dict) -> float:
-    """The planned time, before anything ran: each point to run, plus a guessed overhead."""
-    runs = sum(p["status"] == "planned" for p in points)
-    return runs * (point_s(knobs) + OVERHEAD_GUESS_S)
+def kind_of(point: dict) -> str:
+    """rtt, throughput or icmp, from a point's record in sweep.json."""
+    if point["transport"] == "icmp":
+        return "icmp"
+    return "rtt" if "interval_s" in point else "throughput"
 
 
-def plan_lines(points: list[dict], knobs: dict) -> list[str]:
-    n = len(points)
-    runs = sum(p["status"] == "planned" for p in points)
-    skipped = f", {n - runs} skipped," if runs < n else ""
+def estimate_s(doc: dict) -> float:
+    """The planned time, before anything ran: each run to come, plus its kind's guessed overhead."""
+    kinds = {p["stem"]: kind_of(p) for p in doc["points"]}
+    return sum(point_s(doc["knobs"]) + OVERHEAD_GUESS_S[kinds[r["point"]]]
+               for r in doc["runs"] if r["status"] == "planned")
+
+
+def plan_lines(doc: dict) -> list[str]:
+    """The plan for people: how many points, repeats and runs, the order's seed, the estimate, and
+    every point (the runs' shuffled order is in sweep.json, and shows as they go)."""
+    points, knobs = doc["points"], doc["knobs"]
+    n, skipped = len(points), sum(p["status"] == "skipped" for p in points)
+    repeats = doc["repeats"]
     what = " (throughput)" if knobs["MODE"] == "throughput" else ""
-    lines = [f"Plan: {n} points{skipped} of {knobs['WARMUP']} s warm-up + {knobs['DURATION']} s measured"
-             f"{what}, about {duration(estimate_s(points, knobs))} in all"]
+    lines = [f"Plan: {n} points{f', {skipped} skipped,' if skipped else ''} × {repeats} "
+             f"repeat{'s' if repeats != 1 else ''} = {len(doc['runs'])} runs of {knobs['WARMUP']} s warm-up + "
+             f"{knobs['DURATION']} s measured{what}, about {duration(estimate_s(doc))} in all",
+             f"  {repeats} round{'s' if repeats != 1 else ''}, each point once per round, in an order "
+             f"shuffled with SEED={doc['seed']}"]
     for i, p in enumerate(points, 1):
         if p["status"] == "skipped":
             lines.append(f"  {i:3d}  {p['stem']:<38} skipped: {p['message']}")
@@ -38,40 +51,42 @@ def plan_lines(points: list[dict], knobs: dict) -> list[str]:
     return lines
 
 
-def eta_s(points: list[dict], index: int, elapsed_s: float, knobs: dict) -> float:
-    """Time left after point `index`: each point still planned costs warm-up + duration plus the
-    overhead per measured point so far. Overhead is what the elapsed time holds beyond the measured
-    points' warm-up + duration and the whole wall time of the other points (a failed or skipped
-    point took what it took), shared among the measured points."""
-    done = points[: index + 1]
-    left = sum(p["status"] == "planned" for p in points[index + 1:])
-    ok = sum(p["status"] == "ok" for p in done)
-    other_s = sum(p["wall_s"] or 0 for p in done if p["status"] != "ok")
+def eta_s(runs: list[dict], index: int, elapsed_s: float, knobs: dict) -> float:
+    """Time left after run `index`: each run still planned costs warm-up + duration plus the overhead
+    per measured run so far. Overhead is what the elapsed time holds beyond the measured runs'
+    warm-up + duration and the whole wall time of the other runs (a failed or skipped run took what
+    it took), shared among the measured runs."""
+    done = runs[: index + 1]
+    left = sum(r["status"] == "planned" for r in runs[index + 1:])
+    ok = sum(r["status"] == "ok" for r in done)
+    other_s = sum(r["wall_s"] or 0 for r in done if r["status"] != "ok")
     overhead = max(0.0, elapsed_s - other_s - ok * point_s(knobs)) / max(ok, 1)
     return left * (point_s(knobs) + overhead)
 
 
-def result(point: dict) -> str:
-    """The middle of a progress line: the point's figures, or why it has none."""
-    if point["status"] == "failed":
-        return f"FAILED: {point['message']}"
-    if point["status"] != "ok":
-        return f"{point['status']}: {point['message']}"
-    if "interval_s" not in point:
-        msgs, gbit = point["msg_per_s_p50"], point["gbit_per_s_p50"]
+def result(run: dict) -> str:
+    """The middle of a progress line: the run's figures, or why it has none."""
+    if run["status"] == "failed":
+        return f"FAILED: {run['message']}"
+    if run["status"] != "ok":
+        return f"{run['status']}: {run['message']}"
+    if "msg_per_s_p50" in run:
+        msgs, gbit = run["msg_per_s_p50"], run["gbit_per_s_p50"]
         return (f"p50 {UNKNOWN if msgs is None else style.si(msgs):>10} msg/s   "
                 f"{UNKNOWN if gbit is None else style.si(gbit):>8} Gb/s")
-    p50, rate = point["p50_ns"], point["achieved_rate"]
+    p50, rate = run["p50_ns"], run["achieved_rate"]
     return (f"p50 {UNKNOWN if p50 is None else style.us(p50) + ' µs':>8}   "
             f"{UNKNOWN if rate is None else style.si(rate):>10} msg/s")
 
 
-def progress_line(points: list[dict], index: int, elapsed_s: float, knobs: dict) -> str:
-    """[ 3/10] std-tcp-64B-0.001s-0t   p50 21.35 µs   1 k msg/s   (1.31 s)   ETA 9s"""
-    n, point = len(points), points[index]
-    wall = UNKNOWN if point["wall_s"] is None else seconds(point["wall_s"])
-    eta = duration(eta_s(points, index, elapsed_s, knobs))
-    return f"[{index + 1:>{len(str(n))}}/{n}] {point['stem']:<34} {result(point)}   ({wall} s)   ETA {eta}"
+def progress_line(doc: dict, index: int, elapsed_s: float) -> str:
+    """[ 3/12 r1] std-tcp-64B-0.001s-0t   p50 21.35 µs   1 k msg/s   (1.31 s)   ETA 9s"""
+    runs = doc["runs"]
+    n, run = len(runs), runs[index]
+    wall = UNKNOWN if run["wall_s"] is None else seconds(run["wall_s"])
+    eta = duration(eta_s(runs, index, elapsed_s, doc["knobs"]))
+    where = f"{index + 1:>{len(str(n))}}/{n} r{run['round']:<{len(str(doc['repeats']))}}"
+    return f"[{where}] {run['point']:<34} {result(run)}   ({wall} s)   ETA {eta}"
 
 
 def tails(paths, count: int = 6) -> list[str]:
@@ -93,26 +108,34 @@ def tidy(value: float):
     return int(value) if float(value).is_integer() else round(value, 3)
 
 
-def totals(points: list[dict], wall_s: float, knobs: dict) -> dict:
-    """sweep.json's closing figures. The overhead per measured point excludes failed and skipped points."""
-    ok = sum(p["status"] == "ok" for p in points)
-    other_s = sum(p["wall_s"] or 0 for p in points if p["status"] != "ok")
+def totals(runs: list[dict], wall_s: float, knobs: dict) -> dict:
+    """sweep.json's closing figures. The overhead per measured run excludes failed and skipped runs."""
+    ok = sum(r["status"] == "ok" for r in runs)
+    other_s = sum(r["wall_s"] or 0 for r in runs if r["status"] != "ok")
     overhead = (wall_s - other_s - ok * point_s(knobs)) / ok if ok else 0.0
     return {"wall_s": round(wall_s, 3), "measured_s": tidy(ok * float(knobs["DURATION"])),
-            "warmup_total_s": tidy(ok * float(knobs["WARMUP"])), "overhead_per_point_s": round(overhead, 3)}
+            "warmup_total_s": tidy(ok * float(knobs["WARMUP"])), "overhead_per_run_s": round(overhead, 3)}
 
 
 def closing_lines(doc: dict, sweep_dir) -> list[str]:
-    points = doc["points"]
-    ok = sum(p["status"] == "ok" for p in points)
-    lines = [f"{ok} of {len(points)} points measured in {duration(doc['wall_s'])} "
+    """How many runs were measured and in what time; the points skipped, the points short of some
+    repeats (when there are repeats) and every failed run, each with why."""
+    points, runs = doc["points"], doc["runs"]
+    ok = sum(r["status"] == "ok" for r in runs)
+    lines = [f"{ok} of {len(runs)} runs measured in {duration(doc['wall_s'])} "
              f"(wall {seconds(doc['wall_s'])} s; measured {seconds(doc['measured_s'])} s + warm-up "
-             f"{seconds(doc['warmup_total_s'])} s; overhead {seconds(doc['overhead_per_point_s'])} s "
-             "per measured point)"]
-    for status, title in (("skipped", "Skipped"), ("failed", "FAILED")):
-        listed = [p for p in points if p["status"] == status]
-        if listed:
-            lines.append(f"{title} ({len(listed)}):")
-            lines += [f"  {p['stem']}: {p['message']}" for p in listed]
+             f"{seconds(doc['warmup_total_s'])} s; overhead {seconds(doc['overhead_per_run_s'])} s "
+             "per measured run)"]
+    listed = [f"{p['stem']}: {p['message']}" for p in points if p["status"] == "skipped"]
+    short = []
+    if doc["repeats"] > 1:
+        full = sum(p["status"] == "ok" for p in points)
+        lines.append(f"{full} of {len(points)} points have all {doc['repeats']} repeats")
+        short = [f"{p['stem']}: {p['message']}" for p in points if p["status"] in ("partial", "failed", "interrupted")]
+    failed = [f"{r['stem']}: {r['message']}" for r in runs if r["status"] == "failed"]
+    for title, items in (("Skipped", listed), ("Incomplete", short), ("FAILED", failed)):
+        if items:
+            lines.append(f"{title} ({len(items)}):")
+            lines += [f"  {item}" for item in items]
     lines.append(f"Sweep folder: {sweep_dir}")
     return lines

@@ -1,6 +1,6 @@
 """sweep.json, the sweep's one state file: its layout, atomic rewrites, machine facts, a ping's outcome."""
 
-# Rewritten after every point, so an interrupted sweep still says how far it got.
+# Rewritten after every run, so an interrupted sweep still says how far it got.
 
 import json
 import math
@@ -8,13 +8,15 @@ import os
 import time
 from pathlib import Path
 
-SCHEMA = "rtt-sweep/1"
-STATUSES = ("ok", "failed", "skipped", "interrupted", "planned")
+SCHEMA = "rtt-sweep/2"
+STATUSES = ("ok", "failed", "skipped", "interrupted", "planned")  # of a run
+# Of a point, from its runs: every repeat ok; some ok, not all; none ok, as the runs say.
+POINT_STATUSES = ("ok", "partial", "failed", "skipped", "interrupted", "planned")
 # The order of sweep.json's keys; keys not listed (none today) would follow the scalars.
 ORDER = ("schema", "status", "kind", "mode", "command", "target", "remote", "remote_dir", "frameworks",
-         "pinning", "nice", "started_at", "estimated_s", "finished_at", "wall_s", "measured_s",
-         "warmup_total_s", "overhead_per_point_s")
-LAST = ("knobs", "knobs_given", "hosts", "points", "counts")
+         "repeats", "seed", "pinning", "nice", "started_at", "estimated_s", "finished_at", "wall_s", "measured_s",
+         "warmup_total_s", "overhead_per_run_s")
+LAST = ("knobs", "knobs_given", "hosts", "counts", "point_counts", "points", "runs")
 # A ping killed by `timeout` (124), or by its -k KILL (137).
 TIMED_OUT = (124, 137)
 
@@ -23,11 +25,41 @@ def load(path) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+def tally(doc: dict) -> None:
+    """Each point's status and repeats_ok from its runs. A point with no run was skipped by the plan and
+    keeps its reason; otherwise its message says how many repeats it has when that is not all."""
+    by_point: dict[str, list[dict]] = {}
+    for run in doc.get("runs", []):
+        by_point.setdefault(run["point"], []).append(run)
+    for point in doc.get("points", []):
+        runs = by_point.get(point["stem"])
+        if not runs:
+            continue
+        statuses = [r["status"] for r in runs]
+        ok = statuses.count("ok")
+        point["repeats_ok"] = ok
+        if ok == len(runs):
+            point["status"], point["message"] = "ok", None
+            continue
+        if ok:
+            point["status"] = "partial"
+        else:
+            point["status"] = next((s for s in ("failed", "interrupted", "planned") if s in statuses), "skipped")
+        if point["status"] == "skipped":
+            point["message"] = runs[0]["message"]
+        elif point["status"] == "planned":
+            point["message"] = None
+        else:
+            point["message"] = f"{ok} of {len(runs)} repeats"
+
+
 def save(path, doc: dict) -> None:
     """Writes the whole document to a temporary file, then renames it over `path`: a reader (or a
-    Ctrl-C) never sees half a file. The counts are recomputed from the points."""
+    Ctrl-C) never sees half a file. The points' statuses and the counts are recomputed from the runs."""
     doc["schema"] = SCHEMA
-    doc["counts"] = {s: sum(p["status"] == s for p in doc.get("points", [])) for s in STATUSES}
+    tally(doc)
+    doc["counts"] = {s: sum(r["status"] == s for r in doc.get("runs", [])) for s in STATUSES}
+    doc["point_counts"] = {s: sum(p["status"] == s for p in doc.get("points", [])) for s in POINT_STATUSES}
     keys = [k for k in ORDER if k in doc] + [k for k in doc if k not in ORDER and k not in LAST]
     ordered = {k: doc[k] for k in keys + [k for k in LAST if k in doc]}
     path = Path(path)
@@ -87,7 +119,7 @@ def hosts(roles: dict[str, Path]) -> dict:
     return found
 
 
-def ping_outcome(point: dict, exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | None]:
+def ping_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | None]:
     """ok or failed, and why, from a runtime ping's exit status and the logs it wrote. A failed
     ping's empty log files (killed before it wrote them) are removed; what it did write stays."""
     logs = [stem.with_name(f"{stem.name}.json"), stem.with_name(f"{stem.name}.csv")]
@@ -105,12 +137,12 @@ def ping_outcome(point: dict, exit_code: int, limit_s: str, stem: Path) -> tuple
     return status, message
 
 
-def settle(point: dict, status: str, message: str | None, wall_s: float, figures=(None, None)) -> None:
-    """Records a point's end: its status, why (unless ok), its wall time and its two figures (p50 RTT
+def settle(run: dict, status: str, message: str | None, wall_s: float, figures=(None, None)) -> None:
+    """Records a run's end: its status, why (unless ok), its wall time and its two figures (p50 RTT
     and achieved rate; throughput: p50 msg/s and Gb/s)."""
-    point["status"] = status
-    point["wall_s"] = round(wall_s, 2) if math.isfinite(wall_s) else None
-    keys = ("p50_ns", "achieved_rate") if "interval_s" in point else ("msg_per_s_p50", "gbit_per_s_p50")
+    run["status"] = status
+    run["wall_s"] = round(wall_s, 2) if math.isfinite(wall_s) else None
+    keys = ("p50_ns", "achieved_rate") if "p50_ns" in run else ("msg_per_s_p50", "gbit_per_s_p50")
     for key, value in zip(keys, figures):
-        point[key] = value
-    point["message"] = message
+        run[key] = value
+    run["message"] = message

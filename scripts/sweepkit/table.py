@@ -1,18 +1,20 @@
-"""A point's figures from its JSON log, and the plain closing table for when parse.py cannot make one."""
+"""A run's figures from its JSON log, and the plain closing table for when parse.py cannot make one."""
 
 # parse.py needs the analysis packages; this needs none. Numbers as analysis/style.py writes them.
 
 import json
+import re
 import sys
 from pathlib import Path
 
 from analysis import style
 
-RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "n", "p50 µs", "p99 µs",
+RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "run", "n", "p50 µs", "p99 µs",
               "p99.9 µs", "max µs", "lost"]
-THROUGHPUT_HEADER = ["framework", "transport", "payload", "tasks", "windows", "msg/s p5", "msg/s p50",
+THROUGHPUT_HEADER = ["framework", "transport", "payload", "tasks", "run", "windows", "msg/s p5", "msg/s p50",
                      "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "lost"]
 UNKNOWN = "–"
+REPEAT = re.compile(r"(.*)-r([0-9]+)")  # a run's log name: its point's, then -r{k}
 
 
 def figures(log: dict) -> tuple:
@@ -42,20 +44,20 @@ def lost(log: dict) -> str:
     return count(log.get("lost")) + ("" if log.get("complete", True) else " (incomplete)")
 
 
-def rtt_row(log: dict) -> list[str]:
+def rtt_row(log: dict, run: str = UNKNOWN) -> list[str]:
     rtt = log.get("rtt_ns") or {}
     interval = log.get("interval_s")
     return [str(log.get("framework")), str(log.get("transport")),
             UNKNOWN if interval is None else style.rate_label(interval), si(log.get("achieved_rate")),
-            count(log.get("tasks")), count(rtt.get("n")),
+            count(log.get("tasks")), run, count(rtt.get("n")),
             *(style.us(rtt.get(p)) for p in ("p50", "p99", "p999", "max")), lost(log)]
 
 
-def throughput_row(log: dict) -> list[str]:
+def throughput_row(log: dict, run: str = UNKNOWN) -> list[str]:
     msgs, gbits = log.get("msg_per_s") or {}, log.get("gbit_per_s") or {}
     payload = log.get("payload")
     return [str(log.get("framework")), str(log.get("transport")),
-            UNKNOWN if payload is None else style.size_label(payload), count(log.get("tasks")),
+            UNKNOWN if payload is None else style.size_label(payload), count(log.get("tasks")), run,
             count(log.get("windows")), *(si(msgs.get(p)) for p in ("p5", "p50", "p95")),
             *(si(gbits.get(p)) for p in ("p5", "p50", "p95")), lost(log)]
 
@@ -68,10 +70,17 @@ def render(header: list[str], rows: list[list[str]]) -> list[str]:
             for row in [header] + rows]
 
 
+def by_point_and_repeat(path: Path) -> tuple:
+    """A point's repeats together, r2 before r10."""
+    named = REPEAT.fullmatch(path.stem)
+    return (named[1], int(named[2])) if named else (path.stem, 0)
+
+
 def summary(sweep_dir) -> list[str]:
-    """A table per kind of log found (a sweep holds one kind, unless logs were copied in)."""
+    """A table per kind of log found (a sweep holds one kind, unless logs were copied in), a row per
+    run, the repeats of a point together."""
     rtt_rows, throughput_rows = [], []
-    for path in sorted(Path(sweep_dir).glob("*.json")):
+    for path in sorted(Path(sweep_dir).glob("*.json"), key=by_point_and_repeat):
         if path.name == "sweep.json":
             continue
         try:
@@ -79,10 +88,12 @@ def summary(sweep_dir) -> list[str]:
         except (OSError, ValueError) as error:
             print(f"{path}: unreadable ({error})", file=sys.stderr)
             continue
+        named = REPEAT.fullmatch(path.stem)
+        run = f"r{named[2]}" if named else UNKNOWN
         if log.get("kind") == "throughput":
-            throughput_rows.append(throughput_row(log))
+            throughput_rows.append(throughput_row(log, run))
         else:
-            rtt_rows.append(rtt_row(log))
+            rtt_rows.append(rtt_row(log, run))
     if not rtt_rows and not throughput_rows:
         return [f"no logs in {sweep_dir}"]
     lines = render(RTT_HEADER, rtt_rows) if rtt_rows else []
