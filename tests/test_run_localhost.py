@@ -233,25 +233,14 @@ def test_a_failed_repeat_keeps_the_other_repeats_of_its_point(tmp_path, shim_bin
 
 
 # A reference like busy-poll (std-ping against std-pong, each with arguments of its own), added to the
-# list in the sweep's own Python, as runtimes.py will read it: a test cannot edit runtimes.json.
+# list in the sweep's own Python: a test does not edit runtimes.json.
 FAKE_REFERENCE = '''
-import dataclasses
 from analysis import runtimes
 
-
-@dataclasses.dataclass(frozen=True)
-class Reference(runtimes.Entry):
-    ping_args: tuple = ()
-    pong_args: tuple = ()
-
-    @property
-    def is_runtime(self):
-        return False
-
-
 _listed = runtimes.entries()
-_fake = Reference(label="sleepy", flag="B", colour="#777777", about="std-ping pacing by sleep",
-                  binary_prefix="std", ping_args=("--pacing", "sleep"), pong_args=("--mode", "rtt"))
+_fake = runtimes.Entry(label="sleepy", flag="Z", colour="#777777", about="std-ping pacing by sleep",
+                       binary_prefix="std", ping_args=("--pacing", "sleep"), pong_args=("--mode", "rtt"),
+                       reference=True)
 runtimes.entries = lambda path=None: (*_listed, _fake)
 '''
 
@@ -263,10 +252,10 @@ def test_a_reference_run_by_the_suites_binaries_is_swept_like_a_runtime(tmp_path
     calls = tmp_path / "pong-calls"
     os.remove(shim_bins / "std-pong")
     shim(shim_bins, "std-pong", f'echo "$*" >>"{calls}"\nexec "{BIN_DIR / "std-pong"}" "$@"')
-    run = run_script(SCRIPT, ["-SB"], tmp_path / "out", BIN_DIR=shim_bins, PYTHONPATH=f"{site}:{REPO}",
+    run = run_script(SCRIPT, ["-SZ"], tmp_path / "out", BIN_DIR=shim_bins, PYTHONPATH=f"{site}:{REPO}",
                      DURATION="0.3", WARMUP="0.1", INTERVALS="0.001", PROTOCOLS="tcp")
     assert run.rc == 0, run.output
-    assert "-B  sleepy: std-ping pacing by sleep" in run_script(SCRIPT, ["-h"], tmp_path, timeout=20,
+    assert "-Z  sleepy: std-ping pacing by sleep" in run_script(SCRIPT, ["-h"], tmp_path, timeout=20,
                                                                PYTHONPATH=f"{site}:{REPO}").output
     folder = sweep_dir(tmp_path / "out")
     sweep = load_json(folder / "sweep.json")

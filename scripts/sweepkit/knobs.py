@@ -73,9 +73,8 @@ def has_pong(entry) -> bool:
 
 
 def extra_args(entry, end: str) -> tuple[str, ...]:
-    """A reference's own arguments for its `ping` or `pong` (runtimes.json `ping_args`, `pong_args`).
-    Read with a default: analysis/runtimes.py's Entry may not have these fields."""
-    return tuple(getattr(entry, f"{end}_args", None) or ())
+    """A reference's own arguments for its `ping` or `pong` (runtimes.json `ping_args`, `pong_args`)."""
+    return entry.ping_args if end == "ping" else entry.pong_args
 
 
 def pong_entries() -> list:
