@@ -1,6 +1,6 @@
-"""A sweep as the figures and the table see it: one row per measured point, and each run's shape."""
+"""A sweep as the figures and the table see it: one row per run (every repeat), and each run's shape."""
 
-# A sweep as the figures and the table see it: one row per measured point (metadata and
+# A sweep as the figures and the table see it: one row per run, every repeat of a point kept (metadata and
 # statistics) plus each run's small Shape (RTT) or Windows (throughput). Files are read one at a
 # time and their samples dropped once described, so memory does not grow with the number of samples.
 
@@ -59,6 +59,7 @@ class Sweep:
     runs: pd.DataFrame  # one row per run, in display order; index 0..n-1
     shapes: list  # stats.Shape or stats.Windows (None when a run has no samples), aligned with runs
     kind: str = "rtt"
+    points: pd.DataFrame | None = None  # one row per point, repeats combined (points.combine)
 
 
 def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) -> Sweep:
@@ -142,7 +143,8 @@ def _listing(values) -> str:
 
 
 def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFrame, list]:
-    """Display order, one run per point (the newest), and the derived columns."""
+    """Display order (point, then round) and the derived columns. Every repeat of a point is kept:
+    repeats are the data its interval is computed from."""
     runs = runs.assign(
         shape_id=np.arange(len(runs)),
         framework_rank=style.order_key(runs["framework"], style.FRAMEWORK_ORDER),
@@ -151,16 +153,14 @@ def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFra
     )
     # Throughput runs have no rate asked for: they send back-to-back.
     point = ["framework", "transport", "payload", *(["interval_s"] if kind == "rtt" else []), "tasks"]
-    runs = runs.sort_values("started", kind="stable").sort_values(
+    runs = runs.sort_values(["round", "started"], kind="stable").sort_values(
         ["framework_rank", "framework", "transport_rank", "transport", *point[2:]],
         ascending=[True, True, True, True, True, *([False] if kind == "rtt" else []), True], kind="stable")
-    repeated = runs.duplicated(point, keep="last")
-    for _, row in runs[repeated].iterrows():  # a loop over runs, not samples
-        newer = runs[~repeated].set_index(point).loc[tuple(row[point])]["source"]
-        warn(Path(row["source"]), f"the same point as {newer}, which ran later: using that one")
-    runs = runs[~repeated].reset_index(drop=True)
-    if kind != "rtt":
-        return runs, [shapes[i] for i in runs["shape_id"]]
-    achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
-    runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
+    twice = runs.duplicated([*point, "round"], keep=False)
+    for source in runs.loc[twice, "source"]:  # a loop over runs, not samples
+        warn(Path(source), "another log has the same point and round; both are used", skipped=False)
+    runs = runs.reset_index(drop=True)
+    if kind == "rtt":
+        achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
+        runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
     return runs, [shapes[i] for i in runs["shape_id"]]
