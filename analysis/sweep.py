@@ -60,6 +60,7 @@ class Sweep:
     shapes: list  # stats.Shape or stats.Windows (None when a run has no samples), aligned with runs
     kind: str = "rtt"
     points: pd.DataFrame | None = None  # one row per point, repeats combined (points.combine)
+    noise: float = 0.02  # changes below this share are called `same` (--noise)
 
 
 def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) -> Sweep:
