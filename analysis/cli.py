@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import compare, points, style, summary
+from . import compare, style, summary
 from .load import newest_sweep
 from .sweep import Filters, NothingUsable, collect
 
@@ -204,9 +204,7 @@ def run(args) -> int:
     if plot:
         _check_writable(out)
 
-    sweep = collect(folder, args.kind, filters, with_time=plot in ("time", "all"), warn=warn)
-    sweep.noise = args.noise / 100
-    sweep.points = points.combine(sweep.runs, args.kind, sweep.noise)
+    sweep = collect(folder, args.kind, filters, with_time=plot in ("time", "all"), warn=warn, noise=args.noise / 100)
     if plot == "delta":
         from .change_report import has_deltas
 

@@ -24,7 +24,7 @@ THROUGHPUT_CSV_COLUMNS = ["framework", "transport", "payload", "tasks", "windows
                           "gbit_per_s_p5", "gbit_per_s_p50", "gbit_per_s_p95", "sent", "received", "lost",
                           "repeats", "msg_per_s_p50_low", "msg_per_s_p50_high",
                           "gbit_per_s_p50_low", "gbit_per_s_p50_high"]
-THROUGHPUT_HEADERS = ["framework", "transport", "size B", "tasks", "repeats", "windows", "msg/s p5",
+THROUGHPUT_HEADERS = ["framework", "transport", "size B", "tasks", "windows", "repeats", "msg/s p5",
                       "msg/s p50 [95 % CI]", "msg/s p95", "Gb/s p5", "Gb/s p50 [95 % CI]", "Gb/s p95",
                       "sent", "received", "lost"]
 _LEFT = 2  # the first columns are words, left-aligned; the rest numbers, right-aligned
@@ -93,7 +93,7 @@ def throughput_rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
         if not p.complete:
             name += " *"
             partial = True
-        lines.append([name, p.transport, str(p.payload), str(p.tasks), repeats(p), style.count(p.windows),
+        lines.append([name, p.transport, str(p.payload), str(p.tasks), style.count(p.windows), repeats(p),
                       style.si(p.msg_per_s_p5) if math.isfinite(p.msg_per_s_p5) else "–",
                       interval(p.msg_per_s_p50, p.msg_per_s_p50_low, p.msg_per_s_p50_high, _si),
                       style.si(p.msg_per_s_p95) if math.isfinite(p.msg_per_s_p95) else "–",

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import load, stats, style
-
-MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
+from . import load, points, stats, style
+from .points import MISSED_BY
+from .uncertainty import NOISE
 
 
 class NothingUsable(Exception):
@@ -60,11 +60,12 @@ class Sweep:
     shapes: list  # stats.Shape or stats.Windows (None when a run has no samples), aligned with runs
     kind: str = "rtt"
     points: pd.DataFrame | None = None  # one row per point, repeats combined (points.combine)
-    noise: float = 0.02  # changes below this share are called `same` (--noise)
+    noise: float = NOISE  # changes below this share are called `same` (--noise)
 
 
-def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) -> Sweep:
-    """Read, filter and describe every run of `kind` under `folder`.
+def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, noise: float = NOISE) -> Sweep:
+    """Read, filter and describe every run of `kind` under `folder`, and combine its repeats into
+    points (verdicts with the `noise` threshold, a share).
 
     Raises NothingUsable when no run is left, saying where it looked or what values exist."""
     found = load.scan(folder, kind, warn)
@@ -114,7 +115,7 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) ->
     if not rows:
         raise NothingUsable(_why_nothing(folder, kind, found, seen, tried, filters))
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, warn)
-    return Sweep(folder, found.infos, runs, shapes, kind)
+    return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise)
 
 
 def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: int, filters: Filters) -> str:
