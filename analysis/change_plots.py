@@ -32,7 +32,8 @@ def delta(ax, points, positions: dict) -> None:
 
 def delta_handles() -> list:
     return [Line2D([], [], color=style.colour(style.BASELINE), lw=1, label=f"{style.BASELINE} (Δ = 0)"),
-            Line2D([], [], color="0.3", ls="", marker="|", ms=9, label="95 % interval,\npaired by round"),
+            Line2D([], [], color="0.3", ls="", marker="|", ms=9,
+                   label="95 % interval of\nruntime − std, paired\nby round (mean over\nthe rounds both ran)"),
             Line2D([], [], color="0.3", ls="", marker="o", mfc="white", ms=5, label="one round:\nno interval")]
 
 
@@ -60,7 +61,7 @@ def forest(ax, rows, kind: str, noise: float) -> None:
     side = blended_transform_factory(ax.transAxes, ax.transData)
     for name, text in verdicts.items():
         ax.text(1.01, y_of[name], text, transform=side, va="center", fontsize=7)
-    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(plots.PLAIN)  # ratios sit near 1: a linear axis reads best
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
     ax.set_ylim(len(labels) - 0.5, -0.5)
     better = "< 1: new is faster" if kind == "rtt" else "> 1: new is faster"

@@ -21,15 +21,13 @@ def delta_pages(sweep, points):
             ["transport_rank", "transport", "tasks"])
         fig, axes = report.new_page(f"Latency each runtime adds over std, against message rate — {payload} B "
                                     "payload", report.context(sweep, group), len(panels), cols=2)
-        positions = plots.rate_positions(points.loc[points["payload"] == payload, "interval_s"])
+        positions = plots.rate_positions(group["interval_s"])
         for ax, (_, transport, tasks) in zip(axes, panels.itertuples(index=False), strict=True):
             panel = group[(group["transport"] == transport) & (group["tasks"] == tasks)]
             change_plots.delta(ax, panel, positions)
             report.panel_title(ax, f"{transport.upper()}, {tasks} decoy task{'s' if tasks != 1 else ''}")
         report.finish(fig, axes, plots.framework_handles(group["framework"]) + change_plots.delta_handles(),
                       "xy", cols=2)
-        fig.text(0.455, 0.015, "Δ = runtime − std median RTT at the same point, mean over the rounds both ran "
-                 "(paired), 95 % t interval", ha="center", fontsize=8, color="0.35")
         yield fig
 
 

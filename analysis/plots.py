@@ -14,7 +14,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 from . import style
 
 RTT_LABEL = "round-trip time (µs)"
-_PLAIN = FuncFormatter(lambda v, _: style.plain(v))
+PLAIN = FuncFormatter(lambda v, _: style.plain(v))
 _LOGIT_TICKS = [0.001, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999]
 
 
@@ -32,7 +32,7 @@ def _minor_labels(axis) -> FuncFormatter:
 def _rtt_axis(ax, scale: str, which: str = "y") -> None:
     axis = ax.yaxis if which == "y" else ax.xaxis
     (ax.set_yscale if which == "y" else ax.set_xscale)("log" if scale == "log" else "linear")
-    axis.set_major_formatter(_PLAIN)
+    axis.set_major_formatter(PLAIN)
     if scale == "log":
         # Minor ticks at 2× and 5× only: each tick costs a few ms to draw, and these are read.
         axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
@@ -167,7 +167,7 @@ def tasks(ax, runs, scale: str) -> None:
     if counts and max(counts) > 10:
         ax.set_xscale("symlog", linthresh=1)
     ax.xaxis.set_major_locator(FixedLocator(counts))
-    ax.xaxis.set_major_formatter(_PLAIN)
+    ax.xaxis.set_major_formatter(PLAIN)
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("decoy tasks (CPU-bound, on the measured runtime)")
     _rtt_axis(ax, scale)
@@ -198,7 +198,7 @@ def throughput(ax, runs, quantity: str, scale: str) -> None:
             error_bars(ax, x, line[f"{quantity}_p50"], line[f"{quantity}_p50_low"], line[f"{quantity}_p50_high"],
                        colour)
     _size_axis(ax, sorted(set(runs["payload"])))
-    formatter = _SI if quantity == "msg_per_s" else _PLAIN
+    formatter = _SI if quantity == "msg_per_s" else PLAIN
     if scale == "log":
         ax.set_yscale("log")
         if floor is not None:
