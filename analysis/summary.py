@@ -28,9 +28,9 @@ THROUGHPUT_HEADERS = ["framework", "transport", "size B", "tasks", "windows", "r
                       "msg/s p50 [95 % CI]", "msg/s p95", "Gb/s p5", "Gb/s p50 [95 % CI]", "Gb/s p95",
                       "sent", "received", "lost"]
 _LEFT = 2  # the first columns are words, left-aligned; the rest numbers, right-aligned
-METHOD_NOTE = ("[low–high]: 95 % interval, Student t across repeats (each repeat a fresh process; "
-               "Kalibera & Jones 2013); 1 (within-run): one repeat, the order-statistic interval of "
-               "its own samples, blind to run-to-run spread")
+METHOD_NOTE = ("[low–high]: 95 % interval, Student t across repeats (each a fresh process; Kalibera & Jones 2013)\n"
+               "1 (within-run): one repeat, its interval from the order statistics of its own samples, "
+               "blind to run-to-run spread")
 VERDICT_NOTE = ("verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; "
                 "same otherwise; unknown with one round in common (no run-to-run spread measured)")
 

@@ -102,7 +102,7 @@ def test_a_one_repeat_sweep_is_marked_within_run_and_its_delta_unknown(capsys, t
     lines = out.splitlines()
     assert all("1 (within-run)" in line for line in lines[2:4])
     assert lines[3].split()[-2] == "unknown" and "[–]" in lines[3]
-    assert any("within-run" in line and "order-statistic" in line for line in lines)
+    assert any("within-run" in line and "order statistics" in line for line in lines)
     table = csv_table(capsys, "-d", tmp_path)
     tokio = row(table, "tokio")
     assert tokio["repeats"] == 1 and tokio["p50_low_ns"] < tokio["p50_ns"] < tokio["p50_high_ns"]
