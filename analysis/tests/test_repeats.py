@@ -140,3 +140,18 @@ def test_delta_figure_without_std_is_one_line_and_exit_1(capsys, tmp_path):
     write_run(tmp_path, "tokio", "tcp", 0.001, samples(1, 300))
     status, out, err = cli(capsys, "-d", tmp_path, "-t", "delta", "-o", tmp_path / "d.pdf")
     assert status == 1 and err.count("\n") == 1 and "no Δ to draw" in err
+
+
+def test_throughput_repeats_give_msg_per_s_with_an_interval(capsys, tmp_path):
+    from .logs import windows, write_throughput
+
+    for k in range(1, 4):
+        write_throughput(tmp_path, "tokio", "tcp", 64, windows(k, 30, 64, 40_000 * (1 + 0.02 * k)), repeat=k)
+    write_throughput(tmp_path, "std", "tcp", 64, windows(9, 30, 64))
+    table = csv_table(capsys, "-d", tmp_path, "-k", "throughput")
+    tokio, std = row(table, "tokio"), row(table, "std")
+    assert tokio["repeats"] == 3 and tokio["windows"] == 90
+    assert tokio["msg_per_s_p50_low"] < tokio["msg_per_s_p50"] < tokio["msg_per_s_p50_high"]
+    assert std["repeats"] == 1 and std["msg_per_s_p50_low"] <= std["msg_per_s_p50"] <= std["msg_per_s_p50_high"]
+    status, out, _ = cli(capsys, "-d", tmp_path, "-k", "throughput", "--summary")
+    assert status == 0 and "1 (within-run)" in out and " 3 " in out
