@@ -108,7 +108,7 @@ def main() -> None:
         size = sum(f.stat().st_size for f in (root / "big").iterdir())
         print(f"wrote {n:,} samples in {runs} runs ({size / 2**20:.0f} MiB of CSV and JSON) "
               f"in {time.perf_counter() - t0:.1f} s to {root}")
-        print(f"{'command':<28}{'wall s':>8}{'µs/sample':>11}{'peak RSS MiB':>14}{'tiny-sweep MiB':>16}"
+        print(f"{'command':<32}{'wall s':>8}{'µs/sample':>11}{'peak RSS MiB':>14}{'tiny-sweep MiB':>16}"
               f"{'B/sample':>10}")
         for name, extra in (("--summary", ["--summary"]), ("-t all", ["-t", "all", "-o"]),
                             ("--compare (2× samples)", ["--compare"])):
@@ -121,7 +121,7 @@ def main() -> None:
                     cmd = ["--compare", str(root / which), str(root / which)]
                 results[which] = min(measure(cmd) for _ in range(max(1, args.repeat)))
             (wall, rss), (_, rss_tiny) = results["big"], results["tiny"]
-            print(f"{'parse.py ' + name:<28}{wall:>8.2f}{wall / n * 1e6:>11.3f}{rss / 2**20:>14.0f}"
+            print(f"{'parse.py ' + name:<32}{wall:>8.2f}{wall / n * 1e6:>11.3f}{rss / 2**20:>14.0f}"
                   f"{rss_tiny / 2**20:>16.0f}{(rss - rss_tiny) / (n - n_tiny):>10.1f}")
     finally:
         if args.keep:
