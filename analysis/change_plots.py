@@ -17,9 +17,12 @@ def delta(ax, points, positions: dict) -> None:
     line (std itself); a hollow marker where the interval is unknown (one round in common)."""
     ax.axhline(0, color=style.colour(style.BASELINE), lw=1, zorder=1)
     drawn = points[(points["verdict"] != "") & points["delta_p50"].notna()]
-    for (_, framework), line in drawn.groupby(["framework_rank", "framework"], sort=True):
+    lines = drawn.groupby(["framework_rank", "framework"], sort=True)
+    for i, ((_, framework), line) in enumerate(lines):
         line = line.sort_values("interval_s", ascending=False)
-        x, y = line["interval_s"].map(positions).to_numpy(), line["delta_p50"].to_numpy(dtype=float) / 1e3
+        dodge = 0.05 * (i - (lines.ngroups - 1) / 2)  # so that the runtimes' bars do not hide each other
+        x = line["interval_s"].map(positions).to_numpy() + dodge
+        y = line["delta_p50"].to_numpy(dtype=float) / 1e3
         colour = style.colour(framework)
         ax.plot(x, y, color=colour, marker="o", ms=4, lw=1.5)
         unknown = (line["verdict"] == "unknown").to_numpy()
@@ -33,7 +36,7 @@ def delta(ax, points, positions: dict) -> None:
 def delta_handles() -> list:
     return [Line2D([], [], color=style.colour(style.BASELINE), lw=1, label=f"{style.BASELINE} (Δ = 0)"),
             Line2D([], [], color="0.3", ls="", marker="|", ms=9,
-                   label="95 % interval of\nruntime − std, paired\nby round (mean over\nthe rounds both ran)"),
+                   label="95 % interval,\npaired by round"),
             Line2D([], [], color="0.3", ls="", marker="o", mfc="white", ms=5, label="one round:\nno interval")]
 
 
