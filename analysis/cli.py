@@ -71,12 +71,12 @@ def parser() -> argparse.ArgumentParser:
                    help="only these message rates asked for, msg/s: 1000, 1k, inf (back-to-back)")
     p.add_argument("-l", "--tasks", type=_list(int), default=[], metavar="N[,N]", help="only these decoy counts")
     p.add_argument("-f", "--framework", type=_list(str.strip), default=[], metavar="NAME[,NAME]",
-                   help="only these frameworks: std, tokio, async-std, smol, ping")
+                   help=f"only these frameworks: {', '.join(style.FRAMEWORK_ORDER)}")
     p.add_argument("-s", "--scale", choices=("log", "lin"), default="log",
                    help="RTT axis scale; throughput: the rate axes of -t stat (default log)")
     p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help="PDF to write (default: DIR/KIND-TYPE.pdf)")
     p.add_argument("--summary", action="store_true", help="print the summary table on stdout")
-    p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format (default text)")
+    p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format, or the comparison's with --compare (default text)")
     p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"),
                    help="compare two sweep folders point by point (ratio new/old, 95 %% interval, verdict)")
     p.add_argument("--noise", type=_percent, default=2.0, metavar="PCT",
