@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import summary
+from . import compare, style, summary
 from .load import newest_sweep
 from .sweep import Filters, NothingUsable, collect
 
@@ -15,12 +15,15 @@ DESCRIPTION = """Turn a sweep of round-trip-time or throughput logs into a summa
 Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV, recursively
 from DIR (default: the newest sweep under latency-logs/). Percentiles are exact, by nearest
 rank. Without -t or --summary it does both: every figure to one PDF and the table on stdout.
-With -k throughput: -t stat draws msg/s and Gb/s against payload size, -t time the rate per
-window over each run; -r does not apply.
+Each point may have been run several times (stems ending -r1, -r2…): its numbers are the means
+over the repeats with a 95 % t interval across them, and the latency each runtime adds over std
+(Δ, paired by round) gets a verdict: slower, faster, same or unknown. --compare OLD NEW compares
+two sweeps point by point. With -k throughput: -t stat draws msg/s and Gb/s against payload
+size, -t time the rate per window over each run; -r does not apply.
 """
 
-PLOTS = ("stat", "ecdf", "pdf", "time", "tasks", "all")
-THROUGHPUT_PLOTS = ("stat", "time", "all")  # the others describe RTT distributions
+PLOTS = ("delta", "stat", "ecdf", "pdf", "time", "tasks", "compare", "all")
+THROUGHPUT_PLOTS = ("stat", "time", "compare", "all")  # the others describe RTT distributions
 DEFAULT_ROOT = Path("latency-logs")
 
 
@@ -68,13 +71,29 @@ def parser() -> argparse.ArgumentParser:
                    help="only these message rates asked for, msg/s: 1000, 1k, inf (back-to-back)")
     p.add_argument("-l", "--tasks", type=_list(int), default=[], metavar="N[,N]", help="only these decoy counts")
     p.add_argument("-f", "--framework", type=_list(str.strip), default=[], metavar="NAME[,NAME]",
-                   help="only these frameworks: std, tokio, async-std, smol, ping")
+                   help=f"only these frameworks: {', '.join(style.FRAMEWORK_ORDER)}")
     p.add_argument("-s", "--scale", choices=("log", "lin"), default="log",
                    help="RTT axis scale; throughput: the rate axes of -t stat (default log)")
     p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help="PDF to write (default: DIR/KIND-TYPE.pdf)")
     p.add_argument("--summary", action="store_true", help="print the summary table on stdout")
-    p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format (default text)")
+    p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format, or the comparison's with --compare (default text)")
+    p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"),
+                   help="compare two sweep folders point by point (ratio new/old, 95 %% interval, verdict)")
+    p.add_argument("--noise", type=_percent, default=2.0, metavar="PCT",
+                   help="a change smaller than PCT %% is called `same` (default 2)")
+    p.add_argument("--fail-above", type=_percent, metavar="PCT",
+                   help="with --compare: exit 1 when a point is `slower` by more than PCT %%")
     return p
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"a percentage is 0 or more: {text!r}")
+    return value
 
 
 def _folder(args) -> Path:
@@ -114,8 +133,68 @@ def _check_kind(args) -> None:
                          f"there are {', '.join(THROUGHPUT_PLOTS)} (see {parser().prog} -h)")
 
 
+def _check_compare(args) -> None:
+    """Options that need --compare, or mean nothing with it."""
+    if args.compare is None:
+        if args.fail_above is not None:
+            raise UsageError("--fail-above needs --compare OLD NEW (it gates a sweep against an older one)")
+        if args.type == "compare":
+            raise UsageError("-t compare needs --compare OLD NEW")
+        return
+    if args.dir is not None:
+        raise UsageError("--compare names its two folders: leave out -d")
+    if args.type not in (None, "compare"):
+        raise UsageError(f"-t {args.type}: with --compare the only figure is -t compare")
+
+
+def run_compare(args, filters: Filters, warn) -> int:
+    """Two sweeps point by point: the table on stdout, -t compare's forest plot, --fail-above."""
+    old_dir, new_dir = args.compare
+    for name, folder in (("OLD", old_dir), ("NEW", new_dir)):
+        if not folder.is_dir():
+            raise NothingUsable(f"--compare {name}: {folder}: no such folder")
+    out = args.out or new_dir / f"{args.kind}-compare.pdf"
+    if args.type:
+        _check_writable(out)
+    old, new = (collect(f, args.kind, filters, with_time=False, warn=warn).runs for f in (old_dir, new_dir))
+    result = compare.compare(old, new, args.kind, args.noise / 100)
+    if result.rows.empty:
+        raise NothingUsable(f"no point is in both {old_dir} and {new_dir} ({len(result.only_old)} only in OLD, "
+                            f"{len(result.only_new)} only in NEW, e.g. {(result.only_old + result.only_new)[0]})")
+    fmt = args.format or "text"
+    sys.stdout.write({"text": compare.text, "csv": compare.csv, "markdown": compare.markdown}[fmt](result))
+    sys.stdout.flush()
+    if fmt == "csv":  # stdout stays CSV: the unmatched points go to stderr
+        for side, names in (("OLD", result.only_old), ("NEW", result.only_new)):
+            for name in names:
+                print(f"only in {side}: {name}", file=sys.stderr)
+    if args.type:
+        from . import change_report, report
+
+        try:
+            count = report.save(change_report.compare_pages(result, str(old_dir), str(new_dir)), out,
+                                f"{args.kind} compare — {old_dir.name} → {new_dir.name}")
+        except OSError as e:
+            raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
+        print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
+    if args.fail_above is not None:
+        slower = compare.slower_than(result, args.fail_above)
+        if slower:
+            print(f"parse.py: slower by more than {args.fail_above:g} %: {'; '.join(slower)}", file=sys.stderr)
+            return 1
+    return 0
+
+
 def run(args) -> int:
     _check_kind(args)
+    _check_compare(args)
+    filters = Filters([args.protocol] if args.protocol else [], args.rate, args.tasks, args.framework)
+
+    def warn(path: Path, reason: str, skipped: bool = True) -> None:
+        print(f"warning: {path}: {reason}{'; skipped' if skipped else ''}", file=sys.stderr)
+
+    if args.compare is not None:
+        return run_compare(args, filters, warn)
     show_table = args.summary or args.format is not None
     plot = args.type
     if plot is None and not show_table:  # neither asked: everything
@@ -125,14 +204,16 @@ def run(args) -> int:
     if plot:
         _check_writable(out)
 
-    def warn(path: Path, reason: str, skipped: bool = True) -> None:
-        print(f"warning: {path}: {reason}{'; skipped' if skipped else ''}", file=sys.stderr)
+    sweep = collect(folder, args.kind, filters, with_time=plot in ("time", "all"), warn=warn, noise=args.noise / 100)
+    if plot == "delta":
+        from .change_report import has_deltas
 
-    filters = Filters([args.protocol] if args.protocol else [], args.rate, args.tasks, args.framework)
-    sweep = collect(folder, args.kind, filters, with_time=plot in ("time", "all"), warn=warn)
+        if not has_deltas(sweep.points):
+            raise NothingUsable(f"no Δ to draw in {folder}: it needs {style.BASELINE} and another "
+                                "runtime measured at the same points")
     if show_table:
         formats = {"text": summary.text, "csv": summary.csv, "markdown": summary.markdown}
-        sys.stdout.write(formats[args.format or "text"](sweep.runs, args.kind))
+        sys.stdout.write(formats[args.format or "text"](sweep.points, args.kind, sweep.noise))
         sys.stdout.flush()
     if plot:
         from . import report, throughput_report  # matplotlib loads only when a figure is asked for

@@ -22,6 +22,7 @@ SWEEP_INFO = "sweep.json"
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 _OLD_NAMES = {"async_std": "async-std", "icmp": "ping"}  # 2022 spellings of framework labels
 _SWEEP_NAME = re.compile(r"(\d{8}-\d{6})$")
+_ROUND = re.compile(r"-r(\d+)$")  # a repeat's stem ends in -r{k}, k its round; older stems: round 1
 
 
 class LogError(Exception):
@@ -89,6 +90,7 @@ def scan(folder: Path, kind: str, warn) -> Found:
             warn(path, str(e))
             continue
         meta["source"] = str(path.with_suffix(""))
+        meta["round"] = round_of(path.stem)
         found.logs.append((path.with_suffix(".csv"), meta))
     for path in sorted(folder.rglob("*.csv")):
         if path in paired:
@@ -105,6 +107,12 @@ def scan(folder: Path, kind: str, warn) -> Found:
         elif header not in HEADERS.values():  # a lone CSV of the other kind is not ours to judge
             warn(path, "not an RTT log (unknown CSV header)")
     return found
+
+
+def round_of(stem: str) -> int:
+    """The round k of a repeat from its stem's `-r{k}` suffix; 1 for a stem without one."""
+    found = _ROUND.search(stem)
+    return int(found.group(1)) if found else 1
 
 
 def _needed(data: dict, *keys: str) -> None:
@@ -229,7 +237,7 @@ def read_2022(csv: Path, kind: str, with_time: bool) -> list[tuple[dict, np.ndar
             "tasks": int(tasks), "lost": None, "complete": True, "pacing": "sleep",
             "started_at": None, "host": None, "address": None, "json_n": None,
             "format": "2022 CSV", "time_estimated": True, "details": {},
-            "source": str(csv),
+            "source": str(csv), "round": 1,
         }
         runs.append((meta, rtt, t))
     return runs

@@ -14,7 +14,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 from . import style
 
 RTT_LABEL = "round-trip time (µs)"
-_PLAIN = FuncFormatter(lambda v, _: style.plain(v))
+PLAIN = FuncFormatter(lambda v, _: style.plain(v))
 _LOGIT_TICKS = [0.001, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999]
 
 
@@ -32,7 +32,7 @@ def _minor_labels(axis) -> FuncFormatter:
 def _rtt_axis(ax, scale: str, which: str = "y") -> None:
     axis = ax.yaxis if which == "y" else ax.xaxis
     (ax.set_yscale if which == "y" else ax.set_xscale)("log" if scale == "log" else "linear")
-    axis.set_major_formatter(_PLAIN)
+    axis.set_major_formatter(PLAIN)
     if scale == "log":
         # Minor ticks at 2× and 5× only: each tick costs a few ms to draw, and these are read.
         axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
@@ -61,9 +61,14 @@ def stat(ax, runs, scale: str, positions: dict | None = None) -> None:
         if line.empty:
             continue
         x = line["interval_s"].map(positions).to_numpy()
-        colour = style.colour(framework)
+        colour, y = style.colour(framework), line["p50"].to_numpy(dtype=float) / 1e3
+        if style.is_reference(framework):  # a floor to read against: a plain grey line
+            ax.plot(x, y, color=colour, ls=style.linestyle(transport), marker="s", ms=3, lw=1.2, zorder=1)
+            continue
         ax.fill_between(x, line["p5"] / 1e3, line["p95"] / 1e3, color=colour, alpha=0.12, lw=0)
-        ax.plot(x, line["p50"] / 1e3, color=colour, ls=style.linestyle(transport), marker="o", ms=4)
+        ax.plot(x, y, color=colour, ls=style.linestyle(transport), marker="o", ms=4)
+        if "p50_low" in line:
+            error_bars(ax, x, y, line["p50_low"] / 1e3, line["p50_high"] / 1e3, colour)
         missed = line[line["missed_rate"]]
         mx = missed["interval_s"].map(positions).to_numpy()
         ax.scatter(mx, missed["p50"] / 1e3, s=140, facecolors="none", edgecolors="#D55E00", lw=1.6,
@@ -71,6 +76,13 @@ def stat(ax, runs, scale: str, positions: dict | None = None) -> None:
         for x_, y_, got in zip(mx, missed["p50"] / 1e3, missed["achieved_rate"], strict=True):
             ax.annotate(f"got {style.si(got)}", (x_, y_), xytext=(6, -12), textcoords="offset points",
                         fontsize=7, color="#D55E00")
+    rate_axis(ax, positions)
+    _rtt_axis(ax, scale)
+    ax.set_ylabel("median " + RTT_LABEL)
+
+
+def rate_axis(ax, positions: dict) -> None:
+    """The message-rate x axis: a tick at each rate of the sweep (rate_positions), ∞ last."""
     ticks = sorted(positions.items(), key=lambda kv: kv[1])
     ax.xaxis.set_major_locator(FixedLocator([p for _, p in ticks]))
     ax.xaxis.set_major_formatter(FuncFormatter(
@@ -80,8 +92,16 @@ def stat(ax, runs, scale: str, positions: dict | None = None) -> None:
         pad = 0.4 * (ticks[-1][1] - ticks[0][1]) / (len(ticks) - 1)
         ax.set_xlim(ticks[0][1] - pad, ticks[-1][1] + pad)
     ax.set_xlabel("messages per second asked for (∞ = back-to-back)")
-    _rtt_axis(ax, scale)
-    ax.set_ylabel("median " + RTT_LABEL)
+
+
+def error_bars(ax, x, y, low, high, colour: str) -> None:
+    """The 95 % interval of each point as a vertical bar with caps; none where it is unknown."""
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    known = np.isfinite(low) & np.isfinite(high)
+    if known.any():
+        y = np.asarray(y, dtype=float)[known]
+        ax.errorbar(np.asarray(x)[known], y, yerr=np.vstack([y - low[known], high[known] - y]).clip(0),
+                    fmt="none", ecolor=colour, elinewidth=1, capsize=2.5, zorder=4)
 
 
 def ecdf(ax, runs, shapes, scale: str) -> None:
@@ -147,7 +167,7 @@ def tasks(ax, runs, scale: str) -> None:
     if counts and max(counts) > 10:
         ax.set_xscale("symlog", linthresh=1)
     ax.xaxis.set_major_locator(FixedLocator(counts))
-    ax.xaxis.set_major_formatter(_PLAIN)
+    ax.xaxis.set_major_formatter(PLAIN)
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("decoy tasks (CPU-bound, on the measured runtime)")
     _rtt_axis(ax, scale)
@@ -174,8 +194,11 @@ def throughput(ax, runs, quantity: str, scale: str) -> None:
         ax.fill_between(x, bottom if floor is None else np.maximum(bottom, floor), line[f"{quantity}_p95"],
                         color=colour, alpha=0.12, lw=0)
         ax.plot(x, line[f"{quantity}_p50"], color=colour, ls=style.linestyle(transport), marker="o", ms=4)
+        if f"{quantity}_p50_low" in line:
+            error_bars(ax, x, line[f"{quantity}_p50"], line[f"{quantity}_p50_low"], line[f"{quantity}_p50_high"],
+                       colour)
     _size_axis(ax, sorted(set(runs["payload"])))
-    formatter = _SI if quantity == "msg_per_s" else _PLAIN
+    formatter = _SI if quantity == "msg_per_s" else PLAIN
     if scale == "log":
         ax.set_yscale("log")
         if floor is not None:
@@ -234,10 +257,11 @@ def throughput_time(ax, runs, windows) -> None:
 def framework_handles(frameworks) -> list:
     """Legend entries: one colour per framework, in the suite's order."""
     names = sorted(set(frameworks), key=lambda f: (style.order_key([f], style.FRAMEWORK_ORDER), f))
-    return [Line2D([], [], color=style.colour(f), lw=2, label=f) for f in names]
+    return [Line2D([], [], color=style.colour(f), lw=1.2 if style.is_reference(f) else 2,
+                   marker="s" if style.is_reference(f) else "", ms=3, label=f) for f in names]
 
 
-def style_handles(transports=(), band=False, missed=False, percentiles=()) -> list:
+def style_handles(transports=(), band=False, missed=False, percentiles=(), ci=False) -> list:
     """Legend entries for what line styles and marks mean."""
     order = sorted(set(transports), key=lambda t: (style.order_key([t], style.TRANSPORT_ORDER), t))
     handles = [Line2D([], [], color="0.3", ls=style.linestyle(t), label=t.upper()) for t in order]
@@ -245,6 +269,8 @@ def style_handles(transports=(), band=False, missed=False, percentiles=()) -> li
         handles.append(Line2D([], [], color="0.3", ls=ls, marker=marker, ms=4, label=label))
     if band:
         handles.append(Patch(color="0.3", alpha=0.15, label="p5–p95 band"))
+    if ci:
+        handles.append(Line2D([], [], color="0.3", ls="", marker="|", ms=9, label="95 % interval\nof the median"))
     if missed:
         handles.append(Line2D([], [], ls="", marker="o", ms=10, mfc="none", mec="#D55E00", mew=1.6,
                               label="achieved rate\n< 95 % of target"))

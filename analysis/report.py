@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from . import plots, style, summary
 
-KINDS = ("stat", "ecdf", "pdf", "time", "tasks")
+KINDS = ("delta", "stat", "ecdf", "pdf", "time", "tasks")  # the order of -t all
 TABLE_ROWS = 32  # summary rows per page
 TEXT_LINES = 42  # lines per column on the machine page
 _LOOPBACK = ("127.", "localhost", "[::1]", "::1")
@@ -87,7 +87,8 @@ def panel_title(ax, text: str) -> None:
 
 
 def stat_pages(sweep, runs, scale):
-    """A page per payload and decoy count, a panel per transport; the ICMP baseline in each."""
+    """A page per payload and decoy count, a panel per transport; the ICMP baseline in each. `runs`
+    are points (points.combine): the mean median over repeats with its 95 % interval."""
     for (payload, tasks), group in runs.groupby(["payload", "tasks"], sort=True):
         transports = [t for t in ordered(group["transport"]) if t != "icmp"] or ["icmp"]
         fig, axes = new_page(f"Median round-trip time against message rate — {point(payload, tasks)}",
@@ -98,7 +99,8 @@ def stat_pages(sweep, runs, scale):
             plots.stat(ax, panel, scale, positions)
             panel_title(ax, transport.upper())
         finish(fig, axes, plots.framework_handles(group["framework"]) + plots.style_handles(
-            group["transport"], band=True, missed=bool(group["missed_rate"].any())), "xy", cols=2)
+            group["transport"], band=True, missed=bool(group["missed_rate"].any()),
+            ci=bool((group["repeats"] > 1).any())), "xy", cols=2)
         yield fig
 
 
@@ -134,9 +136,9 @@ def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload",
 
 def table_pages(sweep, runs, kind: str = "rtt"):
     """The summary table, set in a monospaced font (one text block: fast and aligned)."""
-    lines = summary.text(runs, kind).rstrip("\n").split("\n")
+    lines = summary.text(runs, kind, sweep.noise).rstrip("\n").split("\n")
     header, body = lines[:2], lines[2:lines.index("")]
-    method = "all samples (exact)" if kind == "rtt" else "the measured windows"
+    method = "all samples of each run (exact)" if kind == "rtt" else "the measured windows of each run"
     notes = [*lines[lines.index("") + 1:], f"percentiles: nearest rank on {method}"]
     what = "round-trip time" if kind == "rtt" else "throughput"
     # As large as fits the text block's width: a monospaced character is about 0.6 em wide.
@@ -145,7 +147,7 @@ def table_pages(sweep, runs, kind: str = "rtt"):
     for page in range(pages):
         chunk = body[page * TABLE_ROWS:(page + 1) * TABLE_ROWS]
         suffix = f" ({page + 1}/{pages})" if pages > 1 else ""
-        fig, (ax,) = new_page(f"Summary: {what} per run{suffix}", context(sweep, runs))
+        fig, (ax,) = new_page(f"Summary: {what} per point, repeats combined{suffix}", context(sweep, runs))
         ax.set_position((0.05, 0.05, 0.9, 0.83))
         ax.axis("off")
         ax.text(0, 1, "\n".join(header), transform=ax.transAxes, va="top", family="monospace",
@@ -224,26 +226,32 @@ def machine_page(sweep, runs):
 
 
 def pages(sweep, runs, kind: str, scale: str):
-    """The figures of one kind of plot, or of every kind for "all", one Figure per page."""
+    """The figures of one kind of plot, or of every kind for "all", one Figure per page. `runs` are
+    every repeat (drawn one by one in ecdf, pdf and time); stat, tasks, delta and the table draw
+    sweep.points, the repeats combined."""
+    from . import change_report  # imports this module
+
+    points = sweep.points
     makers = {
-        "stat": lambda: stat_pages(sweep, runs, scale),
+        "delta": lambda: change_report.delta_pages(sweep, points),
+        "stat": lambda: stat_pages(sweep, points, scale),
         "ecdf": lambda: _grid_pages(sweep, runs, scale, plots.ecdf, "Distribution of round-trip times (ECDF)"),
         "pdf": lambda: _grid_pages(sweep, runs, scale, plots.pdf, "Distribution of round-trip times"),
         "time": lambda: _grid_pages(sweep, runs, scale, plots.time, "Round-trip time over the run"),
-        "tasks": lambda: _grid_pages(sweep, runs, scale, plots.tasks,
+        "tasks": lambda: _grid_pages(sweep, points, scale, plots.tasks,
                                      "Round-trip time against CPU-bound decoy tasks",
                                      by=("transport", "payload")),
     }
     if kind == "all":
         # A decoy-count figure says nothing where a sweep tried one count only.
-        varied = runs.groupby(["transport", "payload"])["tasks"].transform("nunique") > 1
-        makers["tasks"] = lambda: _grid_pages(sweep, runs[varied], scale, plots.tasks,
+        varied = points.groupby(["transport", "payload"])["tasks"].transform("nunique") > 1
+        makers["tasks"] = lambda: _grid_pages(sweep, points[varied], scale, plots.tasks,
                                               "Round-trip time against CPU-bound decoy tasks",
                                               by=("transport", "payload"))
     for name in (KINDS if kind == "all" else (kind,)):
         yield from makers[name]()
     if kind == "all":
-        yield from table_pages(sweep, runs)
+        yield from table_pages(sweep, points)
         yield from machine_page(sweep, runs)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import percentile
+from . import percentile, uncertainty
 
 # Name → percentile, as in the JSON's rtt_ns, plus the p5–p95 band of the stat figure.
 PERCENTILES = {"p5": 5, "p50": 50, "p90": 90, "p95": 95, "p99": 99, "p999": 99.9, "p9999": 99.99}
@@ -20,6 +20,7 @@ PERCENTILES = {"p5": 5, "p50": 50, "p90": 90, "p95": 95, "p99": 99, "p999": 99.9
 RAW_TIME_POINTS = 2_000  # runs up to this size are drawn sample by sample over time
 TIME_BINS = 250  # at most, and at least 100 samples a bin so that its p99 means something
 RATE_PERCENTILES = {"p5": 5, "p50": 50, "p95": 95}  # of msg/s and Gb/s across windows
+WITHIN_RUN = {"p50": 0.5, "p99": 0.99, "p999": 0.999}  # quantiles given a one-run interval (…_wlow, …_whigh)
 _RTT_BITS = 40  # RTTs below 2**40 ns (18 min) pack under a time-bin index into one int64
 
 
@@ -52,19 +53,21 @@ def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None) -> tuple[dict, 
     """Scalar statistics of a run and its Shape (None when it has no samples).
 
     The scalars are n, min, mean, stdev (divided by n - 1, as rtt-core; 0 for one sample), max and
-    every entry of PERCENTILES, in ns; NaN without samples.
+    every entry of PERCENTILES, in ns; NaN without samples; and for each of WITHIN_RUN the bounds of
+    its within-run order-statistics interval (p50_wlow, p50_whigh…), used when a point has one repeat.
     `t_ns` (send times, same length) gives the RTT-over-time curve; without it that is empty.
     """
     n = len(rtt_ns)
     scalars = {"n": n}
     if n == 0:
-        scalars.update(dict.fromkeys(["min", "mean", "stdev", "max", *PERCENTILES], np.nan))
+        scalars.update(dict.fromkeys(["min", "mean", "stdev", "max", *PERCENTILES, *_within_names("")], np.nan))
         return scalars, None
     ordered = np.sort(rtt_ns)
     values = percentiles(ordered, list(PERCENTILES.values()))
     scalars.update(zip(PERCENTILES, values.tolist(), strict=True))
     scalars.update(min=int(ordered[0]), max=int(ordered[-1]), mean=float(ordered.mean()),
                    stdev=float(ordered.std(ddof=1)) if n > 1 else 0.0)
+    scalars.update(_within(ordered, ""))
     shape = Shape(
         *_ecdf(ordered),
         *_log_histogram(ordered),
@@ -72,6 +75,19 @@ def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None) -> tuple[dict, 
         *_over_time(rtt_ns, t_ns),
     )
     return scalars, shape
+
+
+def _within_names(prefix: str) -> list[str]:
+    return [f"{prefix}{name}_{end}" for name in WITHIN_RUN for end in ("wlow", "whigh")]
+
+
+def _within(ordered: np.ndarray, prefix: str, scale: float = 1.0, which=WITHIN_RUN) -> dict:
+    """Bounds of the within-run intervals of the quantiles `which` of sorted values (× scale)."""
+    out = {}
+    for name, q in which.items():
+        estimate = uncertainty.within_run_quantile(ordered, q)
+        out[f"{prefix}{name}_wlow"], out[f"{prefix}{name}_whigh"] = estimate.low * scale, estimate.high * scale
+    return out
 
 
 def _ecdf(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -153,8 +169,8 @@ def window_rates(t_ns: np.ndarray, messages: np.ndarray, size: np.ndarray,
     """Throughput of a run from the messages and bytes received in each measured window.
 
     The scalars are windows, received (messages), received_bytes, and for msg_per_s and
-    gbit_per_s the mean and RATE_PERCENTILES across windows (e.g. msg_per_s_p50); NaN without
-    windows. A window's rate is its count × (1 / window_s), and × 8 / 1e9 for bytes to Gb/s,
+    gbit_per_s the mean and RATE_PERCENTILES across windows (e.g. msg_per_s_p50), and the bounds
+    of the p50's within-run interval (msg_per_s_p50_wlow…); NaN without windows. A window's rate is its count × (1 / window_s), and × 8 / 1e9 for bytes to Gb/s,
     as rtt-core scales them, so the table and the JSON agree.
     """
     n = len(messages)
@@ -163,11 +179,12 @@ def window_rates(t_ns: np.ndarray, messages: np.ndarray, size: np.ndarray,
     scalars = {"windows": n, "received": int(messages.sum()), "received_bytes": int(size.sum())}
     names = ["mean", *RATE_PERCENTILES]
     if n == 0:
-        scalars.update({f"{q}_{name}": np.nan for q in scales for name in names})
+        scalars.update({f"{q}_{name}": np.nan for q in scales for name in [*names, "p50_wlow", "p50_whigh"]})
         return scalars, None
     ranked = ranks(n, list(RATE_PERCENTILES.values()))
     for quantity, counts in (("msg_per_s", messages), ("gbit_per_s", size)):
         scale = scales[quantity]
         values = [counts.sum() / n * scale, *(np.sort(counts)[ranked] * scale).tolist()]
         scalars.update({f"{quantity}_{name}": float(v) for name, v in zip(names, values, strict=True)})
+        scalars.update(_within(np.sort(counts), f"{quantity}_", scale, {"p50": 0.5}))
     return scalars, Windows(t_ns / 1e9, messages * scales["msg_per_s"], size * scales["gbit_per_s"])

@@ -11,6 +11,8 @@ from . import runtimes
 FRAMEWORK_COLOURS = {e.label: e.colour for e in runtimes.entries()}
 _SPARE_COLOURS = ("#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
 FRAMEWORK_ORDER = runtimes.labels()
+BASELINE = "std"  # every runtime's added latency is measured against it
+REFERENCES = frozenset(e.label for e in runtimes.entries() if e.reference)  # drawn as grey lines, no Δ
 TRANSPORT_ORDER = ("tcp", "udp", "icmp")
 TRANSPORT_STYLES = {"tcp": "-", "udp": "--", "icmp": ":"}
 
@@ -22,6 +24,11 @@ def colour(framework: str) -> str:
     if framework in FRAMEWORK_COLOURS:
         return FRAMEWORK_COLOURS[framework]
     return _SPARE_COLOURS[sum(framework.encode()) % len(_SPARE_COLOURS)]
+
+
+def is_reference(framework: str) -> bool:
+    """A reference baseline of runtimes.json (ICMP ping, busy polling): a floor, not a runtime."""
+    return framework in REFERENCES
 
 
 def linestyle(transport: str) -> str:

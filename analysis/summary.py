@@ -1,8 +1,8 @@
-"""The summary table, one line per run: aligned text for people, CSV for scripts, or Markdown."""
+"""The summary table, one line per point (its repeats combined): aligned text, CSV for scripts, or Markdown."""
 
-# The summary table: one line per run, as aligned text for people, CSV for scripts (exact
-# integer nanoseconds) or Markdown for READMEs; an RTT table or a throughput table, by the kind
-# of log. Formatting only; the numbers come from stats.py.
+# One line per point, its statistics the means over its repeats with their 95 % intervals
+# (points.py), as aligned text for people, CSV for scripts (integer nanoseconds) or Markdown for
+# READMEs; an RTT table or a throughput table, by the kind of log. Formatting only.
 
 import io
 import math
@@ -13,128 +13,173 @@ from . import style
 from .sweep import MISSED_BY
 
 CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate", "achieved_rate",
-               "tasks", "n", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "lost"]
-HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "n",
-           "p50 µs", "p99 µs", "p99.9 µs", "max µs", "lost"]
+               "tasks", "n", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "lost",
+               "repeats", "p50_low_ns", "p50_high_ns", "p99_low_ns", "p99_high_ns", "p999_low_ns",
+               "p999_high_ns", "delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns", "verdict"]
+HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
+           "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [95 % CI]",
+           "verdict", "lost"]
 THROUGHPUT_CSV_COLUMNS = ["framework", "transport", "payload", "tasks", "windows",
                           "msg_per_s_p5", "msg_per_s_p50", "msg_per_s_p95",
-                          "gbit_per_s_p5", "gbit_per_s_p50", "gbit_per_s_p95", "sent", "received", "lost"]
-THROUGHPUT_HEADERS = ["framework", "transport", "size B", "tasks", "windows", "msg/s p5", "msg/s p50",
-                      "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "sent", "received", "lost"]
+                          "gbit_per_s_p5", "gbit_per_s_p50", "gbit_per_s_p95", "sent", "received", "lost",
+                          "repeats", "msg_per_s_p50_low", "msg_per_s_p50_high",
+                          "gbit_per_s_p50_low", "gbit_per_s_p50_high"]
+THROUGHPUT_HEADERS = ["framework", "transport", "size B", "tasks", "windows", "repeats", "msg/s p5",
+                      "msg/s p50 [95 % CI]", "msg/s p95", "Gb/s p5", "Gb/s p50 [95 % CI]", "Gb/s p95",
+                      "sent", "received", "lost"]
 _LEFT = 2  # the first columns are words, left-aligned; the rest numbers, right-aligned
+METHOD_NOTE = ("[low–high]: 95 % interval, Student t across repeats (each a fresh process; Kalibera & Jones 2013)\n"
+               "1 (within-run): one repeat, its interval from the order statistics of its own samples, "
+               "blind to run-to-run spread")
+VERDICT_NOTE = ("verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; "
+                "same otherwise; unknown with one round in common (no run-to-run spread measured)")
 
 
-def rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
+def _signed(value_ns: float) -> str:
+    """A latency in µs with a sign; − (U+2212) so that it never reads as the range's dash."""
+    text = style.us(abs(value_ns))
+    return text if text == "–" else ("−" if value_ns < 0 else "+") + text
+
+
+def interval(value, low, high, fmt=style.us) -> str:
+    """`value [low–high]`; `value [–]` without an interval."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{fmt(value)} [–]"
+    bound = (lambda v: _signed(v).lstrip("+")) if fmt is _signed else fmt
+    return f"{fmt(value)} [{bound(low)}–{bound(high)}]"
+
+
+def repeats(point) -> str:
+    return f"{point.repeats} (within-run)" if point.repeats == 1 else str(point.repeats)
+
+
+def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], list[str]]:
     """The table for people: latencies in µs, rates with k/M; and the footnotes it needs."""
     lines, missed, partial, old = [], False, False, False
-    for run in runs.itertuples():  # a loop over runs, not samples
-        achieved = "–" if pd.isna(run.achieved_rate) else style.si(run.achieved_rate)
-        if run.missed_rate:
+    for p in points.itertuples():  # a loop over points, not samples
+        achieved = "–" if pd.isna(p.achieved_rate) else style.si(p.achieved_rate)
+        if p.missed_rate:
             achieved += " !"
             missed = True
-        name = run.framework
-        if not run.complete:
+        name = p.framework
+        if not p.complete:
             name += " *"
             partial = True
-        old |= run.format == "2022 CSV"
-        target = style.rate_label(run.interval_s)
-        lines.append([name, run.transport, str(run.payload), "∞" if target == "∞" else target,
-                      achieved, str(run.tasks), str(run.n), style.us(run.p50), style.us(run.p99),
-                      style.us(run.p999), style.us(run.max), style.count(run.lost)])
-    notes = []
+        old |= p.format == "2022 CSV"
+        delta = "" if not p.verdict else interval(p.delta_p50, p.delta_p50_low, p.delta_p50_high, _signed)
+        lines.append([name, p.transport, str(p.payload), style.rate_label(p.interval_s), achieved,
+                      str(p.tasks), repeats(p), str(p.n), interval(p.p50, p.p50_low, p.p50_high),
+                      interval(p.p99, p.p99_low, p.p99_high), style.us(p.p999), style.us(p.max),
+                      delta, p.verdict, style.count(p.lost)])
+    notes = [METHOD_NOTE, VERDICT_NOTE.format(noise=style.percent(noise)),
+             "p50, p99, p99.9: means over the repeats of each run's nearest rank; n, lost: summed; max: the largest"]
     if missed:
         notes.append(f"! achieved rate more than {int(100 * MISSED_BY)} % below the target")
     if partial:
-        notes.append("* run ended early (\"complete\": false); its samples are shown")
+        notes.append("* a run ended early (\"complete\": false); its samples are shown")
     if old:
         notes.append("– not recorded by the 2022 suite")
     notes.append("∞ = back-to-back (next message sent when the reply arrives)")
     return lines, notes
 
 
-def throughput_rows(runs: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
+def throughput_rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
     """The throughput table for people: rates with k/M and Gb/s; and its footnotes."""
     lines, partial = [], False
-    for run in runs.itertuples():  # a loop over runs, not windows
-        name = run.framework
-        if not run.complete:
+    for p in points.itertuples():  # a loop over points, not windows
+        name = p.framework
+        if not p.complete:
             name += " *"
             partial = True
-        msg = [style.si(v) if math.isfinite(v) else "–"
-               for v in (run.msg_per_s_p5, run.msg_per_s_p50, run.msg_per_s_p95)]
-        gbit = [style.gbit(v) for v in (run.gbit_per_s_p5, run.gbit_per_s_p50, run.gbit_per_s_p95)]
-        lines.append([name, run.transport, str(run.payload), str(run.tasks), str(run.windows), *msg, *gbit,
-                      style.count(run.sent), str(run.received), style.count(run.lost)])
-    windows = ", ".join(sorted({style.window_label(w) for w in runs["window_s"]}))
-    notes = [f"msg/s and Gb/s (10⁹ bit/s) received per {windows} window: p5, p50, p95 across the measured windows",
+        lines.append([name, p.transport, str(p.payload), str(p.tasks), style.count(p.windows), repeats(p),
+                      style.si(p.msg_per_s_p5) if math.isfinite(p.msg_per_s_p5) else "–",
+                      interval(p.msg_per_s_p50, p.msg_per_s_p50_low, p.msg_per_s_p50_high, _si),
+                      style.si(p.msg_per_s_p95) if math.isfinite(p.msg_per_s_p95) else "–",
+                      style.gbit(p.gbit_per_s_p5),
+                      interval(p.gbit_per_s_p50, p.gbit_per_s_p50_low, p.gbit_per_s_p50_high, style.gbit),
+                      style.gbit(p.gbit_per_s_p95), style.count(p.sent), style.count(p.received),
+                      style.count(p.lost)])
+    windows = ", ".join(sorted({style.window_label(w) for w in points["window_s"]}))
+    notes = [f"msg/s and Gb/s (10⁹ bit/s) received per {windows} window: p5, p50, p95 across the measured "
+             "windows, each the mean over the repeats", METHOD_NOTE,
              "sent: the whole run, warm-up included; received: the measured windows; "
-             "lost: sent − received over the whole run"]
+             "lost: sent − received over the whole run; counts summed over the repeats"]
     if partial:
-        notes.append("* run ended early (\"complete\": false); its windows are shown")
+        notes.append("* a run ended early (\"complete\": false); its windows are shown")
     return lines, notes
 
 
-def _layout(runs: pd.DataFrame, kind: str) -> tuple[list[str], list[list[str]], list[str]]:
+def _si(value: float) -> str:
+    return style.si(value) if math.isfinite(value) else "–"
+
+
+def _layout(points: pd.DataFrame, kind: str, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
     if kind == "throughput":
-        return THROUGHPUT_HEADERS, *throughput_rows(runs)
-    return HEADERS, *rows(runs)
+        return THROUGHPUT_HEADERS, *throughput_rows(points)
+    return HEADERS, *rows(points, noise)
 
 
-def text(runs: pd.DataFrame, kind: str = "rtt") -> str:
+def aligned(headers: list[str], body: list[list[str]], notes: list[str], left: int = _LEFT) -> str:
     """An aligned plain-text table with its footnotes."""
-    headers, body, notes = _layout(runs, kind)
     table = [headers, *body]
     widths = [max(len(r[i]) for r in table) for i in range(len(headers))]
     out = []
     for r in table:
-        cells = [c.ljust(w) if i < _LEFT else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
         out.append("  ".join(cells).rstrip())
     out.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join([*out, "", *notes]) + "\n"
 
 
-def markdown(runs: pd.DataFrame, kind: str = "rtt") -> str:
-    headers, body, notes = _layout(runs, kind)
-    align = [":--" if i < _LEFT else "--:" for i in range(len(headers))]
+def markdown_table(headers: list[str], body: list[list[str]], notes: list[str], left: int = _LEFT) -> str:
+    align = [":--" if i < left else "--:" for i in range(len(headers))]
     lines = ["| " + " | ".join(r) + " |" for r in (headers, align, *body)]
     return "\n".join(lines + [""] + [f"{n}  " for n in notes]) + "\n"
 
 
-def _integers(runs: pd.DataFrame, column: str) -> pd.Series:
-    return runs[column].astype("Float64").round().astype("Int64")
+def text(points: pd.DataFrame, kind: str = "rtt", noise: float = 0.02) -> str:
+    return aligned(*_layout(points, kind, noise))
 
 
-def csv(runs: pd.DataFrame, kind: str = "rtt") -> str:
-    """Machine-readable: exact integer ns, empty cells for what was not recorded."""
+def markdown(points: pd.DataFrame, kind: str = "rtt", noise: float = 0.02) -> str:
+    return markdown_table(*_layout(points, kind, noise))
+
+
+def _integers(points: pd.DataFrame, column: str) -> pd.Series:
+    return pd.to_numeric(points[column], errors="coerce").astype("Float64").round().astype("Int64")
+
+
+def csv(points: pd.DataFrame, kind: str = "rtt", noise: float = 0.02) -> str:
+    """Machine-readable: integer ns (means over repeats rounded), empty cells for what is unknown."""
     if kind == "throughput":
-        return _throughput_csv(runs)
-
-    def integers(column: str) -> pd.Series:
-        return _integers(runs, column)
-
-    finite = runs["target_rate"].where(runs["target_rate"].map(math.isfinite))
+        return _throughput_csv(points)
+    finite = points["target_rate"].where(points["target_rate"].map(math.isfinite))
     table = pd.DataFrame({
-        "framework": runs["framework"], "transport": runs["transport"], "payload": runs["payload"],
-        "interval_s": runs["interval_s"].map(style.plain),
+        "framework": points["framework"], "transport": points["transport"], "payload": points["payload"],
+        "interval_s": points["interval_s"].map(style.plain),
         "target_rate": finite.map(lambda r: "" if pd.isna(r) else style.plain(r)),
-        "achieved_rate": runs["achieved_rate"].astype(float).round(1),
-        "tasks": runs["tasks"], "n": runs["n"],
-        "p50_ns": integers("p50"), "p90_ns": integers("p90"), "p99_ns": integers("p99"),
-        "p999_ns": integers("p999"), "max_ns": integers("max"), "lost": integers("lost"),
+        "achieved_rate": points["achieved_rate"].astype(float).round(1),
+        "tasks": points["tasks"], "n": points["n"], "repeats": points["repeats"], "verdict": points["verdict"],
     })
+    for name in ("p50", "p90", "p99", "p999", "max", "p50_low", "p50_high", "p99_low", "p99_high",
+                 "p999_low", "p999_high", "delta_p50", "delta_p50_low", "delta_p50_high"):
+        table[f"{name}_ns"] = _integers(points, name)
+    table["lost"] = _integers(points, "lost")
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, columns=CSV_COLUMNS, lineterminator="\n")
     return buffer.getvalue()
 
 
-def _throughput_csv(runs: pd.DataFrame) -> str:
+def _throughput_csv(points: pd.DataFrame) -> str:
     """msg/s to 0.1, Gb/s to 1e-6 (1 kbit/s); empty cells for what is unknown."""
-    table = runs.reindex(columns=THROUGHPUT_CSV_COLUMNS).copy()
+    table = points.reindex(columns=THROUGHPUT_CSV_COLUMNS).copy()
     for quantity, digits in (("msg_per_s", 1), ("gbit_per_s", 6)):
-        for p in ("p5", "p50", "p95"):
-            table[f"{quantity}_{p}"] = runs[f"{quantity}_{p}"].astype(float).round(digits)
-    for column in ("sent", "received", "lost"):
-        table[column] = _integers(runs, column)
+        for p in ("p5", "p50", "p95", "p50_low", "p50_high"):
+            table[f"{quantity}_{p}"] = points[f"{quantity}_{p}"].astype(float).round(digits)
+    for column in ("windows", "sent", "received", "lost"):
+        table[column] = _integers(points, column)
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, lineterminator="\n")
     return buffer.getvalue()

@@ -1,6 +1,6 @@
-"""A sweep as the figures and the table see it: one row per measured point, and each run's shape."""
+"""A sweep as the figures and the table see it: one row per run (every repeat), and each run's shape."""
 
-# A sweep as the figures and the table see it: one row per measured point (metadata and
+# A sweep as the figures and the table see it: one row per run, every repeat of a point kept (metadata and
 # statistics) plus each run's small Shape (RTT) or Windows (throughput). Files are read one at a
 # time and their samples dropped once described, so memory does not grow with the number of samples.
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import load, stats, style
-
-MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
+from . import load, points, stats, style
+from .points import MISSED_BY
+from .uncertainty import NOISE
 
 
 class NothingUsable(Exception):
@@ -59,10 +59,13 @@ class Sweep:
     runs: pd.DataFrame  # one row per run, in display order; index 0..n-1
     shapes: list  # stats.Shape or stats.Windows (None when a run has no samples), aligned with runs
     kind: str = "rtt"
+    points: pd.DataFrame | None = None  # one row per point, repeats combined (points.combine)
+    noise: float = NOISE  # changes below this share are called `same` (--noise)
 
 
-def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) -> Sweep:
-    """Read, filter and describe every run of `kind` under `folder`.
+def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, noise: float = NOISE) -> Sweep:
+    """Read, filter and describe every run of `kind` under `folder`, and combine its repeats into
+    points (verdicts with the `noise` threshold, a share).
 
     Raises NothingUsable when no run is left, saying where it looked or what values exist."""
     found = load.scan(folder, kind, warn)
@@ -112,7 +115,7 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn) ->
     if not rows:
         raise NothingUsable(_why_nothing(folder, kind, found, seen, tried, filters))
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, warn)
-    return Sweep(folder, found.infos, runs, shapes, kind)
+    return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise)
 
 
 def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: int, filters: Filters) -> str:
@@ -142,7 +145,8 @@ def _listing(values) -> str:
 
 
 def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFrame, list]:
-    """Display order, one run per point (the newest), and the derived columns."""
+    """Display order (point, then round) and the derived columns. Every repeat of a point is kept:
+    repeats are the data its interval is computed from."""
     runs = runs.assign(
         shape_id=np.arange(len(runs)),
         framework_rank=style.order_key(runs["framework"], style.FRAMEWORK_ORDER),
@@ -151,16 +155,14 @@ def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFra
     )
     # Throughput runs have no rate asked for: they send back-to-back.
     point = ["framework", "transport", "payload", *(["interval_s"] if kind == "rtt" else []), "tasks"]
-    runs = runs.sort_values("started", kind="stable").sort_values(
+    runs = runs.sort_values(["round", "started"], kind="stable").sort_values(
         ["framework_rank", "framework", "transport_rank", "transport", *point[2:]],
         ascending=[True, True, True, True, True, *([False] if kind == "rtt" else []), True], kind="stable")
-    repeated = runs.duplicated(point, keep="last")
-    for _, row in runs[repeated].iterrows():  # a loop over runs, not samples
-        newer = runs[~repeated].set_index(point).loc[tuple(row[point])]["source"]
-        warn(Path(row["source"]), f"the same point as {newer}, which ran later: using that one")
-    runs = runs[~repeated].reset_index(drop=True)
-    if kind != "rtt":
-        return runs, [shapes[i] for i in runs["shape_id"]]
-    achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
-    runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
+    twice = runs.duplicated([*point, "round"], keep=False)
+    for source in runs.loc[twice, "source"]:  # a loop over runs, not samples
+        warn(Path(source), "another log has the same point and round; both are used", skipped=False)
+    runs = runs.reset_index(drop=True)
+    if kind == "rtt":
+        achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
+        runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
     return runs, [shapes[i] for i in runs["shape_id"]]

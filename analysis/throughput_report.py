@@ -25,11 +25,11 @@ def size_pages(sweep, runs, scale: str):
         axes[0].tick_params(axis="x", labelbottom=False)
         axes[0].set_xlabel("")
         fig.legend(handles=plots.framework_handles(group["framework"])
-                   + plots.style_handles(group["transport"], band=True),
+                   + plots.style_handles(group["transport"], band=True, ci=bool((group["repeats"] > 1).any())),
                    loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False, fontsize=9)
         window = " or ".join(sorted({style.window_label(w) for w in group["window_s"]}))
-        fig.text(0.455, 0.015, f"each point: the median {window} window of a run; received, one way, "
-                 "sent back-to-back", ha="center", fontsize=8, color="0.35")
+        fig.text(0.455, 0.015, f"each point: the median {window} window of a run, mean over repeats; "
+                 "received, one way, sent back-to-back", ha="center", fontsize=8, color="0.35")
         yield fig
 
 
@@ -50,9 +50,9 @@ def time_pages(sweep, runs):
 def pages(sweep, runs, plot: str, scale: str):
     """The figures of one kind of plot, or of every kind for "all", one Figure per page."""
     if plot in ("stat", "all"):
-        yield from size_pages(sweep, runs, scale)
+        yield from size_pages(sweep, sweep.points, scale)  # the repeats combined, with 95 % intervals
     if plot in ("time", "all"):
         yield from time_pages(sweep, runs)
     if plot == "all":
-        yield from report.table_pages(sweep, runs, "throughput")
+        yield from report.table_pages(sweep, sweep.points, "throughput")
         yield from report.machine_page(sweep, runs)

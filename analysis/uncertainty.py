@@ -20,6 +20,7 @@ run-to-run spread nobody measured.
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 CONFIDENCE = 0.95
 NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
@@ -39,6 +40,7 @@ class Estimate:
         return self.low <= x <= self.high
 
 
+@cache  # a sweep asks for the same few degrees of freedom hundreds of times
 def t_quantile(df: int, confidence: float = CONFIDENCE) -> float:
     """The two-sided Student t quantile: P(|T| < t) = confidence, for a whole number of degrees of
     freedom, from the exact finite series of Abramowitz & Stegun 26.7.3–4 and bisection."""

@@ -35,7 +35,7 @@ def sweep_dir(tmp_path) -> Path:
                 seed += 1
                 write_run(folder, framework, transport, interval, samples(seed, SIZES[interval]),
                           achieved=None if interval else 31_000.0)
-    write_run(folder, "ping", "icmp", 0.01, samples(99, 40, 15_000), framework_version="iputils 20221126", threads=None)
+    write_run(folder, "ping", "icmp", 0.01, samples(99, 40, 15_000), framework_version="iputils 20240117", threads=None)
     return folder
 
 

@@ -35,19 +35,21 @@ def samples(seed: int, n: int, median_ns: float = 30_000, spread: float = 0.3) -
     return rtt.astype(np.int64)
 
 
-def stem(framework, transport, payload, interval, tasks) -> str:
-    return f"{framework}-{transport}-{payload}B-{interval:g}s-{tasks}t"
+def stem(framework, transport, payload, interval, tasks, repeat=None) -> str:
+    """A sweep's stem; with `repeat` k, the stem of round k of a repeated sweep (-r{k})."""
+    return f"{framework}-{transport}-{payload}B-{interval:g}s-{tasks}t" + (f"-r{repeat}" if repeat else "")
 
 
 def write_run(folder: Path, framework: str, transport: str, interval: float, rtt, *, payload=64,
               tasks=0, achieved=None, lost=0, host="testhost", started="2024-05-01T12:00:00Z",
-              **fields) -> Path:
-    """A log pair like a ping's --out; returns the stem's path. `fields` override JSON fields."""
+              repeat=None, **fields) -> Path:
+    """A log pair like a ping's --out; returns the stem's path. `fields` override JSON fields;
+    `repeat` k names it round k of a repeated point."""
     folder.mkdir(parents=True, exist_ok=True)
     rtt = np.asarray(rtt, dtype=np.int64)
     gap = int(interval * 1e9)
     t = np.arange(len(rtt), dtype=np.int64) * gap if gap else np.concatenate([[0], np.cumsum(rtt[:-1])])
-    base = folder / stem(framework, transport, payload, interval, tasks)
+    base = folder / stem(framework, transport, payload, interval, tasks, repeat)
     with open(f"{base}.csv", "w") as f:
         f.write(logschema.schema().csv_header("rtt") + "\n")
         np.savetxt(f, np.column_stack([np.arange(len(rtt)), t, rtt]), fmt="%d", delimiter=",")
@@ -91,13 +93,14 @@ def _spread(counts, scale: float) -> dict:
 
 
 def write_throughput(folder: Path, framework: str, transport: str, payload: int, counts, *, tasks=0,
-                     lost=0, warmup_messages=1000, started="2024-05-01T12:00:00Z", **fields) -> Path:
+                     lost=0, warmup_messages=1000, started="2024-05-01T12:00:00Z", repeat=None,
+                     **fields) -> Path:
     """A throughput log pair like a ping's --out in throughput mode; returns the stem's path.
     Every window holds whole messages, so its bytes are its messages × payload."""
     folder.mkdir(parents=True, exist_ok=True)
     counts = np.asarray(counts, dtype=np.int64)
     size = counts * payload
-    base = folder / f"{framework}-{transport}-{payload}B-throughput-{tasks}t"
+    base = folder / (f"{framework}-{transport}-{payload}B-throughput-{tasks}t" + (f"-r{repeat}" if repeat else ""))
     with open(f"{base}.csv", "w") as f:
         f.write(logschema.schema().csv_header("throughput") + "\n")
         n = np.arange(len(counts))
@@ -119,6 +122,15 @@ def write_throughput(folder: Path, framework: str, transport: str, payload: int,
     log.update(fields)
     Path(f"{base}.json").write_text(json.dumps(log, indent=2))
     return base
+
+
+def write_repeats(folder: Path, framework: str, transport: str, interval: float, offsets, *,
+                  median_ns: float = 30_000, n: int = 2_000, seed: int = 0, **kwargs) -> None:
+    """One log pair per round k = 1, 2…: round k's RTTs have median `median_ns` × exp(offsets[k-1]),
+    as fresh processes on a noisy machine differ from run to run."""
+    for k, offset in enumerate(offsets, start=1):
+        write_run(folder, framework, transport, interval, samples(seed * 1000 + k, n, median_ns * math.exp(offset)),
+                  repeat=k, **kwargs)
 
 
 def write_2022(path: Path, runs) -> None:

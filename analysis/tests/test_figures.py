@@ -17,9 +17,9 @@ from .conftest import pages, parse_py
 from .logs import samples, write_2022
 
 # sweep_dir: one payload and decoy count; transports tcp, udp (std, tokio) and icmp (ping).
-SWEEP_PAGES = {"stat": 1, "ecdf": 3, "pdf": 3, "time": 3, "tasks": 3}
-# all = stat + ecdf + pdf + time + (no tasks page: one decoy count) + 1 table + 1 machine page.
-SWEEP_ALL = 1 + 3 + 3 + 3 + 0 + 1 + 1
+SWEEP_PAGES = {"delta": 1, "stat": 1, "ecdf": 3, "pdf": 3, "time": 3, "tasks": 3}
+# all = delta + stat + ecdf + pdf + time + (no tasks page: one decoy count) + 1 table + 1 machine page.
+SWEEP_ALL = 1 + 1 + 3 + 3 + 3 + 0 + 1 + 1
 
 
 @pytest.mark.parametrize("kind", sorted(SWEEP_PAGES))
@@ -41,8 +41,9 @@ def test_all_has_every_page_and_parse_py_defaults_to_it(sweep_dir):
 def test_all_with_decoy_counts_adds_the_tasks_pages(tasks_dir, tmp_path, capsys):
     out = tmp_path / "all.pdf"
     assert main(["-d", str(tasks_dir), "-t", "all", "-o", str(out), "-s", "lin"]) == 0
-    # stat, ecdf, pdf, time: a page per decoy count (0, 2); tasks: one (tcp); table; machine.
-    assert pages(out) == 2 + 2 + 2 + 2 + 1 + 1 + 1
+    # delta: one (panels tcp × 0, 2 tasks); stat, ecdf, pdf, time: a page per decoy count (0, 2);
+    # tasks: one (tcp); table; machine.
+    assert pages(out) == 1 + 2 + 2 + 2 + 2 + 1 + 1 + 1
 
 
 def test_2022_logs_draw_every_figure(tmp_path, capsys):
@@ -51,7 +52,7 @@ def test_2022_logs_draw_every_figure(tmp_path, capsys):
     write_2022(tmp_path / "logs" / "old.csv", runs)
     out = tmp_path / "old.pdf"
     assert main(["-d", str(tmp_path / "logs"), "-t", "all", "-o", str(out)]) == 0
-    assert pages(out) == 1 + 1 + 1 + 1 + 0 + 1 + 1
+    assert pages(out) == 1 + 1 + 1 + 1 + 1 + 0 + 1 + 1
 
 
 def tick_labels(ax) -> list[str]:

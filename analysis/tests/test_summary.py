@@ -130,13 +130,13 @@ def test_default_folder_is_the_newest_sweep_and_is_named(tmp_path):
     assert [r["framework"] for r in rows] == ["tokio"]
 
 
-def test_a_repeated_point_keeps_the_newest_run(capsys, tmp_path):
+def test_a_point_logged_twice_in_one_round_uses_both_runs_and_says_so(capsys, tmp_path):
     write_run(tmp_path / "a", "std", "tcp", 0.001, samples(1, 100), started="2024-05-01T10:00:00Z")
     write_run(tmp_path / "b", "std", "tcp", 0.001, samples(2, 200), started="2024-05-01T11:00:00Z")
     status, out, err = cli(capsys, "-d", tmp_path, "--format", "csv")
     assert status == 0
-    assert out.count("\nstd,") == 1 and ",200," in out
-    assert "warning:" in err and str(tmp_path / "a") in err
+    assert out.count("\nstd,") == 1 and ",300," in out  # n summed over both repeats
+    assert "same point and round; both are used" in err and str(tmp_path / "a") in err
 
 
 def test_a_run_without_samples_is_listed_with_empty_percentiles(capsys, tmp_path):

@@ -58,7 +58,8 @@ def logs(folder: Path):
 def test_csv_has_exactly_the_documented_columns_and_a_row_per_run(capsys, tp_dir):
     assert ",".join(THROUGHPUT_CSV_COLUMNS) == ("framework,transport,payload,tasks,windows,msg_per_s_p5,"
                                                 "msg_per_s_p50,msg_per_s_p95,gbit_per_s_p5,gbit_per_s_p50,"
-                                                "gbit_per_s_p95,sent,received,lost")
+                                                "gbit_per_s_p95,sent,received,lost,repeats,msg_per_s_p50_low,"
+                                                "msg_per_s_p50_high,gbit_per_s_p50_low,gbit_per_s_p50_high")
     rows = table(capsys, "-d", tp_dir)
     assert list(rows.columns) == THROUGHPUT_CSV_COLUMNS
     assert len(rows) == len(FRAMEWORKS) * 2 * 3 * 2
@@ -121,7 +122,7 @@ def test_text_and_markdown_tables(capsys, tp_dir):
     status, out, _ = cli(capsys, "-d", tp_dir, "-k", "throughput", "--format", "markdown", "-p", "udp")
     assert status == 0
     rows = [line for line in out.splitlines() if line.startswith("|")]
-    assert rows[0].startswith("| framework | transport | size B | tasks | windows | msg/s p5 |")
+    assert rows[0].startswith("| framework | transport | size B | tasks | windows | repeats | msg/s p5 |")
     assert len(rows) == 2 + len(FRAMEWORKS) * 3 * 2
 
 
@@ -165,7 +166,7 @@ def test_rtt_only_figures_are_a_usage_error_that_names_the_others(plot, capsys, 
     status, _, err = cli(capsys, "-d", tp_dir, "-k", "throughput", "-t", plot)
     assert status == 2
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert f"-t {plot}" in err and "stat, time, all" in err
+    assert f"-t {plot}" in err and "stat, time, compare, all" in err
     assert set(throughput_report.PLOTS) == {"stat", "time", "all"}
 
 

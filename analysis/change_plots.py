@@ -1,0 +1,78 @@
+"""Figures of differences: the latency each runtime adds over std, and a sweep-to-sweep forest plot."""
+
+# Two figure functions in the manner of plots.py: each draws onto the axis it is given and returns
+# nothing. The numbers and their 95 % intervals come from points.py (Δ vs std) and compare.py (ratios).
+
+import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.transforms import blended_transform_factory
+
+from . import plots, style
+
+DELTA_LABEL = "added latency: Δ median RTT vs std (µs)"
+
+
+def delta(ax, points, positions: dict) -> None:
+    """Δp50 vs std against message rate: a line per runtime with its 95 % interval and a zero
+    line (std itself); a hollow marker where the interval is unknown (one round in common)."""
+    ax.axhline(0, color=style.colour(style.BASELINE), lw=1, zorder=1)
+    drawn = points[(points["verdict"] != "") & points["delta_p50"].notna()]
+    lines = drawn.groupby(["framework_rank", "framework"], sort=True)
+    for i, ((_, framework), line) in enumerate(lines):
+        line = line.sort_values("interval_s", ascending=False)
+        dodge = 0.05 * (i - (lines.ngroups - 1) / 2)  # so that the runtimes' bars do not hide each other
+        x = line["interval_s"].map(positions).to_numpy() + dodge
+        y = line["delta_p50"].to_numpy(dtype=float) / 1e3
+        colour = style.colour(framework)
+        ax.plot(x, y, color=colour, marker="o", ms=4, lw=1.5)
+        unknown = (line["verdict"] == "unknown").to_numpy()
+        ax.scatter(x[unknown], y[unknown], s=30, facecolors="white", edgecolors=colour, zorder=5)
+        plots.error_bars(ax, x, y, line["delta_p50_low"] / 1e3, line["delta_p50_high"] / 1e3, colour)
+    plots.rate_axis(ax, positions)
+    ax.set_ylabel(DELTA_LABEL)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def delta_handles() -> list:
+    return [Line2D([], [], color=style.colour(style.BASELINE), lw=1, label=f"{style.BASELINE} (Δ = 0)"),
+            Line2D([], [], color="0.3", ls="", marker="|", ms=9,
+                   label="95 % interval,\npaired by round"),
+            Line2D([], [], color="0.3", ls="", marker="o", mfc="white", ms=5, label="one round:\nno interval")]
+
+
+def forest(ax, rows, kind: str, noise: float) -> None:
+    """One row per point: the new/old ratio of each metric with its 95 % interval (first metric
+    filled, second hollow), a vertical line at 1, the noise band shaded, the verdicts on the right."""
+    labels = list(dict.fromkeys(rows["label"]))
+    y_of = {name: i for i, name in enumerate(labels)}
+    metrics = list(dict.fromkeys(rows["metric"]))
+    ax.axvspan(1 / (1 + noise), 1 + noise, color="0.92", lw=0, zorder=0)
+    ax.axvline(1, color="0.3", lw=1, zorder=1)
+    for i, metric in enumerate(metrics):
+        sub = rows[rows["metric"] == metric]
+        offset = 0.18 * (i - (len(metrics) - 1) / 2)
+        for framework, group in sub.groupby("framework", sort=False):
+            colour = style.colour(framework)
+            x, y = group["ratio"].to_numpy(dtype=float), group["label"].map(y_of).to_numpy() + offset
+            low, high = group["ratio_low"].to_numpy(dtype=float), group["ratio_high"].to_numpy(dtype=float)
+            known = np.isfinite(low)
+            ax.errorbar(x[known], y[known], xerr=np.vstack([x - low, high - x])[:, known].clip(0), fmt="none",
+                        ecolor=colour, elinewidth=1, capsize=2)
+            ax.scatter(x, y, marker="o" if i == 0 else "^", s=22, color=colour,
+                       facecolors=colour if i == 0 else "white", zorder=4)
+    verdicts = rows.groupby("label", sort=False)["verdict"].agg(" · ".join)
+    side = blended_transform_factory(ax.transAxes, ax.transData)
+    for name, text in verdicts.items():
+        ax.text(1.01, y_of[name], text, transform=side, va="center", fontsize=7)
+    ax.xaxis.set_major_formatter(plots.PLAIN)  # ratios sit near 1: a linear axis reads best
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    better = "< 1: new is faster" if kind == "rtt" else "> 1: new is faster"
+    ax.set_xlabel(f"new / old, 95 % interval ({better}; shaded: within the noise threshold)")
+    ax.grid(True, axis="x", which="major", alpha=0.3)
+
+
+def forest_handles(metrics) -> list:
+    marks = [("o", "0.3"), ("^", "white")]
+    return [Line2D([], [], color="0.3", ls="", marker=m, mfc=face, ms=5, label=metric)
+            for metric, (m, face) in zip(metrics, marks, strict=False)]
