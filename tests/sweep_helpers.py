@@ -6,6 +6,7 @@ is about repeats.
 """
 
 import json
+import re
 import os
 import queue
 import signal
@@ -204,3 +205,11 @@ def check_throughput_pair(folder, framework, transport, payload):
     assert sum(r[2] for r in rows) == log["received"]
     assert all(r[3] == r[2] * payload for r in rows), "a window holds whole messages"
     return log
+
+
+PROGRESS = re.compile(r"\[ *\d+/\d+ r\d+\] ")
+
+
+def progress_lines(stdout_lines) -> list[str]:
+    """The sweep's progress lines (`[17/132 r2] STEM ...`), one per run, and nothing else."""
+    return [line for line in stdout_lines if PROGRESS.match(line)]

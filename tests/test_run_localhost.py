@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from sweep_helpers import (BIN_DIR, REPO, Run, check_log_pair, load_json, process_name,
+from sweep_helpers import (BIN_DIR, REPO, Run, check_log_pair, load_json, process_name, progress_lines,
                            require_binaries, run_script, script_env, session_pids, sweep_dir,
                            wait_until)
 
@@ -45,7 +45,7 @@ def test_a_short_sweep_writes_every_log_pair_and_its_sweep_json(tmp_path):
     assert sweep["wall_s"] > 0 and sweep["measured_s"] == 10
     # The plan first, a progress line per run, the folder last.
     assert "Plan: 10 points × 1 repeat = 10 runs" in run.output
-    assert sum(line.startswith("[") for line in run.stdout) == 10
+    assert len(progress_lines(run.stdout)) == 10
     assert str(folder) in run.stdout[-1]
     # Nothing but the logs and sweep.json in the folder.
     assert sorted(p.name for p in folder.iterdir()) == sorted(
@@ -200,7 +200,7 @@ def test_repeats_run_in_shuffled_rounds_of_fresh_processes(tmp_path):
         assert r["status"] == "ok" and r["wall_s"] > 0 and r["p50_ns"] > 0
         check_log_pair(folder, r["stem"], fw, "tcp")
     # Progress lines in run order, with the round.
-    progress = [line for line in run.stdout if line.startswith("[")]
+    progress = progress_lines(run.stdout)
     assert [line.split("]")[0] + "]" for line in progress] == [f"[{i}/8 r{1 + (i > 4)}]" for i in range(1, 9)]
     assert [line.split()[2] for line in progress] == [r["point"] for r in runs]
     assert f"shuffled with SEED={sweep['seed']}" in run.output

@@ -4,7 +4,6 @@ the progress line, on knobs and points made up here (no process is started)."""
 import itertools
 import re
 import sys
-from dataclasses import dataclass
 
 import pytest
 
@@ -13,6 +12,14 @@ from sweep_helpers import REPO
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
 from sweepkit import cli, knobs, plan, progress, state, timefmt  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def runtimes_and_icmp(monkeypatch):
+    """The list as these tests' expectations know it: runtimes.json's runtimes and the ICMP
+    reference, whatever other references it lists; a test that adds an entry adds it to these."""
+    listed = tuple(e for e in runtimes.entries() if e.is_runtime or e.transport == "icmp")
+    monkeypatch.setattr(runtimes, "entries", lambda: listed)
 
 
 def checked(flags="St", context="localhost", **env):
@@ -119,23 +126,12 @@ def test_a_runtime_added_to_the_list_is_swept_with_no_script_edit(monkeypatch, c
     assert "  -g  glommio: glommio, a thread per core\n" in capsys.readouterr().out
 
 
-@dataclass(frozen=True)
-class Reference(runtimes.Entry):
-    """A reference entry as runtimes.json will give it (e.g. busy-poll): the suite's own binaries with
-    arguments of their own. analysis/runtimes.py's Entry has no such fields yet."""
-
-    ping_args: tuple = ()
-    pong_args: tuple = ()
-
-    @property
-    def is_runtime(self):
-        return False
-
-
 def with_reference(monkeypatch, **fields):
+    """A reference run by the suite's own binaries with arguments of their own, like busy-poll."""
     listed = runtimes.entries()
-    fake = Reference(**{"label": "busy-poll", "flag": "B", "colour": "#777777", "about": "busy-polling std",
-                        "binary_prefix": "std", "ping_args": ("--pacing", "schedule"), "pong_args": ()} | fields)
+    fake = runtimes.Entry(**{"label": "busy-poll", "flag": "B", "colour": "#777777", "about": "busy-polling std",
+                             "binary_prefix": "std", "ping_args": ("--pacing", "schedule"), "pong_args": (),
+                             "reference": True} | fields)
     monkeypatch.setattr(runtimes, "entries", lambda: (*listed, fake))
 
 

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from sweep_helpers import (BIN_DIR, check_throughput_pair, load_json, require_binaries, run_script,
+from sweep_helpers import (BIN_DIR, check_throughput_pair, load_json, progress_lines, require_binaries, run_script,
                            sweep_dir, throughput_stem)
 
 SHORT = {"MODE": "throughput", "DURATION": "0.5", "WARMUP": "0.2", "REPEATS": "1"}
@@ -55,7 +55,7 @@ def test_a_throughput_sweep_logs_every_size_and_skips_what_udp_cannot_carry(tmp_
     assert sweep["measured_s"] == 3
 
     assert "Plan: 8 points, 2 skipped, × 1 repeat = 6 runs" in run.output
-    progress = [line for line in run.stdout if line.startswith("[")]
+    progress = progress_lines(run.stdout)
     assert len(progress) == 6
     figures = re.compile(r"p50 +[0-9.]+( [kMG])? msg/s +[0-9.]+ Gb/s")
     assert all(figures.search(line) for line in progress), progress
