@@ -29,10 +29,11 @@ def metrics(kind: str) -> tuple[str, ...]:
 
 
 def _estimate(values: pd.Series, wlow: pd.Series, whigh: pd.Series) -> u.Estimate:
-    """The repeats' values (NaN: a run without samples) as one estimate with its interval."""
+    """The repeats' values (NaN: a run without samples) as one estimate with its interval, which
+    stops at 0: latencies and rates are never negative."""
     measured = values.notna().to_numpy()
     if measured.sum() >= 2:
-        return u.across_runs(values[measured])
+        return u.across_runs(values[measured], floor=0.0)
     if measured.sum() == 1:
         i = int(np.flatnonzero(measured)[0])
         return u.Estimate(float(values.iloc[i]), float(wlow.iloc[i]), float(whigh.iloc[i]), 1, u.WITHIN_RUN)

@@ -76,14 +76,17 @@ def _mean_sd(values) -> tuple[float, float]:
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
 
 
-def across_runs(values, confidence: float = CONFIDENCE) -> Estimate:
-    """Mean of the repeats' values with its t interval (two repeats or more)."""
+def across_runs(values, confidence: float = CONFIDENCE, floor: float | None = None) -> Estimate:
+    """Mean of the repeats' values with its t interval (two repeats or more). A quantity that
+    cannot go below `floor` (a latency, a rate: 0) has its interval cut there: a wide interval
+    of a few repeats may reach past it, and the cut loses no coverage."""
     values = [float(v) for v in values]
     if len(values) < 2:
         raise ValueError("an interval across runs needs two repeats or more")
     mean, sd = _mean_sd(values)
     half = t_quantile(len(values) - 1, confidence) * sd / math.sqrt(len(values))
-    return Estimate(mean, mean - half, mean + half, len(values), ACROSS_RUNS)
+    low = mean - half if floor is None else max(floor, mean - half)
+    return Estimate(mean, low, mean + half, len(values), ACROSS_RUNS)
 
 
 def within_run_quantile(sorted_samples, q: float, confidence: float = CONFIDENCE) -> Estimate:

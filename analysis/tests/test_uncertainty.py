@@ -80,3 +80,9 @@ def test_verdicts_follow_the_noise_threshold_and_the_direction():
     assert u.verdict(more_msgs, 1.0, higher_is_slower=False, no_change=1.0) == "faster"
     alone = u.paired_difference([70_000], [60_000])
     assert alone.method == u.WITHIN_RUN and u.verdict(alone, 60_000) == "unknown"
+
+
+def test_an_interval_stops_at_a_floor_the_quantity_cannot_pass():
+    wide = u.across_runs([100.0, 900.0, 200.0], floor=0.0)
+    assert wide.low == 0.0 and wide.high > 900.0 and u.across_runs([100.0, 900.0, 200.0]).low < 0
+
