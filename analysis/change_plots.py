@@ -5,6 +5,7 @@
 
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.ticker import NullFormatter
 from matplotlib.transforms import blended_transform_factory
 
 from . import plots, style
@@ -64,7 +65,11 @@ def forest(ax, rows, kind: str, noise: float) -> None:
     side = blended_transform_factory(ax.transAxes, ax.transData)
     for name, text in verdicts.items():
         ax.text(1.01, y_of[name], text, transform=side, va="center", fontsize=7)
-    ax.xaxis.set_major_formatter(plots.PLAIN)  # ratios sit near 1: a linear axis reads best
+    # A ratio is multiplicative: on a log axis ×2 and ÷2 lie equally far from 1, and a p99 that
+    # moved 50-fold does not squash every p50 into one pixel.
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(plots.PLAIN)
+    ax.xaxis.set_minor_formatter(plots.PLAIN if np.ptp(np.log10(ax.get_xlim())) < 1 else NullFormatter())
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
     ax.set_ylim(len(labels) - 0.5, -0.5)
     better = "< 1: new is faster" if kind == "rtt" else "> 1: new is faster"
