@@ -93,9 +93,11 @@ def test_a_signal_stops_the_running_benchmark_and_keeps_the_finished_runs(tmp_pa
     bins.mkdir()
     (bins / "std-micro").symlink_to(BIN_DIR / "std-micro")
     # Opens its log as a real binary does, then hangs: the unfinished file must go.
-    shim(bins, "tokio-micro", 'while [ $# -gt 0 ]; do [ "$1" = --out ] && : >"$2.json"; shift; done\nexec sleep 600')
+    shim(bins, "tokio-micro", '[ "$1" = --version ] && echo "tokio-micro shim" && exit 0\n'
+                              'while [ $# -gt 0 ]; do [ "$1" = --out ] && : >"$2.json"; shift; done\nexec sleep 600')
     run = Run([str(REPO / SCRIPT), "-St"], script_env(tmp_path / "out", BIN_DIR=bins, SEED="1",
                                                       **TINY | {"BENCHES": "spawn_many chained_spawn"})).start()
+    run.expect_line("Logs: ", timeout=30)
     wait_until(lambda: any(process_name(p) == "sleep" for p in session_pids(run.proc.pid)), 60, "the hanging run")
     os.kill(run.proc.pid, signal.SIGINT)
     run.finish(timeout=20)
