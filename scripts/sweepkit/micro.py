@@ -20,13 +20,15 @@ DEFAULT_YIELDS = 1000
 DEFAULT_EVENTS = 10_000
 DEFAULT_HOLD_S = 0.1  # notify, oneshot: each holder sleeps this long (--hold-ms 100), every iteration
 
-# Guessed cost per operation on the 2-core test machine, for the plan's estimate and the ETA until runs
-# have measured the real one (the ETA then scales these by what the runs took): tokio, async-std, smol;
-# std (OS threads) is slower where it spawns a thread per operation.
-GUESS_NS_PER_OP = {"spawn_many": 400, "yield_many": 150, "ping_pong": 6000, "chained_spawn": 600,
-                   "notify": 1500, "oneshot": 1500, "channel": 40}
-STD_FACTOR = {"spawn_many": 40, "ping_pong": 5, "chained_spawn": 40, "channel": 5}
+# Guessed cost per operation, for the plan's estimate and the ETA until runs have measured the real one
+# (the ETA then scales these by what the runs took): tokio, async-std and smol as measured on the 2-core
+# test machine at the default sizes; std (an OS thread per task) that many times slower.
+GUESS_NS_PER_OP = {"spawn_many": 300, "yield_many": 50, "ping_pong": 400, "chained_spawn": 150,
+                   "notify": 2500, "oneshot": 2500, "channel": 120}
+STD_FACTOR = {"spawn_many": 170, "yield_many": 40, "ping_pong": 450, "chained_spawn": 1000, "notify": 100,
+              "oneshot": 100, "channel": 0.7}
 GUESS_OVERHEAD_S = 0.3  # start the process, write and record its log
+STD_THREAD_CAP = 20_000  # std-micro declines (not_run, at once) a size needing more threads at once
 UINT = re.compile(r"[0-9]+")
 
 
@@ -65,8 +67,19 @@ class MicroPoint:
             return int(sizes["workers"]) * DEFAULT_EVENTS
         return DEFAULT_TASKS[self.bench] * (DEFAULT_YIELDS if self.bench == "yield_many" else 1)
 
+    def std_threads(self) -> int:
+        """The OS threads std-micro runs at once at these sizes (a task is a thread)."""
+        sizes = dict(self.sizes)
+        if self.bench in ("notify", "oneshot"):
+            return 2 * int(sizes["instances"])
+        if self.bench == "channel":
+            return 2 * int(sizes["workers"])
+        return DEFAULT_TASKS[self.bench] * (2 if self.bench == "ping_pong" else 1)
+
     def estimate_s(self, knobs: dict) -> float:
         """A guess at the run's wall time: the warm-up and every timed repeat, and its overhead."""
+        if self.binary == "std" and self.std_threads() > STD_THREAD_CAP:
+            return GUESS_OVERHEAD_S  # declined at once
         per_op = GUESS_NS_PER_OP[self.bench] * (STD_FACTOR.get(self.bench, 1) if self.binary == "std" else 1)
         hold = DEFAULT_HOLD_S if self.bench in ("notify", "oneshot") else 0.0
         iterations = int(knobs["MICRO_REPEAT"]) + 1
