@@ -210,3 +210,19 @@ def test_the_help_lists_the_micro_knobs_and_the_go_flag(capsys):
     assert "MICRO_CPUS=" in out and "MICRO_REPEAT=10" in out
     cli.main(["help", "--network"])
     assert "MICRO_CPUS" not in capsys.readouterr().out  # run-network.sh refuses MODE=micro
+
+
+def test_the_plain_closing_table_lists_micro_runs_and_what_was_not_run(tmp_path):
+    from analysis.tests.micro_logs import write_micro
+    from sweepkit import table
+
+    write_micro(tmp_path, "tokio", "notify", 2500, instances=1000)
+    write_micro(tmp_path, "std", "notify", 0, instances=100000, not_run="above its cap of 20000")
+    lines = table.summary(tmp_path)
+    assert lines[0].split() == ["framework", "bench", "sizes", "run", "repeats", "ns/op", "median", "op/s", "median",
+                                "peak", "RSS"]
+    tokio = next(line for line in lines if line.startswith("tokio"))
+    assert "instances=1000" in tokio and " r1 " in tokio and " µs " in tokio and " k " in tokio
+    assert "not run (above its cap of 20000)" in next(line for line in lines if line.startswith("std"))
+    assert table.figures(json.loads((tmp_path / "tokio-notify-i1000-r1.json").read_text()))[0] == pytest.approx(
+        2500, rel=0.2)
