@@ -9,6 +9,7 @@
 
 import io
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -184,7 +185,7 @@ def rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
                             _interval(p.ops_per_s, p.ops_per_s_low, p.ops_per_s_high, _rate),
                             style.count(p.threads), style.bytes_iec(_number(p.peak_rss_bytes))])
     notes = ["time: one repeat's wall time (notify, oneshot: until every waiter woke, minus the hold); "
-             "ns/op, op/s: the median of the timed repeats (nearest rank) with its 95 % distribution-free "
+             "time/op, op/s: the median of the timed repeats (nearest rank) with its 95 % distribution-free "
              "interval [low–high] from their order statistics",
              "an operation: " + "; ".join(f"{b} {OPERATION[b]}" for b in BENCH_ORDER if b in set(points["bench"])),
              "repeats: timed repeats after one untimed warm-up iteration, pooled over a point's logs; "
@@ -197,7 +198,17 @@ def rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
 
 
 def text(points: pd.DataFrame) -> str:
-    return aligned(HEADERS, *rows(points), left=4)
+    """Aligned text. A point not run says so from its time column on, outside the columns, so that a
+    long reason does not widen them."""
+    body, notes = rows(points)
+    said = {i: cells[6] for i, cells in enumerate(body) if cells[6].startswith(f"{NOT_RUN} (")}
+    for i in said:
+        body[i] = body[i][:5] + [""] * (len(HEADERS) - 5)
+    lines = aligned(HEADERS, body, notes, left=4).split("\n")
+    start = [m.start() for m in re.finditer(r"-+", lines[1])][5]  # where the time column begins
+    for i, reason in said.items():
+        lines[i + 2] = lines[i + 2].ljust(start) + reason
+    return "\n".join(lines)
 
 
 def markdown(points: pd.DataFrame) -> str:
