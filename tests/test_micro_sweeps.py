@@ -160,3 +160,14 @@ def test_missing_micro_binaries_say_to_run_make(tmp_path):
     assert run.rc == 1, run.output
     assert f"  {tmp_path / 'empty' / 'tokio-micro'}" in run.stderr and "go-micro" in run.stderr
     assert "make" in run.stderr
+
+
+def test_micro_cpus_pins_the_benchmarks(tmp_path):
+    require_micro("tokio")
+    run = run_script(SCRIPT, ["-t"], tmp_path, timeout=120, **TINY | {"BENCHES": "spawn_many", "MICRO_CPUS": "0"})
+    assert run.rc == 0, run.output
+    folder = sweep_dir(tmp_path)
+    log = load_json(folder / "tokio-spawn_many-r1.json")
+    assert log["cpus_allowed"] == "0" and log["threads"] == 1, log
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["pinning"] == "micro: 0" and sweep["knobs"]["MICRO_CPUS"] == "0"
