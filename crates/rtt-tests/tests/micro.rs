@@ -332,7 +332,7 @@ fn build_go_micro(dir: &Path) -> Result<PathBuf, String> {
         .arg(".")
         .current_dir(&source)
         .status()
-        .map_err(|e| format!("go build: {e}"))?;
+        .unwrap_or_else(|e| panic!("go build in {}: {e}", source.display()));
     assert!(status.success(), "go build in {} failed", source.display());
     Ok(binary)
 }
