@@ -77,6 +77,9 @@ func parseOptions(args []string) options {
 		if reason, ok := refused[f.Name]; ok {
 			usageError("--%s does not apply to go-micro: %s", f.Name, reason)
 		}
+		if f.Name == "threads" && o.threads < 1 {
+			usageError("invalid value '0' for '--threads': must be 1 to 1024")
+		}
 	})
 	switch o.bench {
 	case "channel":
