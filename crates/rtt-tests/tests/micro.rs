@@ -367,6 +367,8 @@ fn go_channel_reference_logs_like_the_runtimes() {
             "--bench channel --threads 2 --flavor current_thread",
             "--flavor",
         ),
+        ("--bench channel --threads 0", "--threads"),
+        ("--bench channel --repeat 0", "--repeat"),
     ] {
         let run = run_program(&binary, args, Duration::from_secs(10));
         assert_eq!(run.code, Some(2), "go-micro {args}: {}", run.stderr);
