@@ -18,7 +18,7 @@ fn rtt_log(run: &PingRun, what: &str) -> RttLog {
     assert_eq!(&rewritten, json, "{what}: fields missing, extra or changed");
     match log {
         Log::Rtt(log) => log,
-        Log::Throughput(_) => panic!("{what}: a throughput log from an RTT run"),
+        other => panic!("{what}: not an RTT log: {other:?}"),
     }
 }
 

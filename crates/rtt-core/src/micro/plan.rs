@@ -59,7 +59,8 @@ impl Plan {
 /// Resolves and checks the sizes; the error is one line naming the option to change.
 pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
     let mut params = MicroParams::default();
-    let (ops, peak_tasks, extra_bytes, driver) = match options.bench {
+    // `driver` is the option the memory grows with, and `units` its value.
+    let (ops, peak_tasks, extra_bytes, driver, units) = match options.bench {
         Bench::SpawnMany | Bench::PingPong | Bench::ChainedSpawn => {
             let default = match options.bench {
                 Bench::SpawnMany => 10_000,
@@ -72,7 +73,7 @@ pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
                 Bench::PingPong => 2 * tasks,
                 _ => 2, // a link exits once it has spawned the next
             };
-            (tasks, peak, PRIMITIVE_BYTES * tasks, "--tasks")
+            (tasks, peak, PRIMITIVE_BYTES * tasks, "--tasks", tasks)
         }
         Bench::YieldMany => {
             let (tasks, yields) = (
@@ -81,7 +82,7 @@ pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
             );
             params.tasks = Some(tasks);
             params.yields = Some(yields);
-            (tasks * yields, tasks, 0, "--tasks")
+            (tasks * yields, tasks, 0, "--tasks", tasks)
         }
         Bench::Notify | Bench::Oneshot => {
             let instances = options.instances.unwrap_or(10_000);
@@ -92,6 +93,7 @@ pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
                 2 * instances,
                 PRIMITIVE_BYTES * instances,
                 "--instances",
+                instances,
             )
         }
         Bench::Channel => {
@@ -110,6 +112,7 @@ pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
                 2 * workers,
                 per_worker.saturating_mul(workers),
                 "--workers",
+                workers,
             )
         }
     };
@@ -137,14 +140,17 @@ pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
     if let Some(available) = machine::mem_available_bytes() {
         let allowed = (available as f64 * MEMORY_SHARE) as u64;
         if needed > allowed {
+            let per_unit = needed.div_ceil(units).max(1);
             return Err(format!(
-                "{driver}: --bench {} at these sizes needs about {} by the estimate of {} B per \
-                 task, more than {:.0} % of the {} available (MemAvailable); use a smaller {driver}",
+                "{driver} {units}: --bench {} would need about {} ({} B per task, {per_unit} B \
+                 per unit of {driver}), more than {:.0} % of the {} available (MemAvailable); \
+                 use at most {driver} {}",
                 options.bench.as_str(),
                 gigabytes(needed),
                 R::TASK_BYTES,
                 MEMORY_SHARE * 100.0,
                 gigabytes(available),
+                allowed / per_unit,
             ));
         }
     }

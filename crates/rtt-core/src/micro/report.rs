@@ -1,5 +1,5 @@
 //! What a micro run leaves behind: its [`MicroLog`], built from the finished repeats, written to
-//! `STEM.json`, printed as JSON or as one human line. The statistics come from `stats`.
+//! `STEM.json` (`--out`), printed as JSON (`--json`), or else as one human line. The statistics come from `stats`.
 
 use std::{path::Path, process::ExitCode, time::SystemTime};
 
@@ -97,12 +97,13 @@ impl Report {
         }
         log.complete = log.error.is_none();
         let log = Log::Micro(self.log);
+        let quiet = self.file.is_some();
         if let Some(file) = self.file {
             file.write(&log)?;
         }
         if self.json {
             println!("{}", serde_json::to_string_pretty(&log)?);
-        } else {
+        } else if !quiet {
             print!("{}", log.human());
         }
         Ok(match log.error() {

@@ -30,7 +30,9 @@ enum Progress {
 /// Runs the benchmark of `plan` on runtime `R` and reports it.
 pub fn run<R: Primitives>(plan: Plan, mut report: Report) -> anyhow::Result<ExitCode> {
     if plan.not_run.is_some() {
-        report.runtime("not_run", 0);
+        // Nothing runs: the log names the runtime's flavor, with no thread used.
+        let info = R::run(&plan.runtime, |info| async move { info })?;
+        report.runtime(&info.flavor, 0);
         return report.finish();
     }
     let deadline = Instant::now() + plan.timeout;
