@@ -171,3 +171,18 @@ def test_micro_cpus_pins_the_benchmarks(tmp_path):
     assert log["cpus_allowed"] == "0" and log["threads"] == 1, log
     sweep = load_json(folder / "sweep.json")
     assert sweep["pinning"] == "micro: 0" and sweep["knobs"]["MICRO_CPUS"] == "0"
+
+
+def test_the_go_reference_runs_the_channel_points_only(tmp_path):
+    require_micro("tokio", "go")
+    run = run_script(SCRIPT, ["-tG"], tmp_path, timeout=120, **TINY | {"BENCHES": "spawn_many channel"})
+    assert run.rc == 0, run.output
+    folder = sweep_dir(tmp_path)
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["frameworks"] == ["tokio", "go"]
+    assert [p["stem"] for p in sweep["points"]] == ["tokio-spawn_many", "tokio-channel-int-w4", "go-channel-int-w4"]
+    log = load_json(folder / "go-channel-int-w4-r1.json")
+    assert (log["framework"], log["primitive"], log["complete"], len(log["times_ns"])) == ("go", "go chan", True, 3)
+    assert log["ops"] == 4 * 10_000
+    (facts,) = sweep["hosts"].values()
+    assert "go-micro" in facts["binaries"]  # its --version: see the contract's deviations
