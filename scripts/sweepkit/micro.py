@@ -2,8 +2,7 @@
 
 # Each point is one run of a <prefix>-micro binary (docs/sweeps.md, "Micro-benchmark sweeps"): it
 # times MICRO_REPEAT repeats after one warm-up iteration and writes STEM.json ("kind": "micro").
-# The binaries' options and default sizes are those of /work/notes/micro-contract.md, recorded in
-# docs/analysis.md. Nothing here runs anything.
+# The binaries' options and default sizes are docs/micro.md's. Nothing here runs anything.
 
 import dataclasses
 import re
@@ -43,11 +42,10 @@ class MicroPoint:
     skipped: str | None = None
     estimated_s: float = 0.0  # estimate_s(knobs), set by build
     kind: str = "micro"
-    interval: None = None  # not a paced point (plan.Run reads it)
 
     @property
     def stem(self) -> str:
-        """{framework}-{bench}[-{event type}][-n{instances}|-w{workers}], e.g. tokio-channel-int-w1000."""
+        """{framework}-{bench}[-{event type}][-i{instances}|-w{workers}], e.g. tokio-channel-int-w1000."""
         parts = [self.framework, self.bench]
         for name, value in self.sizes:
             parts.append(str(value) if name == "event-type" else f"{name[0]}{value}")
