@@ -10,7 +10,7 @@ import math
 import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, LogLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from . import micro, plots, report, style
 
@@ -96,7 +96,12 @@ def notify_lines(ax, points, quantity: str = "time") -> None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_axis(ax.xaxis, _SI)
-    _log_axis(ax.yaxis, _TIME if quantity == "time" else FuncFormatter(lambda v, _: style.bytes_iec(v)))
+    if quantity == "time":
+        _log_axis(ax.yaxis, _TIME)
+    else:  # powers of two of bytes: 16 MiB, 32 MiB, … rather than 95.4 MiB
+        ax.yaxis.set_major_locator(LogLocator(base=2))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: style.bytes_iec(v)))
+        ax.yaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("N: holder/waiter pairs")
     ax.set_ylabel("time until every waiter woke, minus the hold" if quantity == "time" else "peak RSS")
     ax.grid(True, which="major", alpha=0.3)
@@ -162,6 +167,7 @@ def notify_page(sweep, points):
     fig, axes = report.new_page("Notify vs oneshot: waking N waiters", report.context(sweep, sweep.runs), 2, cols=2)
     notify_lines(axes[0], points, "time")
     notify_lines(axes[1], points, "rss")
+    axes[1].set_ylabel("")  # its title says it, and the label would sit on the left panel
     report.panel_title(axes[0], "time until every waiter woke")
     report.panel_title(axes[1], "peak RSS of the process")
     handles = framework_handles(shown["framework"]) + [
