@@ -45,7 +45,7 @@ NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009"}
 # MODE=micro: the in-process benchmarks (scripts/sweepkit/micro.py), their knobs only in such a sweep.
 MICRO_DEFAULTS = {
     "BENCHES": " ".join(micro.BENCHES),
-    # The grid, N up to 1 000 000 and W up to 10 000, takes about an hour here: docs/sweeps.md.
+    # The grid, N up to 1 000 000 and W up to 10 000, takes about 20 min here: docs/sweeps.md.
     "MICRO_INSTANCES": "10000 100000",  # notify, oneshot: holder/waiter pairs, a point each
     "MICRO_WORKERS": "100 1000",  # channel: workers, a point each (× event types)
     "MICRO_EVENT_TYPES": "int string shared",
