@@ -1,19 +1,34 @@
 # Build, test and lint the suite. `make` builds everything a run needs: the release binaries and
 # the analysis toolkit's Python environment, .venv/ (never the system Python: PEP 668).
 CARGO  ?= cargo
+GO     ?= go
 PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
 SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh) .ci/run
 PIP_INSTALL := $(VPY) -m pip install --quiet --disable-pip-version-check
+# go-micro's suite_version, as the Rust binaries write it: "0.1.0 (git 1a2b3c4d5e)"
+SUITE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+GIT_COMMIT    := $(shell git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)
 
-.PHONY: all build python venv dev tools test test-rust test-python lint clean
+.PHONY: all build go-micro python venv dev tools test test-rust test-go test-python lint clean
 
 all: build python tools
 
-## Release binaries: target/release/{std,tokio,asyncstd,smol}-{ping,pong}
+## Release binaries: target/release/{std,tokio,asyncstd,smol}-{ping,pong,micro}, and go-micro
 build:
 	$(CARGO) build --release --workspace --bins
+	@$(MAKE) --no-print-directory go-micro
+
+## target/release/go-micro, the Go reference of the channel benchmark, when `go` is installed
+## (Go's own build cache decides what to rebuild)
+go-micro:
+	@if command -v $(GO) >/dev/null 2>&1; then \
+	  echo "$(GO) build go/chanbench -> target/release/go-micro"; \
+	  cd go/chanbench && $(GO) build -trimpath \
+	    -ldflags "-X 'main.suiteVersion=$(SUITE_VERSION) (git $(GIT_COMMIT))'" \
+	    -o $(CURDIR)/target/release/go-micro . ; \
+	else echo "note: no go: target/release/go-micro (the Go channel reference) is not built"; fi
 
 ## .venv/ with the pinned packages of requirements.txt; a no-op once they are installed
 python venv: $(VENV)/.requirements
@@ -45,10 +60,16 @@ tools:
 	@ping -V 2>/dev/null | grep -q iputils || echo "note: no iputils ping (Debian: iputils-ping): -P is skipped"
 
 ## Every check CI runs, lint first
-test: build dev lint test-rust test-python
+test: build dev lint test-rust test-go test-python
 
 test-rust:
 	$(CARGO) test --release --workspace
+
+## go vet and go test of go/chanbench, when `go` is installed
+test-go:
+	@if command -v $(GO) >/dev/null 2>&1; then \
+	  cd go/chanbench && $(GO) vet ./... && $(GO) test ./... ; \
+	else echo "note: no go: the Go channel reference is not tested"; fi
 
 test-python: dev
 	$(VPY) -m pytest -q analysis/tests tests

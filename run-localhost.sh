@@ -3,6 +3,7 @@
 # host, over loopback: per run (REPEATS rounds of every point, shuffled) a pinned pong, then a pinned
 # ping against it, logs into
 # OUT_DIR/localhost-YYYYmmdd-HHMMSS/. The runtimes and their flags are those of runtimes.json.
+# MODE=micro runs the in-process benchmarks instead: per run one <runtime>-micro, no pong.
 # Usage: ./run-localhost.sh [-a] [-s] [-S] [-t] [-P] [-h]   (e.g. ./run-localhost.sh -asStP)
 # Knobs come from the environment; see -h and docs/sweeps.md.
 set -euo pipefail
@@ -21,6 +22,7 @@ $(sweep_py help)
 
 Examples: DURATION=5 INTERVALS="0.001 0" ./$PROG -tS
           MODE=throughput SIZES="64 65536" ./$PROG -tS
+          MODE=micro BENCHES="spawn_many channel" ./$PROG -tSG
 EOF
 }
 
@@ -64,21 +66,27 @@ main() {
   install_traps
   make_tmp
   check_knobs localhost "ping pong"
-  setup_local_cpus_and_nice ping pong
+  local ends=() bins=() prefix end nice="not applied" target=127.0.0.1 cpus=$PONG_CPUS
+  local pinning="pong: ${PONG_CPUS:-none}, ping: ${PING_CPUS:-none}"
+  read -r -a ends <<<"$BINARIES"
+  if [[ $MODE == micro ]]; then
+    target=in-process cpus=$MICRO_CPUS pinning="micro: ${MICRO_CPUS:-none (every CPU)}"
+  fi
+  setup_local_cpus_and_nice "${ends[@]}"
   ICMP_ADDR=127.0.0.1
   check_icmp
   make_plan
   say "$PLAN_TEXT"
 
   make_sweep_dir localhost
-  local bins=() prefix nice="not applied"
-  for prefix in "${RUNTIME_LIST[@]}"; do bins+=("$prefix-ping" "$prefix-pong"); done
-  "$SCRIPTS_DIR/host-facts.sh" "$SUITE_DIR" "$BIN_DIR" "$PONG_CPUS" "$NICE" "${bins[@]}" \
+  for prefix in "${RUNTIME_LIST[@]}"; do
+    for end in "${ends[@]}"; do bins+=("$prefix-$end"); done
+  done
+  "$SCRIPTS_DIR/host-facts.sh" "$SUITE_DIR" "$BIN_DIR" "$cpus" "$NICE" "${bins[@]}" \
     >"$SWEEP_TMP/host-local.tsv" || warn "could not read this machine's facts"
   if ((${#NICE_CMD[@]})); then nice=$NICE; fi
-  start_sweep_json --meta kind=localhost --meta "command=$PROG $*" --meta target=127.0.0.1 \
-    --meta "pinning=pong: ${PONG_CPUS:-none}, ping: ${PING_CPUS:-none}" --meta "nice=$nice" \
-    --host "local=$SWEEP_TMP/host-local.tsv"
+  start_sweep_json --meta kind=localhost --meta "command=$PROG $*" --meta "target=$target" \
+    --meta "pinning=$pinning" --meta "nice=$nice" --host "local=$SWEEP_TMP/host-local.tsv"
   run_sweep
 }
 

@@ -280,6 +280,11 @@ serve() {
 
 main() {
   parse_args "$@"
+  if [[ ${MODE:-} == micro ]]; then
+    printf '%s: MODE=micro runs in-process benchmarks on one host, with no peer: use ./run-localhost.sh\n' \
+      "$PROG" >&2
+    exit 2
+  fi
   install_traps
   make_tmp
   if [[ $NET_MODE == serve ]]; then serve; fi

@@ -19,11 +19,13 @@ Each point may have been run several times (stems ending -r1, -r2…): its numbe
 over the repeats with a 95 % t interval across them, and the latency each runtime adds over std
 (Δ, paired by round) gets a verdict: slower, faster, same or unknown. --compare OLD NEW compares
 two sweeps point by point. With -k throughput: -t stat draws msg/s and Gb/s against payload
-size, -t time the rate per window over each run; -r does not apply.
+size, -t time the rate per window over each run; -r does not apply. With -k micro (the in-process
+benchmarks, MODE=micro): -t scheduler, notify, channel or all; only -f filters.
 """
 
-PLOTS = ("delta", "stat", "ecdf", "pdf", "time", "tasks", "compare", "all")
+PLOTS = ("delta", "stat", "ecdf", "pdf", "time", "tasks", "compare", "scheduler", "notify", "channel", "all")
 THROUGHPUT_PLOTS = ("stat", "time", "compare", "all")  # the others describe RTT distributions
+MICRO_PLOTS = ("scheduler", "notify", "channel", "all")
 DEFAULT_ROOT = Path("latency-logs")
 
 
@@ -63,9 +65,10 @@ def _list(item):
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="parse.py", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-d", "--dir", type=Path, help="folder of logs (default: newest sweep in latency-logs/)")
-    p.add_argument("-k", "--kind", choices=("rtt", "throughput"), default="rtt", help="kind of log (default rtt)")
+    p.add_argument("-k", "--kind", choices=("rtt", "throughput", "micro"), default="rtt",
+                   help="kind of log (default rtt)")
     p.add_argument("-t", "--type", choices=PLOTS, help="figure to draw; all = every figure, table and machine page "
-                   f"(throughput: {', '.join(THROUGHPUT_PLOTS)})")
+                   f"(throughput: {', '.join(THROUGHPUT_PLOTS)}; micro: {', '.join(MICRO_PLOTS)})")
     p.add_argument("-p", "--protocol", choices=("tcp", "udp", "icmp"), help="only this transport")
     p.add_argument("-r", "--rate", type=_list(_rate), default=[], metavar="RATE[,RATE]",
                    help="only these message rates asked for, msg/s: 1000, 1k, inf (back-to-back)")
@@ -123,6 +126,20 @@ def _check_writable(path: Path) -> None:
 
 def _check_kind(args) -> None:
     """Options that mean nothing for the kind of log asked for are a command-line mistake."""
+    if args.kind == "micro":
+        for given, option in ((args.rate, "-r"), (args.protocol, "-p"), (args.tasks, "-l"),
+                              (args.compare, "--compare"), (args.fail_above is not None, "--fail-above")):
+            if given:
+                raise UsageError(f"{option}: not for micro logs (in-process benchmarks have no transport, rate or "
+                                 "decoys, and no comparison yet); choose frameworks with -f")
+        if args.scale != "log":
+            raise UsageError("-s: micro figures are drawn on log axes")
+        if args.type is not None and args.type not in MICRO_PLOTS:
+            raise UsageError(f"-t {args.type}: not drawn for micro logs; there are {', '.join(MICRO_PLOTS)} "
+                             f"(see {parser().prog} -h)")
+        return
+    if args.type in MICRO_PLOTS and args.type != "all":
+        raise UsageError(f"-t {args.type}: drawn for micro logs only (-k micro)")
     if args.kind != "throughput":
         return
     if args.rate:
@@ -185,13 +202,49 @@ def run_compare(args, filters: Filters, warn) -> int:
     return 0
 
 
+def _warn(path: Path, reason: str, skipped: bool = True) -> None:
+    print(f"warning: {path}: {reason}{'; skipped' if skipped else ''}", file=sys.stderr)
+
+
+def run_micro(args, warn) -> int:
+    """-k micro: the in-process benchmarks' table and figures (analysis/micro.py, micro_report.py)."""
+    from . import micro
+
+    show_table = args.summary or args.format is not None
+    plot = args.type
+    if plot is None and not show_table:
+        plot, show_table = "all", True
+    folder = _folder(args)
+    out = args.out or folder / f"micro-{plot}.pdf"
+    if plot:
+        _check_writable(out)
+    sweep = micro.collect(folder, args.framework, warn)
+    if show_table:
+        formats = {"text": micro.text, "csv": micro.csv, "markdown": micro.markdown}
+        sys.stdout.write(formats[args.format or "text"](sweep.points))
+        sys.stdout.flush()
+    if plot:
+        from . import micro_report, report
+
+        figures = list(micro_report.pages(sweep, plot))
+        if not figures:
+            raise NothingUsable(f"-t {plot}: no {plot} benchmark was run in {folder} "
+                                f"(there are {', '.join(dict.fromkeys(sweep.points['bench']))})")
+        try:
+            count = report.save(figures, out, f"micro {plot} — {folder.name}")
+        except OSError as e:
+            raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
+        print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
+    return 0
+
+
 def run(args) -> int:
     _check_kind(args)
+    if args.kind == "micro":
+        return run_micro(args, _warn)
     _check_compare(args)
     filters = Filters([args.protocol] if args.protocol else [], args.rate, args.tasks, args.framework)
-
-    def warn(path: Path, reason: str, skipped: bool = True) -> None:
-        print(f"warning: {path}: {reason}{'; skipped' if skipped else ''}", file=sys.stderr)
+    warn = _warn
 
     if args.compare is not None:
         return run_compare(args, filters, warn)

@@ -2,7 +2,8 @@
 
 # This suite's logs are RTT or throughput runs, checked against rtt-core's JSON schema (logschema.py),
 # which also gives each kind's CSV header. Each run comes out as a metadata dict (one vocabulary for
-# both formats) and numpy arrays: RTT samples in ns, or a throughput run's per-window counts.
+# both formats) and numpy arrays: RTT samples in ns, or a throughput run's per-window counts. A micro
+# log (in-process benchmarks) is its JSON alone: its metadata holds its repeats' times.
 # Reading only: statistics live in stats.py.
 
 import json
@@ -16,7 +17,7 @@ import pandas as pd
 
 from . import logschema
 
-HEADERS = {kind: logschema.schema().csv_header(kind) for kind in logschema.schema().kinds}
+HEADERS = {kind: header for kind in logschema.schema().kinds if (header := logschema.schema().csv_header(kind))}
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 SWEEP_INFO = "sweep.json"
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
@@ -85,7 +86,7 @@ def scan(folder: Path, kind: str, warn) -> Found:
             continue
         try:
             logschema.schema().validate(data)
-            meta = run_meta(data) if kind == "rtt" else throughput_meta(data)
+            meta = {"rtt": run_meta, "throughput": throughput_meta, "micro": micro_meta}[kind](data)
         except (logschema.Invalid, LogError) as e:
             warn(path, str(e))
             continue
@@ -172,6 +173,32 @@ def throughput_meta(data: dict) -> dict:
         "address": data["address"],
         "format": data["schema"],
         "details": {k: v for k, v in data.items() if k not in ("msg_per_s", "gbit_per_s")},
+    }
+
+
+MICRO_PARAMS = ("tasks", "yields", "instances", "hold_ms", "workers", "events", "queue", "event_type")
+
+
+def micro_meta(data: dict) -> dict:
+    """A micro log the schema accepted: what ran, its parameters, the time of each timed repeat, the
+    figures the binary computed (median and 95 % interval of ns per operation and operations per
+    second) and its setup. A log that says `not_run` has no repeats and keeps its reason."""
+    params = data.get("params") or {}
+    ops, times = data["ops"], [int(t) for t in data["times_ns"]]
+    if not data.get("not_run") and not (isinstance(ops, int) and ops > 0):
+        raise LogError(f"field 'ops' is {ops!r}, not a positive number")
+    figures = {f"{name}{suffix}": (data.get(name) or {}).get(key)
+               for name in ("ns_per_op", "ops_per_s") for suffix, key in (("", "median"), ("_low", "low"),
+                                                                         ("_high", "high"))}
+    return {
+        "framework": data["framework"], "bench": data["bench"], "primitive": data.get("primitive"),
+        **{name: params.get(name) for name in MICRO_PARAMS},
+        "ops": ops, "repeat": data.get("repeat"), "times_ns": times, **figures,
+        "threads": data.get("threads"), "flavor": data.get("flavor"), "peak_rss_bytes": data.get("peak_rss_bytes"),
+        "not_run": data.get("not_run") or None, "complete": data.get("complete") is not False,
+        "error": data.get("error"), "started_at": data.get("started_at"),
+        "host": data.get("host", data.get("hostname")), "address": None, "format": data["schema"],
+        "details": {k: v for k, v in data.items() if k not in ("times_ns", "ns_per_op", "ops_per_s")},
     }
 
 

@@ -64,10 +64,11 @@ class Schema:
                     found[kind.get("const", kind.get("enum", [None])[0])] = branch
         return found
 
-    def csv_header(self, kind: str) -> str:
-        """The header line of that kind's CSV log, e.g. "seq,t_ns,rtt_ns"."""
-        header = next(p["x-csv-header"] for p in self._parts(self.kinds[kind]) if "x-csv-header" in p)
-        return header if isinstance(header, str) else ",".join(header)
+    def csv_header(self, kind: str) -> str | None:
+        """The header line of that kind's CSV log, e.g. "seq,t_ns,rtt_ns"; None for a kind whose log is
+        its JSON alone (micro)."""
+        header = next((p["x-csv-header"] for p in self._parts(self.kinds[kind]) if "x-csv-header" in p), None)
+        return header if header is None or isinstance(header, str) else ",".join(header)
 
     def blank(self, kind: str) -> dict:
         """A log of that kind with null in every field that may be null."""

@@ -101,3 +101,26 @@ def window_label(window_s: float) -> str:
 def percent(share: float) -> str:
     """A share as a percentage: 0.999 → "99.9 %"."""
     return f"{100 * share:g} %"
+
+
+def time_ns(value_ns: float | None) -> str:
+    """A time in ns with its unit and three significant digits: 45.6 ns, 1.23 µs, 7.3 ms, 1.82 s;
+    "–" when unknown."""
+    if value_ns is None or not math.isfinite(value_ns):
+        return "–"
+    value = float(f"{value_ns:.3g}")  # round first, so 999.9 ns reads "1 µs"
+    for factor, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+        if abs(value) >= factor:
+            scaled = value / factor
+            return f"{scaled:.0f} {unit}" if abs(scaled) >= 1000 else f"{scaled:.3g} {unit}"
+    return f"{value:.3g} ns"
+
+
+def bytes_iec(value: float | None) -> str:
+    """A memory size with a binary prefix and three significant digits: 9.54 MiB, 1.2 GiB; "–" when unknown."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    for factor, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if abs(value) >= factor:
+            return f"{value / factor:.3g} {unit}"
+    return f"{value:.0f} B"

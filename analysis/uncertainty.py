@@ -105,6 +105,40 @@ def within_run_quantile(sorted_samples, q: float, confidence: float = CONFIDENCE
                     WITHIN_RUN)
 
 
+def median_interval_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int] | None:
+    """The 1-based ranks (k, n + 1 − k) of the exact distribution-free interval of a median: the
+    largest k with P(B ≤ k − 1) ≤ (1 − confidence)/2, B ~ Binomial(n, ½) (Conover, Practical
+    Nonparametric Statistics, §3.2); it covers the median with probability ≥ confidence whatever
+    the distribution. None for fewer than 6 values at 95 %: no such interval exists. rtt-core's
+    stats::median_interval_ranks is the same function, summed the same way (in logarithms)."""
+    tail = (1 - confidence) / 2
+    ln_half_n = n * math.log(0.5)
+    ln_choose, cumulative, k = 0.0, 0.0, 0
+    for j in range(n):
+        if j > 0:
+            ln_choose += math.log((n - j + 1) / j)
+        cumulative += math.exp(ln_choose + ln_half_n)
+        if cumulative > tail + 1e-12:  # P(B ≤ j) exactly at the tail still qualifies
+            break
+        k = j + 1
+    return (k, n + 1 - k) if 1 <= k <= n + 1 - k else None
+
+
+def median_interval(sorted_values, confidence: float = CONFIDENCE) -> Estimate:
+    """The nearest-rank median (rank ⌈n/2⌉) of a few sorted values, such as the timed repeats of a
+    micro benchmark, with the exact order-statistic interval of median_interval_ranks; the bounds
+    are NaN below 6 values. within_run_quantile's normal approximation suits the thousands of
+    samples of a run, not ten repeats: at n = 10 it gives ranks 1 and 10, the exact interval 2 and 9."""
+    n = len(sorted_values)
+    if n == 0:
+        raise ValueError("no values")
+    value = float(sorted_values[max(1, math.ceil(n / 2)) - 1])
+    ranks = median_interval_ranks(n, confidence)
+    if ranks is None:
+        return Estimate(value, math.nan, math.nan, n, WITHIN_RUN)
+    return Estimate(value, float(sorted_values[ranks[0] - 1]), float(sorted_values[ranks[1] - 1]), n, WITHIN_RUN)
+
+
 def _z(confidence: float) -> float:
     """The standard normal two-sided quantile, by bisection on erf."""
     low, high = 0.0, 10.0

@@ -43,6 +43,7 @@ RUN_PING_ARGS=()   # a reference's own arguments (runtimes.json ping_args, pong_
 RUN_PONG_ARGS=()
 TASKSET_PING=()
 TASKSET_PONG=()
+TASKSET_MICRO=()   # MODE=micro: the benchmark binary's pinning (MICRO_CPUS)
 NICE_CMD=()
 ICMP_UNUSABLE=""   # why the system ping cannot give the ICMP baseline, if it cannot
 
@@ -73,7 +74,8 @@ short_flags() {
 
 # Checks the flags and knobs (all problems, then exit 2; missing binaries: exit 1) and starts the
 # state file. Sets every knob, normalised, and RUNTIMES, ALL_RUNTIMES (binary prefixes), REFERENCES,
-# RUNTIME_FLAGS. $1: localhost, remote, peer or serve; $2: the binaries that must exist here.
+# RUNTIME_FLAGS, BINARIES (the ends each runtime needs: ping pong, or micro with MODE=micro).
+# $1: localhost, remote, peer or serve; $2: the binaries that must exist here.
 check_knobs() {
   local out name value
   out=$(sweep_py check --state "$STATE" --context "$1" --binaries "$2" "$FLAGS") || exit "$?"
@@ -94,8 +96,9 @@ allowed_cpus() {
   done </proc/self/status
 }
 
-# taskset and nice for the ends that run here ("ping", "pong" or both), as far as this machine
-# allows. With one CPU, whatever runs here runs on it (both ends: with a warning).
+# taskset and nice for the ends that run here ("ping", "pong" or both; "micro" for MODE=micro's
+# benchmark binaries), as far as this machine allows. With one CPU, whatever runs here runs on it
+# (both ends: with a warning).
 setup_local_cpus_and_nice() {
   local ends=" $* " ncpu allowed var end
   ncpu=$(nproc)
@@ -108,10 +111,10 @@ setup_local_cpus_and_nice() {
     if [[ -n $PING_CPUS && $ends == *" ping "* ]]; then PING_CPUS=$allowed; fi
     if [[ -n $PONG_CPUS && $ends == *" pong "* ]]; then PONG_CPUS=$allowed; fi
   fi
-  TASKSET_PING=() TASKSET_PONG=()
-  for var in PING_CPUS PONG_CPUS; do
+  TASKSET_PING=() TASKSET_PONG=() TASKSET_MICRO=()
+  for var in PING_CPUS PONG_CPUS MICRO_CPUS; do
     end=${var%_CPUS}
-    [[ -n ${!var} && $ends == *" ${end,,} "* ]] || continue
+    [[ -n ${!var:-} && $ends == *" ${end,,} "* ]] || continue
     if ! taskset -c "${!var}" true 2>/dev/null; then
       printf '%s: %s=%s is not usable here (this process may run on CPUs %s)\n' \
         "$PROG" "$var" "${!var}" "$allowed" >&2
@@ -120,6 +123,7 @@ setup_local_cpus_and_nice() {
   done
   if [[ -n $PING_CPUS && $ends == *" ping "* ]]; then TASKSET_PING=(taskset -c "$PING_CPUS"); fi
   if [[ -n $PONG_CPUS && $ends == *" pong "* ]]; then TASKSET_PONG=(taskset -c "$PONG_CPUS"); fi
+  if [[ -n ${MICRO_CPUS:-} && $ends == *" micro "* ]]; then TASKSET_MICRO=(taskset -c "$MICRO_CPUS"); fi
   NICE_CMD=()
   if ((NICE != 0)); then
     local base got want
@@ -296,6 +300,20 @@ run_icmp_point() {
   rm -f "$raw"
 }
 
+# One run of a micro benchmark (MODE=micro): BINARY-micro with the plan's arguments, in-process,
+# under `timeout`; it writes STEM-rk.json. Sets OUTCOME; sweep.py judges the exit status and the log.
+run_micro_point() {
+  local binary=$1 limit=$2 rc=0
+  timeout -k 2 "$limit" "${TASKSET_MICRO[@]}" "${NICE_CMD[@]}" \
+    "$BIN_DIR/$binary-micro" "${RUN_PING_ARGS[@]}" --out "$SWEEP_DIR/$CURRENT_STEM" \
+    >"$SWEEP_TMP/micro.out" 2>"$SWEEP_TMP/micro.err" </dev/null &
+  CHILD_PID=$!
+  wait "$CHILD_PID" || rc=$?
+  CHILD_PID=""
+  OUTCOME=(--exit-code "$rc" --tail "$SWEEP_TMP/micro.err")
+  PENDING=$CURRENT CURRENT=""
+}
+
 # Tells sweep.py how the pending run ended; it records it and prints the progress line.
 record_run() {
   [[ -n $PENDING ]] || return 0
@@ -374,6 +392,7 @@ run_sweep() {
     if [[ $pong_args != - ]]; then read -r -a RUN_PONG_ARGS <<<"$pong_args"; fi
     CURRENT=$index
     if [[ $kind == icmp ]]; then run_icmp_point "$interval" "$limit"
+    elif [[ $kind == micro ]]; then run_micro_point "$binary" "$limit"
     else run_point "$kind" "$binary" "$proto" "$size" "$interval" "$tasks" "$limit" "$port"; fi
     PENDING=$index CURRENT=""
     record_run

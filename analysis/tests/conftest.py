@@ -13,6 +13,7 @@ from pypdf import PdfReader
 from analysis.cli import main
 
 from .logs import samples, write_run, write_sweep_info
+from .micro_real import run_all as run_all_micro
 from .real_runs import run_all
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,3 +75,12 @@ def parse_py(*args, cwd=REPO) -> subprocess.CompletedProcess:
 def real_logs(tmp_path_factory) -> dict:
     """Logs of real runs of every runtime (runtimes.json), RTT and throughput: kind → STEM paths."""
     return run_all(tmp_path_factory.mktemp("real-logs"))
+
+
+@pytest.fixture(scope="session")
+def real_micro_logs(tmp_path_factory) -> list[Path]:
+    """Logs of real runs of every micro binary (analysis/tests/micro_real.py): their paths."""
+    folder = tmp_path_factory.mktemp("real-micro") / "localhost-20261124-070000"
+    logs = run_all_micro(folder)
+    write_sweep_info(folder, MODE="micro")
+    return logs

@@ -8,6 +8,7 @@ import pytest
 from analysis import logschema
 
 from .conftest import cli
+from .micro_logs import write_micro
 from .logs import samples, windows, write_run, write_throughput
 
 # schemars 1.x's shape of an internally tagged enum: each branch states its tag beside a $ref.
@@ -58,7 +59,11 @@ def test_the_subset_schemars_emits_is_understood():
 
 def test_logs_the_suite_writes_fit_and_a_spoilt_one_is_refused_naming_the_field(tmp_path):
     schema = logschema.schema()
-    assert set(schema.kinds) == {"rtt", "throughput"}
+    assert set(schema.kinds) == {"rtt", "throughput", "micro"}
+    assert schema.csv_header("micro") is None  # a micro log is its JSON alone
+    micro = json.loads(write_micro(tmp_path, "tokio", "channel", 30).read_text())
+    schema.validate(micro)
+    assert refused(schema, micro | {"times_ns": [1.5]}) == "field 'times_ns.0' is 1.5, not integer"
     rtt = json.loads(Path(f"{write_run(tmp_path, 'std', 'tcp', 0.001, samples(1, 50))}.json").read_text())
     tp = json.loads(Path(f"{write_throughput(tmp_path, 'std', 'tcp', 64, windows(1, 5, 64))}.json").read_text())
     schema.validate(rtt)
@@ -68,7 +73,8 @@ def test_logs_the_suite_writes_fit_and_a_spoilt_one_is_refused_naming_the_field(
     assert refused(schema, rtt | {"rtt_ns": rtt["rtt_ns"] | {"p99": 1.5}}) == (
         "field 'rtt_ns.p99' is 1.5, not integer or null")
     assert refused(schema, tp | {"gbit_per_s": {}}) == "field 'gbit_per_s.mean' is missing"
-    assert refused(schema, rtt | {"kind": "jitter"}) == "field 'kind' is 'jitter', not one of 'rtt', 'throughput'"
+    assert refused(schema, rtt | {"kind": "jitter"}) == (
+        "field 'kind' is 'jitter', not one of 'rtt', 'throughput', 'micro'")
 
 
 def test_a_log_the_schema_refuses_is_named_in_a_warning_and_skipped(capsys, tmp_path):

@@ -53,7 +53,8 @@ def test_the_schema_accepts_every_real_log_and_names_what_is_wrong_with_a_spoilt
         log = json_of(stems[0])
         for spoilt, message in (({k: v for k, v in log.items() if k != "sent"}, "field 'sent' is missing"),
                                 (log | {"payload": "64"}, "field 'payload' is '64', not integer"),
-                                (log | {"kind": "jitter"}, "field 'kind' is 'jitter', not one of 'rtt', 'throughput'")):
+                                (log | {"kind": "jitter"},
+                                 "field 'kind' is 'jitter', not one of 'rtt', 'throughput', 'micro'")):
             with pytest.raises(logschema.Invalid, match=f"^{message}$"):
                 schema.validate(spoilt)
 

@@ -23,12 +23,14 @@ from analysis import runtimes
 from . import knobs as knobs_mod
 from . import plan as plan_mod
 from . import progress, state, table
-from .knobs import SUITE_DIR, has_pong, pong_entries
+from .knobs import SUITE_DIR, binary_ends, has_pong, pong_entries
 
 KNOBS_HELP = """\
 Knobs (environment variables, with their defaults):
-  MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible
+  MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible;
+                         micro: in-process benchmarks (run-localhost.sh only; knobs below)
   REPEATS=3              runs per point, each a fresh pong and ping; one round runs every point once
+                         (MODE=micro: 1, each run repeats MICRO_REPEAT times)
   SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
   DURATION=4             measured seconds per run (for a publication: REPEATS=10 DURATION=10)
   WARMUP=1               warm-up seconds per run, excluded from the statistics
@@ -42,6 +44,16 @@ Knobs (environment variables, with their defaults):
   NICE=-10               niceness of both ends (when allowed)
   OUT_DIR=latency-logs   each sweep makes its own folder in it
   BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=\"\""""
+
+MICRO_HELP = """
+MODE=micro (each point one run of BIN_DIR/<runtime>-micro; docs/sweeps.md):
+  BENCHES="{BENCHES}"
+                         the benchmarks, a point each at the binaries' default sizes but:
+  MICRO_INSTANCES="{MICRO_INSTANCES}"   notify, oneshot: holder/waiter pairs, a point each
+  MICRO_WORKERS="{MICRO_WORKERS}"  MICRO_EVENT_TYPES="{MICRO_EVENT_TYPES}"   channel: a point each pair
+  MICRO_REPEAT={MICRO_REPEAT}        timed repeats per run, after one untimed warm-up iteration
+  MICRO_TIMEOUT={MICRO_TIMEOUT}      seconds a run may take; then its finished repeats are kept
+  MICRO_CPUS={MICRO_CPUS}            taskset CPU list of the benchmarks (empty: every CPU)"""
 
 NETWORK_HELP = """\
   SSH_OPTS=""            extra options for every ssh call (split on spaces), e.g.
@@ -63,6 +75,8 @@ def cmd_help(args) -> int:
     print(KNOBS_HELP)
     if args.network:
         print(NETWORK_HELP.format(ports=port_list()))
+    else:
+        print(MICRO_HELP.format(**knobs_mod.MICRO_DEFAULTS))
     return 0
 
 
@@ -92,6 +106,9 @@ def cmd_check(args) -> int:
     for name, value in checked.knobs.items():
         print(f"{name}\t{value}".replace("\n", " "))  # one line each: the shell reads lines
     chosen = checked.with_pongs  # runtimes, and references measured by the suite's binaries
+    if checked.knobs["MODE"] == "micro":  # every entry left has a <prefix>-micro
+        chosen = checked.selection
+    print(f"BINARIES\t{' '.join(binary_ends(checked.knobs, args.binaries.split()))}")
     print(f"RUNTIMES\t{' '.join(dict.fromkeys(e.binary_prefix for e in chosen))}")
     print(f"ALL_RUNTIMES\t{' '.join(dict.fromkeys(e.binary_prefix for e in pong_entries()))}")
     print(f"REFERENCES\t{' '.join(e.label for e in checked.selection if not has_pong(e))}")
@@ -142,9 +159,10 @@ def cmd_record(args) -> int:
     sweep_dir = Path(args.state).parent
     status, message = args.status, args.message
     if args.exit_code is not None:
-        kind = "rtt" if "p50_ns" in run else "throughput"
+        kind = "micro" if "ns_per_op_median" in run else "rtt" if "p50_ns" in run else "throughput"
         limit = progress.seconds(plan_mod.ping_limit_s(kind, k))
-        status, message = state.ping_outcome(args.exit_code, limit, sweep_dir / run["stem"])
+        outcome = state.micro_outcome if kind == "micro" else state.ping_outcome
+        status, message = outcome(args.exit_code, limit, sweep_dir / run["stem"])
     figures = table.log_figures(sweep_dir / f"{run['stem']}.json") if status == "ok" else (None, None)
     run["start_s"] = round(state.epoch(args.t0) - state.epoch(args.since), 2)
     state.settle(run, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures)
@@ -173,7 +191,7 @@ def cmd_interrupt(args) -> int:
 
 def summary_table(sweep_dir: Path, mode: str) -> list[str]:
     """parse.py's table when the analysis toolkit is installed, else the plain one."""
-    lines, kind = [], ["-k", "throughput"] if mode == "throughput" else []
+    lines, kind = [], ["-k", mode] if mode in ("throughput", "micro") else []
     if (SUITE_DIR / "parse.py").is_file():
         run = subprocess.run([sys.executable, "parse.py", *kind, "--summary", "-d", str(sweep_dir)],
                              cwd=SUITE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from analysis import runtimes
 
+from . import micro
+
 SUITE_DIR = Path(__file__).resolve().parents[2]
 MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
 MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
@@ -40,8 +42,23 @@ DEFAULTS = {
     "PONG_EXTRA": "",  # extra arguments for every *-pong, e.g. "--threads 1"
 }
 NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009"}
+# MODE=micro: the in-process benchmarks (scripts/sweepkit/micro.py), their knobs only in such a sweep.
+MICRO_DEFAULTS = {
+    "BENCHES": " ".join(micro.BENCHES),
+    # The issue's grid, N up to 1 000 000 and W up to 10 000, takes about 20 min here: docs/sweeps.md.
+    "MICRO_INSTANCES": "10000 100000",  # notify, oneshot: holder/waiter pairs, a point each
+    "MICRO_WORKERS": "100 1000",  # channel: workers, a point each (× event types)
+    "MICRO_EVENT_TYPES": "int string shared",
+    "MICRO_REPEAT": "10",  # timed repeats per run, after one warm-up iteration (the binaries' --repeat)
+    "MICRO_TIMEOUT": "120",  # the binaries' --timeout: seconds for a whole run
+    "MICRO_CPUS": "",  # taskset CPU list of the benchmark process; empty: every CPU
+}
+MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times already
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
-MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS"}
+MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS"}
+# What a micro sweep does not use: named in a warning when given.
+NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", "TASKS", "PROTOCOLS", "PONG_CPUS", "PING_CPUS",
+             "PING_EXTRA", "PONG_EXTRA")
 SEED_DIGITS = 20  # up to 2**64: a seed anyone can retype
 
 DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
@@ -68,8 +85,9 @@ class Checked:
 
 def has_pong(entry) -> bool:
     """A runtime, or a reference the suite's own binaries measure (e.g. busy-poll: std-ping against
-    std-pong, with extra arguments); the ICMP reference runs another program and has no pong."""
-    return entry.binary_prefix is not None
+    std-pong, with extra arguments); the ICMP reference runs another program and has no pong, and
+    the Go reference (MODE=micro only) has its benchmark binary alone."""
+    return entry.binary_prefix is not None and (entry.takes_part("rtt") or entry.takes_part("throughput"))
 
 
 def extra_args(entry, end: str) -> tuple[str, ...]:
@@ -86,6 +104,8 @@ def pong_entries() -> list:
 def read(environ, network: bool = False) -> tuple[dict[str, str], list[str]]:
     """Every knob's value (the default where unset, or empty where that is not allowed) and the given ones."""
     defaults = DEFAULTS | (NETWORK_DEFAULTS if network else {})
+    if environ.get("MODE") == "micro":
+        defaults |= MICRO_OVERRIDES | MICRO_DEFAULTS
     given = [name for name in defaults if name in environ]
     values = {}
     for name, default in defaults.items():
@@ -100,7 +120,7 @@ def flag_list(entries) -> str:
     return flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} or {flags[-1]}"
 
 
-def select(flags: str, context: str) -> tuple[list[runtimes.Entry], str | None]:
+def select(flags: str, context: str, mode: str = "rtt") -> tuple[list[runtimes.Entry], str | None]:
     """The entries chosen by the flag letters, in the list's order, or a usage problem."""
     chosen = set()
     for letter in flags:
@@ -112,6 +132,10 @@ def select(flags: str, context: str) -> tuple[list[runtimes.Entry], str | None]:
     if not selection:
         every = " ".join(f"-{e.flag}" for e in runtimes.entries())
         return [], f"choose what to measure: at least one of {every}"
+    for e in selection:
+        if e.modes and mode not in e.modes:  # e.g. -G, the Go reference of the micro benchmarks
+            only = " or ".join(f"MODE={m}" for m in e.modes)
+            return [], f"-{e.flag} ({e.label}) runs only with {only}, not MODE={mode}: {e.about}"
     if context == "serve":
         reference = next((e for e in selection if not has_pong(e)), None)
         if reference is not None:
@@ -235,12 +259,18 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     peer or serve (the last three are run-network.sh's)."""
     knobs, given = read(environ, network=context != "localhost")
     result = Checked(knobs=knobs, given=given)
-    result.selection, result.usage = select(flags, context)
+    if knobs["MODE"] == "micro" and context != "localhost":
+        result.usage = ("MODE=micro runs in-process on one host, with no peer: use ./run-localhost.sh")
+        return result
+    result.selection, result.usage = select(flags, context, knobs["MODE"])
     if result.usage:
         return result
     k, problems = knobs, result.errors
+    if k["MODE"] == "micro":
+        return _check_micro(result)
     if k["MODE"] not in ("rtt", "throughput"):
-        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times) or throughput (msg/s and Gb/s)")
+        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s) "
+                        "or micro (in-process benchmarks)")
     _check_repeats(k, problems)
     duration = _seconds(k, "DURATION", problems)
     warmup = _seconds(k, "WARMUP", problems, positive=False)
@@ -278,9 +308,53 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     return result
 
 
+def _check_micro(result: Checked) -> Checked:
+    """MODE=micro: its own knobs, the general ones it shares (REPEATS, SEED, NICE, OUT_DIR, BIN_DIR,
+    PING_GRACE), a warning for each given knob it does not use, and the entries that take part."""
+    k, problems = result.knobs, result.errors
+    _check_repeats(k, problems)
+    micro.check(k, problems)
+    if not CPU_LIST.fullmatch(k["MICRO_CPUS"]):
+        problems.append(f"MICRO_CPUS='{k['MICRO_CPUS']}': expected a CPU list like 0 or 0-1 (empty: every CPU)")
+    k["PONG_CPUS"] = k["PING_CPUS"] = ""  # nothing to pin but the benchmark process
+    nice = NICENESS.fullmatch(k["NICE"])
+    if nice:
+        k["NICE"] = str(int(nice[1] + nice[2]))
+    if not (nice and -20 <= int(k["NICE"]) <= 19):
+        problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
+    if not k["OUT_DIR"]:
+        problems.append("OUT_DIR is empty")
+    _seconds(k, "PING_GRACE", problems)
+    if problems:
+        return result
+    unused = [name for name in NOT_MICRO if name in result.given]
+    if unused:
+        result.warnings.append(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to MODE=micro "
+                               "(in-process benchmarks: see BENCHES and the MICRO_* knobs)")
+    for entry in list(result.selection):
+        why = micro.why_not(entry, k)
+        if why is None:
+            continue
+        result.selection.remove(entry)
+        if not result.selection:
+            every = flag_list([e for e in runtimes.entries() if micro.why_not(e, k) is None])
+            result.usage = f"-{entry.flag}: {why}; with MODE=micro choose {every}"
+            return result
+        result.warnings.append(f"-{entry.flag}: {why}; skipped with MODE=micro")
+    return result
+
+
+def binary_ends(knobs: dict, ends: list[str]) -> list[str]:
+    """The binaries a sweep of this MODE needs of each entry: the ends asked for, or micro."""
+    return ["micro"] if knobs.get("MODE") == "micro" else ends
+
+
 def missing_binaries(knobs: dict, selection, ends: list[str]) -> list[Path]:
-    """The binaries (ends: "ping", "pong") of the selected entries with a pong that BIN_DIR lacks, each once."""
+    """The binaries (ends: "ping", "pong"; with MODE=micro, "micro") of the selected entries that BIN_DIR
+    lacks, each once."""
     bin_dir = Path(knobs["BIN_DIR"])
-    prefixes = dict.fromkeys(e.binary_prefix for e in selection if has_pong(e))
+    ends = binary_ends(knobs, ends)
+    measured = (lambda e: e.binary_prefix is not None) if ends == ["micro"] else has_pong
+    prefixes = dict.fromkeys(e.binary_prefix for e in selection if measured(e))
     wanted = [bin_dir / f"{prefix}-{end}" for prefix in prefixes for end in ends]
     return [path for path in wanted if not (path.is_file() and path.stat().st_mode & 0o111)]

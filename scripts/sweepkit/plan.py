@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from analysis import runtimes
 
+from . import micro
 from .knobs import MAX_UDP_SIZE, extra_args, has_pong
 
 # Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
@@ -75,7 +76,9 @@ class Run:
         """The run's entry in sweep.json, before it runs."""
         entry = {"stem": self.stem, "point": self.point.stem, "round": self.round, "status": "planned",
                  "start_s": None, "wall_s": None}
-        if self.point.interval is None:
+        if self.point.kind == "micro":
+            entry |= {"ns_per_op_median": None, "ops_per_s_median": None}
+        elif self.point.interval is None:
             entry |= {"msg_per_s_p50": None, "gbit_per_s_p50": None}
         else:
             entry |= {"p50_ns": None, "achieved_rate": None}
@@ -108,8 +111,11 @@ def why_skipped(point: Point, knobs: dict, icmp_unusable: str | None = None) -> 
 def build(knobs: dict, selection, icmp_unusable: str | None = None) -> list[Point]:
     """Every point, in the list's order: each entry with a pong (runtimes, then references the suite's
     binaries measure) × protocols × intervals (throughput: sizes) × task counts, then each other
-    reference × intervals. More axes (runtime variants, connection counts) would land here as data."""
+    reference × intervals. More axes (runtime variants, connection counts) would land here as data.
+    MODE=micro: micro.build's points."""
     mode = knobs["MODE"]
+    if mode == "micro":
+        return micro.build(knobs, selection)
     protocols = knobs["PROTOCOLS"].split()
     tasks = [int(t) for t in knobs["TASKS"].split()]
     if mode == "throughput":
@@ -162,7 +168,10 @@ def runs(points: list[Point], repeats: int, seed: int) -> list[Run]:
 
 
 def ping_limit_s(kind: str, knobs: dict) -> float:
-    """How long the ping of a point may run before it is stopped (the ICMP ping with SIGINT)."""
+    """How long the ping of a point may run before it is stopped (the ICMP ping with SIGINT); a micro
+    benchmark binary stops itself after MICRO_TIMEOUT and gets PING_GRACE to write its log."""
+    if kind == "micro":
+        return float(knobs["MICRO_TIMEOUT"]) + float(knobs["PING_GRACE"])
     measured = float(knobs["WARMUP"]) + float(knobs["DURATION"])
     if kind == "icmp":
         return measured + ICMP_TAIL_S
@@ -183,8 +192,13 @@ LINE_FIELDS = ("index", "stem", "kind", "binary", "transport", "payload", "inter
 
 def line(index: int, run: Run, knobs: dict) -> str:
     """The plan line the shell reads: LINE_FIELDS, tab-separated, "-" for an empty field; a
-    reference's own arguments space-separated in one field."""
+    reference's own arguments space-separated in one field. A micro run has the benchmark binary's
+    arguments (but --out) in the ping_args field, and no transport, payload, interval, tasks or port."""
     p = run.point
-    fields = [index, run.stem, p.kind, p.binary, p.transport, p.payload, p.interval, p.tasks,
-              plain(ping_limit_s(p.kind, knobs)), p.port, run.round, " ".join(p.ping_args), " ".join(p.pong_args)]
+    if p.kind == "micro":
+        fields = [index, run.stem, p.kind, p.binary, None, None, None, None, plain(ping_limit_s(p.kind, knobs)),
+                  None, run.round, " ".join(p.args(knobs)), None]
+    else:
+        fields = [index, run.stem, p.kind, p.binary, p.transport, p.payload, p.interval, p.tasks,
+                  plain(ping_limit_s(p.kind, knobs)), p.port, run.round, " ".join(p.ping_args), " ".join(p.pong_args)]
     return "\t".join(EMPTY if f is None or f == "" else str(f).replace("\t", " ") for f in fields)

@@ -18,14 +18,25 @@ def point_s(knobs: dict) -> float:
 
 
 def kind_of(point: dict) -> str:
-    """rtt, throughput or icmp, from a point's record in sweep.json."""
+    """rtt, throughput, icmp or micro, from a point's record in sweep.json."""
+    if "bench" in point:
+        return "micro"
     if point["transport"] == "icmp":
         return "icmp"
     return "rtt" if "interval_s" in point else "throughput"
 
 
+def micro_guesses(doc: dict) -> list[float]:
+    """Each run's guessed time (MODE=micro: its point's estimated_s), in the runs' order."""
+    guess = {p["stem"]: p.get("estimated_s") or 0.0 for p in doc["points"]}
+    return [guess[r["point"]] for r in doc["runs"]]
+
+
 def estimate_s(doc: dict) -> float:
-    """The planned time, before anything ran: each run to come, plus its kind's guessed overhead."""
+    """The planned time, before anything ran: each run to come, plus its kind's guessed overhead
+    (MODE=micro: each run's guess, from its benchmark and sizes)."""
+    if doc["knobs"]["MODE"] == "micro":
+        return sum(g for g, r in zip(micro_guesses(doc), doc["runs"]) if r["status"] == "planned")
     kinds = {p["stem"]: kind_of(p) for p in doc["points"]}
     return sum(point_s(doc["knobs"]) + OVERHEAD_GUESS_S[kinds[r["point"]]]
                for r in doc["runs"] if r["status"] == "planned")
@@ -38,9 +49,12 @@ def plan_lines(doc: dict) -> list[str]:
     n, skipped = len(points), sum(p["status"] == "skipped" for p in points)
     repeats = doc["repeats"]
     what = " (throughput)" if knobs["MODE"] == "throughput" else ""
+    each = f"{knobs['WARMUP']} s warm-up + {knobs['DURATION']} s measured{what}"
+    if knobs["MODE"] == "micro":
+        each = f"1 warm-up + {knobs['MICRO_REPEAT']} timed repeats (micro)"
     lines = [f"Plan: {n} points{f', {skipped} skipped,' if skipped else ''} × {repeats} "
-             f"repeat{'s' if repeats != 1 else ''} = {len(doc['runs'])} runs of {knobs['WARMUP']} s warm-up + "
-             f"{knobs['DURATION']} s measured{what}, about {duration(estimate_s(doc))} in all",
+             f"repeat{'s' if repeats != 1 else ''} = {len(doc['runs'])} runs of {each}, "
+             f"about {duration(estimate_s(doc))} in all",
              f"  {repeats} round{'s' if repeats != 1 else ''}, each point once per round, in an order "
              f"shuffled with SEED={doc['seed']}"]
     for i, p in enumerate(points, 1):
@@ -64,12 +78,25 @@ def eta_s(runs: list[dict], index: int, elapsed_s: float, knobs: dict) -> float:
     return left * (point_s(knobs) + overhead)
 
 
+def micro_eta_s(doc: dict, index: int, elapsed_s: float) -> float:
+    """MODE=micro: the guesses of the runs still planned, scaled by how the runs so far compare with
+    theirs (elapsed time over their guesses)."""
+    guesses, runs = micro_guesses(doc), doc["runs"]
+    done = sum(guesses[: index + 1])
+    scale = elapsed_s / done if done > 0 else 1.0
+    return scale * sum(g for g, r in zip(guesses[index + 1:], runs[index + 1:]) if r["status"] == "planned")
+
+
 def result(run: dict) -> str:
     """The middle of a progress line: the run's figures, or why it has none."""
     if run["status"] == "failed":
         return f"FAILED: {run['message']}"
     if run["status"] != "ok":
         return f"{run['status']}: {run['message']}"
+    if "ns_per_op_median" in run:
+        per_op, ops = run["ns_per_op_median"], run["ops_per_s_median"]
+        return (f"median {style.time_ns(per_op) + '/op':>10}   "
+                f"{UNKNOWN if ops is None else style.si(ops):>8} op/s")
     if "msg_per_s_p50" in run:
         msgs, gbit = run["msg_per_s_p50"], run["gbit_per_s_p50"]
         return (f"p50 {UNKNOWN if msgs is None else style.si(msgs):>10} msg/s   "
@@ -84,7 +111,10 @@ def progress_line(doc: dict, index: int, elapsed_s: float) -> str:
     runs = doc["runs"]
     n, run = len(runs), runs[index]
     wall = UNKNOWN if run["wall_s"] is None else seconds(run["wall_s"])
-    eta = duration(eta_s(runs, index, elapsed_s, doc["knobs"]))
+    if doc["knobs"]["MODE"] == "micro":
+        eta = duration(micro_eta_s(doc, index, elapsed_s))
+    else:
+        eta = duration(eta_s(runs, index, elapsed_s, doc["knobs"]))
     where = f"{index + 1:>{len(str(n))}}/{n} r{run['round']:<{len(str(doc['repeats']))}}"
     return f"[{where}] {run['point']:<34} {result(run)}   ({wall} s)   ETA {eta}"
 
@@ -109,8 +139,14 @@ def tidy(value: float):
 
 
 def totals(runs: list[dict], wall_s: float, knobs: dict) -> dict:
-    """sweep.json's closing figures. The overhead per measured run excludes failed and skipped runs."""
+    """sweep.json's closing figures. The overhead per measured run excludes failed and skipped runs.
+    MODE=micro: measured_s is the wall time of the runs that are ok, warm-up iterations included;
+    its runs have no warm-up seconds or overhead of their own."""
     ok = sum(r["status"] == "ok" for r in runs)
+    if knobs["MODE"] == "micro":
+        return {"wall_s": round(wall_s, 3), "measured_s": round(sum(r["wall_s"] or 0 for r in runs
+                                                                    if r["status"] == "ok"), 3),
+                "warmup_total_s": None, "overhead_per_run_s": None}
     other_s = sum(r["wall_s"] or 0 for r in runs if r["status"] != "ok")
     overhead = (wall_s - other_s - ok * point_s(knobs)) / ok if ok else 0.0
     return {"wall_s": round(wall_s, 3), "measured_s": tidy(ok * float(knobs["DURATION"])),
@@ -122,10 +158,12 @@ def closing_lines(doc: dict, sweep_dir) -> list[str]:
     repeats (when there are repeats) and every failed run, each with why."""
     points, runs = doc["points"], doc["runs"]
     ok = sum(r["status"] == "ok" for r in runs)
-    lines = [f"{ok} of {len(runs)} runs measured in {duration(doc['wall_s'])} "
-             f"(wall {seconds(doc['wall_s'])} s; measured {seconds(doc['measured_s'])} s + warm-up "
-             f"{seconds(doc['warmup_total_s'])} s; overhead {seconds(doc['overhead_per_run_s'])} s "
-             "per measured run)"]
+    if doc.get("warmup_total_s") is None:  # MODE=micro
+        how = f"wall {seconds(doc['wall_s'])} s; the runs measured took {seconds(doc['measured_s'])} s"
+    else:
+        how = (f"wall {seconds(doc['wall_s'])} s; measured {seconds(doc['measured_s'])} s + warm-up "
+               f"{seconds(doc['warmup_total_s'])} s; overhead {seconds(doc['overhead_per_run_s'])} s per measured run")
+    lines = [f"{ok} of {len(runs)} runs measured in {duration(doc['wall_s'])} ({how})"]
     listed = [f"{p['stem']}: {p['message']}" for p in points if p["status"] == "skipped"]
     short = []
     if doc["repeats"] > 1:

@@ -137,12 +137,42 @@ def ping_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | N
     return status, message
 
 
+def micro_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | None]:
+    """ok, failed or skipped, and why, from a micro benchmark binary's exit status and its log: a log
+    that says `not_run` (std above its thread cap) is a skipped run, with the binary's reason. An empty
+    log (killed before it wrote it) is removed; what it did write stays."""
+    log = stem.with_name(f"{stem.name}.json")
+    status, message = "ok", None
+    if exit_code in TIMED_OUT:
+        status, message = "failed", f"timed out after {limit_s} s"
+    elif exit_code != 0:
+        status, message = "failed", f"exited with status {exit_code}"
+    elif not (log.is_file() and log.stat().st_size > 0):
+        status, message = "failed", f"wrote no {stem}.json"
+    else:
+        try:
+            reason = load(log).get("not_run")
+        except (OSError, ValueError, AttributeError):
+            return "failed", f"wrote an unreadable {stem}.json"
+        if reason:
+            return "skipped", f"not run: {reason}"
+    if log.is_file() and log.stat().st_size == 0:
+        log.unlink()
+    return status, message
+
+
 def settle(run: dict, status: str, message: str | None, wall_s: float, figures=(None, None)) -> None:
     """Records a run's end: its status, why (unless ok), its wall time and its two figures (p50 RTT
-    and achieved rate; throughput: p50 msg/s and Gb/s)."""
+    and achieved rate; throughput: p50 msg/s and Gb/s; micro: the median ns per operation and
+    operations per second)."""
     run["status"] = status
     run["wall_s"] = round(wall_s, 2) if math.isfinite(wall_s) else None
-    keys = ("p50_ns", "achieved_rate") if "p50_ns" in run else ("msg_per_s_p50", "gbit_per_s_p50")
+    if "ns_per_op_median" in run:
+        keys = ("ns_per_op_median", "ops_per_s_median")
+    elif "p50_ns" in run:
+        keys = ("p50_ns", "achieved_rate")
+    else:
+        keys = ("msg_per_s_p50", "gbit_per_s_p50")
     for key, value in zip(keys, figures):
         run[key] = value
     run["message"] = message

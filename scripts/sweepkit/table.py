@@ -13,12 +13,16 @@ RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "run"
               "p99.9 µs", "max µs", "lost"]
 THROUGHPUT_HEADER = ["framework", "transport", "payload", "tasks", "run", "windows", "msg/s p5", "msg/s p50",
                      "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "lost"]
+MICRO_HEADER = ["framework", "bench", "sizes", "run", "repeats", "ns/op median", "op/s median", "peak RSS"]
 UNKNOWN = "–"
 REPEAT = re.compile(r"(.*)-r([0-9]+)")  # a run's log name: its point's, then -r{k}
 
 
 def figures(log: dict) -> tuple:
-    """p50 RTT (ns) and achieved rate (msg/s); for a throughput log, p50 msg/s and p50 Gb/s."""
+    """p50 RTT (ns) and achieved rate (msg/s); for a throughput log, p50 msg/s and p50 Gb/s; for a
+    micro log, the median ns per operation and operations per second."""
+    if log.get("kind") == "micro":
+        return (log.get("ns_per_op") or {}).get("median"), (log.get("ops_per_s") or {}).get("median")
     if log.get("kind") == "throughput":
         return (log.get("msg_per_s") or {}).get("p50"), (log.get("gbit_per_s") or {}).get("p50")
     return (log.get("rtt_ns") or {}).get("p50"), log.get("achieved_rate")
@@ -62,6 +66,21 @@ def throughput_row(log: dict, run: str = UNKNOWN) -> list[str]:
             *(si(gbits.get(p)) for p in ("p5", "p50", "p95")), lost(log)]
 
 
+def micro_row(log: dict, run: str = UNKNOWN) -> list[str]:
+    params = {k: v for k, v in (log.get("params") or {}).items() if v is not None}
+    sizes = " ".join(f"{k}={v}" for k, v in params.items()) or UNKNOWN
+    times = log.get("times_ns") or []
+    if log.get("not_run"):
+        cells = [f"not run ({log['not_run']})", "", ""]
+    else:
+        per_op, ops = figures(log)
+        rss = log.get("peak_rss_bytes")
+        cells = [UNKNOWN if per_op is None else style.time_ns(per_op), si(ops),
+                 UNKNOWN if rss is None else style.bytes_iec(rss)]
+    return [str(log.get("framework")), str(log.get("bench")), sizes, run,
+            str(len(times)) + ("" if log.get("complete", True) else " (incomplete)"), *cells]
+
+
 def render(header: list[str], rows: list[list[str]]) -> list[str]:
     """Columns two spaces apart; names left-aligned, figures right-aligned."""
     widths = [max(len(r[c]) for r in rows + [header]) for c in range(len(header))]
@@ -79,7 +98,7 @@ def by_point_and_repeat(path: Path) -> tuple:
 def summary(sweep_dir) -> list[str]:
     """A table per kind of log found (a sweep holds one kind, unless logs were copied in), a row per
     run, the repeats of a point together."""
-    rtt_rows, throughput_rows = [], []
+    rtt_rows, throughput_rows, micro_rows = [], [], []
     for path in sorted(Path(sweep_dir).glob("*.json"), key=by_point_and_repeat):
         if path.name == "sweep.json":
             continue
@@ -90,13 +109,14 @@ def summary(sweep_dir) -> list[str]:
             continue
         named = REPEAT.fullmatch(path.stem)
         run = f"r{named[2]}" if named else UNKNOWN
-        if log.get("kind") == "throughput":
+        if log.get("kind") == "micro":
+            micro_rows.append(micro_row(log, run))
+        elif log.get("kind") == "throughput":
             throughput_rows.append(throughput_row(log, run))
         else:
             rtt_rows.append(rtt_row(log, run))
-    if not rtt_rows and not throughput_rows:
-        return [f"no logs in {sweep_dir}"]
-    lines = render(RTT_HEADER, rtt_rows) if rtt_rows else []
-    if rtt_rows and throughput_rows:
-        lines.append("")
-    return lines + (render(THROUGHPUT_HEADER, throughput_rows) if throughput_rows else [])
+    lines = []
+    for header, rows in ((RTT_HEADER, rtt_rows), (THROUGHPUT_HEADER, throughput_rows), (MICRO_HEADER, micro_rows)):
+        if rows:
+            lines += ([""] if lines else []) + render(header, rows)
+    return lines or [f"no logs in {sweep_dir}"]

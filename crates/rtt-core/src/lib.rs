@@ -7,13 +7,15 @@
 //! module but `runtime`; the command line (`options`) on those; the typed log (`log`, with
 //! `summary` and `output`) on `stats` and `machine`; the run lifecycle (`frame`) on all of these;
 //! the RTT client (`rtt`) and the throughput client and sinks (`throughput`) on `frame`; and the
-//! entry points (`ping`, `pong`) on the clients.
+//! entry points (`ping`, `pong`) on the clients. The micro-benchmarks (`micro`, the entry point of
+//! every `*-micro`) stand beside them on the seam, `options`, `log` and `stats`.
 
 pub mod build_info;
 pub mod decoy;
 pub mod frame;
 pub mod log;
 pub mod machine;
+pub mod micro;
 pub mod options;
 pub mod output;
 pub mod pacing;

@@ -42,6 +42,26 @@ impl Machine {
     }
 }
 
+/// A field of `/proc/meminfo` or `/proc/self/status` given in kB, in bytes.
+fn kilobytes_field(path: &str, key: &str) -> Option<u64> {
+    let text = fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|line| line.starts_with(key))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Memory the kernel says can be allocated without swapping (`MemAvailable`), in bytes.
+pub fn mem_available_bytes() -> Option<u64> {
+    kilobytes_field("/proc/meminfo", "MemAvailable:")
+}
+
+/// This process's peak resident set size so far, in bytes: `VmHWM`, the figure getrusage's
+/// `ru_maxrss` reports on Linux (without the RSS of a program that exec'd this one, such as
+/// `taskset`), read without unsafe code.
+pub fn peak_rss_bytes() -> Option<u64> {
+    kilobytes_field("/proc/self/status", "VmHWM:")
+}
+
 /// `time` as an RFC 3339 UTC timestamp with milliseconds, e.g. `2026-11-22T04:40:31.123Z`.
 pub fn rfc3339(time: SystemTime) -> String {
     let since_epoch = time
@@ -91,5 +111,7 @@ mod tests {
         let machine = Machine::read();
         assert!(machine.kernel.is_some_and(|k| !k.is_empty()));
         assert!(machine.cpus_allowed.is_some());
+        assert!(mem_available_bytes().is_some_and(|b| b > 0));
+        assert!(peak_rss_bytes().is_some_and(|b| b > 0));
     }
 }

@@ -1,6 +1,7 @@
 //! The log files a run leaves behind, `STEM.csv` and `STEM.json`: opened before measuring, so an
 //! unwritable `--out` fails at once instead of after the run, and written only once it is over.
-//! What goes in them is defined in `log`; the human summary is in `summary`.
+//! What goes in them is defined in `log`; the human summary is in `summary`. A micro-benchmark
+//! writes `STEM.json` alone ([`JsonFile`]).
 
 use std::{
     fs::{self, File},
@@ -60,6 +61,36 @@ impl LogFiles {
             .and_then(|()| writeln!(json_out))
             .and_then(|()| json_out.flush())
             .with_context(|| format!("writing {}", json_path.display()))
+    }
+}
+
+/// `STEM.json` alone, opened before the run starts.
+pub struct JsonFile {
+    path: PathBuf,
+    file: File,
+}
+
+impl JsonFile {
+    /// Creates `STEM.json` (and its folder).
+    pub fn create(stem: &Path) -> anyhow::Result<Self> {
+        if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir)
+                .with_context(|| format!("creating the log folder {}", dir.display()))?;
+        }
+        let path = with_extension(stem, "json");
+        let file = File::create(&path)
+            .with_context(|| format!("creating {} (check --out)", path.display()))?;
+        Ok(Self { path, file })
+    }
+
+    /// Writes `log`, pretty-printed.
+    pub fn write(self, log: &Log) -> anyhow::Result<()> {
+        let mut out = BufWriter::new(self.file);
+        serde_json::to_writer_pretty(&mut out, log)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush())
+            .with_context(|| format!("writing {}", self.path.display()))
     }
 }
 

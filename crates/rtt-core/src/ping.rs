@@ -47,7 +47,7 @@ fn run<R: Runtime>(name: &str, options: PingOptions) -> anyhow::Result<ExitCode>
     if let Some(warning) = log.warning() {
         eprintln!("{name}: warning: {warning}");
     }
-    Ok(match &log.context().error {
+    Ok(match log.error() {
         Some(error) => {
             eprintln!("{name}: error: {error} (what was measured is kept)");
             ExitCode::FAILURE

@@ -1,6 +1,7 @@
 //! Summary statistics of a run's RTTs. Percentiles are exact, by nearest rank on the sorted
 //! samples: p is the value at 1-based rank ⌈p/100 · n⌉ (numpy's `method="inverted_cdf"`), so
 //! every percentile is a latency that was really observed. No histogram, no interpolation.
+//! Across repeats (the micro-benchmarks), the median and its 95 % interval by order statistics.
 
 /// The RTT distribution of one run, in ns.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +62,42 @@ fn rank(n: usize, p: f64) -> usize {
     let parts = (p * 10_000.0).round() as u128;
     let rank = (parts * n as u128).div_ceil(PER_MILLION);
     rank.clamp(1, n as u128) as usize
+}
+
+/// The confidence of [`median_interval`].
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The median of non-empty sorted data by nearest rank (rank ⌈n/2⌉), and the distribution-free
+/// 95 % confidence interval of the population median: the order statistics at ranks k and
+/// n + 1 − k, for the largest k with P(B ≤ k − 1) ≤ 2.5 %, B ~ Binomial(n, ½) (Conover,
+/// *Practical Nonparametric Statistics*, §3.2: the interval covers the median with probability
+/// 1 − 2·P(B ≤ k − 1) ≥ 95 %, whatever the distribution). `None` for fewer than 6 samples, too
+/// few for any such interval. 10 repeats give ranks 2 and 9 (97.9 %).
+pub fn median_interval(sorted: &[u64]) -> (u64, Option<(u64, u64)>) {
+    let n = sorted.len();
+    let median = nearest_rank(sorted, 50.0);
+    let interval = median_interval_ranks(n).map(|(low, high)| (sorted[low - 1], sorted[high - 1]));
+    (median, interval)
+}
+
+/// The 1-based ranks (k, n + 1 − k) of [`median_interval`], or `None` when n < 6.
+pub fn median_interval_ranks(n: usize) -> Option<(usize, usize)> {
+    let tail = (1.0 - CONFIDENCE) / 2.0;
+    // P(B ≤ j) for j = 0, 1, …, summed in logarithms so that large n do not underflow.
+    let ln_half_n = n as f64 * 0.5f64.ln();
+    let (mut ln_choose, mut cumulative, mut k) = (0.0f64, 0.0f64, 0usize);
+    for j in 0..n {
+        if j > 0 {
+            ln_choose += ((n - j + 1) as f64 / j as f64).ln();
+        }
+        cumulative += (ln_choose + ln_half_n).exp();
+        // A tiny tolerance: P(B ≤ j) exactly at 2.5 % still qualifies.
+        if cumulative > tail + 1e-12 {
+            break;
+        }
+        k = j + 1;
+    }
+    (k >= 1 && k <= n + 1 - k).then_some((k, n + 1 - k))
 }
 
 #[cfg(test)]
@@ -127,5 +164,39 @@ mod tests {
     #[test]
     fn no_samples_give_no_statistics() {
         assert_eq!(RttStats::from_samples(&mut []), None);
+    }
+
+    /// P(B ≤ k − 1) for B ~ Binomial(n, ½), exactly, in integers (n ≤ 60).
+    fn binomial_tail(n: u32, k: u32) -> f64 {
+        let choose = |n: u64, j: u64| (0..j).fold(1u64, |c, i| c * (n - i) / (i + 1));
+        let below: u64 = (0..k as u64).map(|j| choose(n.into(), j)).sum();
+        below as f64 / 2f64.powi(n as i32)
+    }
+
+    #[test]
+    fn median_intervals_are_the_widest_ranks_with_95_percent_coverage() {
+        assert_eq!(median_interval_ranks(5), None);
+        assert_eq!(median_interval_ranks(6), Some((1, 6)));
+        assert_eq!(median_interval_ranks(10), Some((2, 9)));
+        assert_eq!(median_interval_ranks(20), Some((6, 15)));
+        for n in 6..=60u32 {
+            let (k, high) = median_interval_ranks(n as usize).expect("n ≥ 6");
+            assert_eq!(high, n as usize + 1 - k);
+            assert!(binomial_tail(n, k as u32) <= 0.025, "n = {n}, k = {k}");
+            assert!(
+                binomial_tail(n, k as u32 + 1) > 0.025,
+                "n = {n}, k = {k} is not the largest"
+            );
+        }
+        // Large n: the normal approximation n/2 − 1.96·√n/2 is close.
+        let (k, _) = median_interval_ranks(10_000).expect("large n");
+        assert!((k as f64 - (5000.0 - 1.96 * 50.0)).abs() <= 2.0, "{k}");
+    }
+
+    #[test]
+    fn the_median_of_repeats_is_a_repeat_and_lies_in_its_interval() {
+        let sorted: Vec<u64> = (1..=10).map(|x| x * 100).collect();
+        assert_eq!(median_interval(&sorted), (500, Some((200, 900))));
+        assert_eq!(median_interval(&[7, 8, 9]), (8, None));
     }
 }

@@ -1,7 +1,7 @@
 //! The few lines a person reads after a run, in the spirit of `ping`'s summary, and the warning
 //! of a run that missed its rate: built from the typed log alone, so they say what the log says.
 
-use crate::log::{Log, RttLog, RunContext, ThroughputLog};
+use crate::log::{Log, MicroLog, RttLog, RunContext, ThroughputLog};
 
 /// The achieved rate may miss the target by this fraction before the ping warns.
 const RATE_TOLERANCE: f64 = 0.05;
@@ -12,6 +12,7 @@ impl Log {
         match self {
             Log::Rtt(log) => log.human(),
             Log::Throughput(log) => log.human(),
+            Log::Micro(log) => log.human(),
         }
     }
 
@@ -19,7 +20,7 @@ impl Log {
     pub fn warning(&self) -> Option<String> {
         match self {
             Log::Rtt(log) => log.warning(),
-            Log::Throughput(_) => None,
+            Log::Throughput(_) | Log::Micro(_) => None,
         }
     }
 }
@@ -113,6 +114,37 @@ impl ThroughputLog {
             }
         }
         text
+    }
+}
+
+impl MicroLog {
+    /// One line: what ran, and the median time per operation with its interval and rate.
+    fn human(&self) -> String {
+        let what = format!(
+            "{} {} ({}; {}, {} threads): {} ops",
+            self.framework, self.bench, self.primitive, self.flavor, self.threads, self.ops
+        );
+        if let Some(reason) = &self.not_run {
+            return format!("{what}, not run: {reason}\n");
+        }
+        let (m, r) = (&self.ns_per_op, &self.ops_per_s);
+        let Some(per_op) = m.median else {
+            return format!("{what}, no repeat finished\n");
+        };
+        let interval = match (m.low, m.high) {
+            (Some(low), Some(high)) => format!(" (95 % CI {low:.1} to {high:.1})"),
+            _ => String::new(),
+        };
+        let rate = r
+            .median
+            .map_or(String::new(), |rate| format!(", {:.3} M ops/s", rate / 1e6));
+        let rss = self.peak_rss_bytes.map_or(String::new(), |b| {
+            format!(", peak RSS {:.1} MB", b as f64 / 1e6)
+        });
+        format!(
+            "{what}, median of {} repeats {per_op:.1} ns/op{interval}{rate}{rss}\n",
+            self.times_ns.len()
+        )
     }
 }
 

@@ -151,7 +151,7 @@ fn run_against_a_stalled_pong(
         json,
         "{what}"
     );
-    let context = log.context();
+    let context = log.context().expect("a socket run's log");
     assert!(!context.complete && context.error.is_some(), "{what}");
     (what, run)
 }

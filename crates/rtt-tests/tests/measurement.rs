@@ -18,7 +18,7 @@ fn rtt_log(run: &PingRun, what: &str) -> RttLog {
     assert_eq!(&rewritten, json, "{what}: fields missing, extra or changed");
     match log {
         Log::Rtt(log) => log,
-        Log::Throughput(_) => panic!("{what}: a throughput log from an RTT run"),
+        other => panic!("{what}: not an RTT log: {other:?}"),
     }
 }
 
@@ -177,7 +177,7 @@ fn pinned_to_one_cpu_tokio_and_async_std_start_one_worker() {
             String::from_utf8_lossy(&output.stderr)
         );
         let log: Log = serde_json::from_slice(&output.stdout).expect("a JSON log on stdout");
-        let context = log.context();
+        let context = log.context().expect("a socket run's log");
         assert_eq!(context.threads, Some(1), "{runtime}");
         assert_eq!(context.machine.cpus_allowed.as_deref(), Some("0"));
     }

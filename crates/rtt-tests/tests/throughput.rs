@@ -20,7 +20,7 @@ fn throughput_log(run: &PingRun, what: &str) -> ThroughputLog {
     );
     match log {
         Log::Throughput(log) => log,
-        Log::Rtt(_) => panic!("{what}: an RTT log from a throughput run"),
+        other => panic!("{what}: not a throughput log: {other:?}"),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The smol runtime under test: how smol builds, spawns, sleeps, yields and does socket I/O.
 //! Everything else is in `rtt-core`.
 
+pub mod micro;
+
 use std::{future::Future, io, net::SocketAddr, time::Instant};
 
 use rtt_core::{

@@ -4,6 +4,8 @@
 //! With `--busy-poll` the same calls spin on non-blocking sockets and never sleep: the
 //! busy-poll reference, the lowest RTT this machine gives.
 
+pub mod micro;
+
 use std::{
     future::Future,
     io::{self, Read, Write},

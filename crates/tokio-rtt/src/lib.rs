@@ -1,6 +1,8 @@
 //! The tokio runtime under test: how tokio builds, spawns, sleeps, yields and does socket I/O.
 //! Everything else is in `rtt-core`.
 
+pub mod micro;
+
 use std::{
     future::Future,
     io,

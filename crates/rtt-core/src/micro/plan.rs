@@ -1,0 +1,162 @@
+//! The sizes of a run, resolved from the options and checked against this machine before
+//! anything is allocated: the defaults of each benchmark, its operation count, the tasks it keeps
+//! alive at once, std's thread cap (above it: not run, with the reason) and the memory check.
+
+use std::time::Duration;
+
+use super::{
+    options::{Bench, EventType, MicroOptions},
+    primitives::Primitives,
+};
+use crate::{log::MicroParams, machine, runtime::RuntimeOptions};
+
+/// Bytes per event in a queue, as a conservative figure: an `int` is 8 bytes; a fresh `string`
+/// 24 bytes of handle plus its heap block; a `shared` one a fat pointer.
+fn event_bytes(event_type: EventType) -> u64 {
+    match event_type {
+        EventType::Int => 8,
+        EventType::String => 24 + 32,
+        EventType::Shared => 16,
+    }
+}
+
+/// A channel or notification besides its tasks: its shared state and queue header.
+const PRIMITIVE_BYTES: u64 = 256;
+
+/// The share of `MemAvailable` a run may plan to use.
+const MEMORY_SHARE: f64 = 0.8;
+
+/// One run, resolved.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub bench: Bench,
+    pub params: MicroParams,
+    /// Operations in one repeat.
+    pub ops: u64,
+    /// The most tasks (std: threads) alive at once, by the benchmark's design.
+    pub peak_tasks: u64,
+    pub repeat: u32,
+    pub timeout: Duration,
+    pub runtime: RuntimeOptions,
+    /// Why the benchmark is not run at these sizes; `None` when it runs.
+    pub not_run: Option<String>,
+}
+
+impl Plan {
+    pub fn hold(&self) -> Duration {
+        Duration::from_millis(self.params.hold_ms.unwrap_or(0))
+    }
+
+    pub fn event_type(&self) -> EventType {
+        match self.params.event_type.as_deref() {
+            Some("string") => EventType::String,
+            Some("shared") => EventType::Shared,
+            _ => EventType::Int,
+        }
+    }
+}
+
+/// Resolves and checks the sizes; the error is one line naming the option to change.
+pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
+    let mut params = MicroParams::default();
+    // `driver` is the option the memory grows with, and `units` its value.
+    let (ops, peak_tasks, extra_bytes, driver, units) = match options.bench {
+        Bench::SpawnMany | Bench::PingPong | Bench::ChainedSpawn => {
+            let default = match options.bench {
+                Bench::SpawnMany => 10_000,
+                _ => 1_000,
+            };
+            let tasks = options.tasks.unwrap_or(default);
+            params.tasks = Some(tasks);
+            let peak = match options.bench {
+                Bench::SpawnMany => tasks,
+                Bench::PingPong => 2 * tasks,
+                _ => 2, // a link exits once it has spawned the next
+            };
+            (tasks, peak, PRIMITIVE_BYTES * tasks, "--tasks", tasks)
+        }
+        Bench::YieldMany => {
+            let (tasks, yields) = (
+                options.tasks.unwrap_or(200),
+                options.yields.unwrap_or(1_000),
+            );
+            params.tasks = Some(tasks);
+            params.yields = Some(yields);
+            (tasks * yields, tasks, 0, "--tasks", tasks)
+        }
+        Bench::Notify | Bench::Oneshot => {
+            let instances = options.instances.unwrap_or(10_000);
+            params.instances = Some(instances);
+            params.hold_ms = Some(options.hold_ms.unwrap_or(100));
+            (
+                instances,
+                2 * instances,
+                PRIMITIVE_BYTES * instances,
+                "--instances",
+                instances,
+            )
+        }
+        Bench::Channel => {
+            let workers = options.workers.unwrap_or(100);
+            let events = options.events.unwrap_or(10_000);
+            let queue = options.queue.unwrap_or(256);
+            let event_type = options.event_type.unwrap_or(EventType::Int);
+            params.workers = Some(workers);
+            params.events = Some(events);
+            params.queue = Some(queue);
+            params.event_type = Some(event_type.as_str().to_owned());
+            let queued = queue.saturating_mul(event_bytes(event_type));
+            let per_worker = queued.saturating_add(PRIMITIVE_BYTES);
+            (
+                workers * events,
+                2 * workers,
+                per_worker.saturating_mul(workers),
+                "--workers",
+                workers,
+            )
+        }
+    };
+    let mut plan = Plan {
+        bench: options.bench,
+        params,
+        ops,
+        peak_tasks,
+        repeat: options.repeat,
+        timeout: Duration::from_secs_f64(options.timeout),
+        runtime: options.runtime.clone(),
+        not_run: None,
+    };
+    if let Some(cap) = R::TASK_CAP.filter(|&cap| peak_tasks > cap) {
+        plan.not_run = Some(format!(
+            "{} runs each task on its own OS thread: {peak_tasks} threads at once is above its cap \
+             of {cap}",
+            R::FRAMEWORK
+        ));
+        return Ok(plan);
+    }
+    let needed = peak_tasks
+        .saturating_mul(R::TASK_BYTES)
+        .saturating_add(extra_bytes);
+    if let Some(available) = machine::mem_available_bytes() {
+        let allowed = (available as f64 * MEMORY_SHARE) as u64;
+        if needed > allowed {
+            let per_unit = needed.div_ceil(units).max(1);
+            return Err(format!(
+                "{driver} {units}: --bench {} would need about {} ({} B per task, {per_unit} B \
+                 per unit of {driver}), more than {:.0} % of the {} available (MemAvailable); \
+                 use at most {driver} {}",
+                options.bench.as_str(),
+                gigabytes(needed),
+                R::TASK_BYTES,
+                MEMORY_SHARE * 100.0,
+                gigabytes(available),
+                allowed / per_unit,
+            ));
+        }
+    }
+    Ok(plan)
+}
+
+fn gigabytes(bytes: u64) -> String {
+    format!("{:.1} GB", bytes as f64 / 1e9)
+}

@@ -1,0 +1,381 @@
+//! The real `*-micro` binaries of every runtime, and `go-micro` when Go is installed: every
+//! benchmark completes at small sizes and its log says what the contract says (docs/micro.md);
+//! bad input exits 2 naming the option; a timeout keeps the finished repeats; std's thread cap
+//! gives a log that says why nothing ran.
+
+mod common;
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    thread,
+    time::{Duration, Instant},
+};
+
+use common::{TempDir, float, uint};
+use rtt_core::{log::Log, stats};
+use serde_json::Value;
+
+/// Timed repeats of the small runs: six, the fewest that give a 95 % interval of the median.
+const REPEAT: u64 = 6;
+
+/// What a finished micro run left behind.
+struct MicroRun {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+    json: Option<Value>,
+}
+
+impl MicroRun {
+    fn json(&self, what: &str) -> &Value {
+        self.json
+            .as_ref()
+            .unwrap_or_else(|| panic!("{what}: no JSON log; stderr: {}", self.stderr))
+    }
+}
+
+/// Runs `program` with `args` (split at spaces) plus `--out STEM`, killed if it outlives
+/// `deadline`; reads back STEM.json.
+fn run_program(program: &Path, args: &str, deadline: Duration) -> MicroRun {
+    let dir = TempDir::new();
+    let stem = dir.0.join("micro");
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args.split_whitespace())
+        .arg("--out")
+        .arg(&stem)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {}: {e}", program.display()));
+    loop {
+        if child.try_wait().expect("waits").is_some() {
+            break;
+        }
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            panic!(
+                "{} {args:?} still running after {deadline:?}",
+                program.display()
+            );
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let elapsed = started.elapsed();
+    let output = child.wait_with_output().expect("output");
+    let json = std::fs::read_to_string(stem.with_extension("json"))
+        .ok()
+        .filter(|text| !text.is_empty())
+        .map(|text| serde_json::from_str(&text).expect("the log is JSON"));
+    MicroRun {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        elapsed,
+        json,
+    }
+}
+
+fn micro(runtime: &str, args: &str) -> MicroRun {
+    let binary = common::binary(&format!("{runtime}-micro"));
+    run_program(&binary, args, Duration::from_secs(30))
+}
+
+/// The framework label of the runtime whose binaries start with `prefix` (runtimes.json).
+fn label(prefix: &str) -> &'static str {
+    common::RUNTIMES
+        .iter()
+        .find(|(_, p)| *p == prefix)
+        .map(|(label, _)| *label)
+        .unwrap_or_else(|| panic!("{prefix} is not in runtimes.json"))
+}
+
+/// Each benchmark at small sizes, and the operations one repeat must count.
+fn small_runs() -> Vec<(String, u64)> {
+    let mut runs = vec![
+        ("--bench spawn_many --tasks 200".to_owned(), 200),
+        ("--bench yield_many --tasks 20 --yields 25".to_owned(), 500),
+        ("--bench ping_pong --tasks 50".to_owned(), 50),
+        ("--bench chained_spawn --tasks 50".to_owned(), 50),
+        ("--bench notify --instances 50 --hold-ms 5".to_owned(), 50),
+        ("--bench oneshot --instances 50 --hold-ms 5".to_owned(), 50),
+    ];
+    for event_type in ["int", "string", "shared"] {
+        let args =
+            format!("--bench channel --workers 4 --events 500 --queue 8 --event-type {event_type}");
+        runs.push((args, 2_000));
+    }
+    runs
+}
+
+/// Checks a complete run's log against the contract; `framework` as logged.
+fn check_log(json: &Value, what: &str, framework: &str, bench: &str, ops: u64) {
+    // The log reads back as the typed struct and writes back to the very same JSON.
+    let log: Log = serde_json::from_value(json.clone())
+        .unwrap_or_else(|e| panic!("{what}: not a Log: {e}\n{json}"));
+    assert!(matches!(log, Log::Micro(_)), "{what}: {json}");
+    assert_eq!(
+        &serde_json::to_value(&log).expect("serialises"),
+        json,
+        "{what}"
+    );
+
+    assert_eq!(json["kind"], "micro", "{what}");
+    assert_eq!(json["schema"], "rtt-log/1", "{what}");
+    assert_eq!(json["framework"], framework, "{what}");
+    assert_eq!(json["bench"], bench, "{what}");
+    assert_eq!(json["complete"], true, "{what}: {json}");
+    assert!(
+        json["error"].is_null() && json["not_run"].is_null(),
+        "{what}"
+    );
+    for key in [
+        "framework_version",
+        "flavor",
+        "primitive",
+        "suite_version",
+        "started_at",
+    ] {
+        assert!(
+            json[key].as_str().is_some_and(|s| !s.is_empty()),
+            "{what}: {key} in {json}"
+        );
+    }
+    for key in ["host", "kernel", "cpu_model", "cpus_allowed", "rustc"] {
+        assert!(json.get(key).is_some(), "{what}: no {key}");
+    }
+    for key in [
+        "tasks",
+        "yields",
+        "instances",
+        "hold_ms",
+        "workers",
+        "events",
+        "queue",
+        "event_type",
+    ] {
+        assert!(json["params"].get(key).is_some(), "{what}: no params.{key}");
+    }
+    assert!(uint(json, "threads") >= 1, "{what}");
+    assert!(uint(json, "peak_rss_bytes") > 0, "{what}");
+    assert_eq!(uint(json, "ops"), ops, "{what}");
+    assert_eq!(uint(json, "warmup"), 1, "{what}");
+    let repeat = uint(json, "repeat");
+    let times: Vec<u64> = json["times_ns"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: no times_ns"))
+        .iter()
+        .map(|t| t.as_u64().expect("times are whole ns"))
+        .collect();
+    assert_eq!(times.len() as u64, repeat, "{what}");
+    assert!(times.iter().all(|&t| t > 0), "{what}: {times:?}");
+
+    // The figures are those of the times: the median within them, the interval around it, and
+    // both equal to what the one definition in rtt-core gives.
+    let mut sorted = times.clone();
+    sorted.sort_unstable();
+    let (min, max) = (sorted[0] as f64, sorted[sorted.len() - 1] as f64);
+    let per_op = &json["ns_per_op"];
+    let median = float(per_op, "median");
+    let ops = ops as f64;
+    assert!(
+        min / ops <= median && median <= max / ops,
+        "{what}: {per_op}"
+    );
+    let (expected, interval) = stats::median_interval(&sorted);
+    assert!(
+        (median - expected as f64 / ops).abs() <= 1e-9 * median,
+        "{what}"
+    );
+    let (low, high) = interval.expect("6 repeats give an interval");
+    assert!(
+        (float(per_op, "low") - low as f64 / ops).abs() <= 1e-9 * median,
+        "{what}"
+    );
+    assert!(
+        (float(per_op, "high") - high as f64 / ops).abs() <= 1e-9 * median,
+        "{what}"
+    );
+    let rate = &json["ops_per_s"];
+    let rate_median = float(rate, "median");
+    assert!(
+        (rate_median - ops * 1e9 / expected as f64).abs() <= 1e-9 * rate_median,
+        "{what}: {rate}"
+    );
+    assert!(
+        float(rate, "low") <= rate_median && rate_median <= float(rate, "high"),
+        "{what}: {rate}"
+    );
+}
+
+fn every_benchmark_completes_and_logs_its_repeats(runtime: &str) {
+    for (args, ops) in small_runs() {
+        let what = format!("{runtime}-micro {args}");
+        let run = micro(runtime, &format!("{args} --repeat {REPEAT}"));
+        assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{what}: --out prints nothing");
+        let bench = args.split_whitespace().nth(1).expect("--bench NAME");
+        check_log(run.json(&what), &what, label(runtime), bench, ops);
+    }
+}
+
+fn bad_input_exits_2_naming_the_option(runtime: &str) {
+    for (args, option) in [
+        ("--bench spawn_many --tasks 0", "--tasks"),
+        ("--bench nope", "--bench"),
+        ("--bench yield_many --yields 0", "--yields"),
+        ("--bench channel --queue 0", "--queue"),
+        ("--bench channel --event-type float", "--event-type"),
+        ("--bench notify --instances 1000000000000", "--instances"),
+        (
+            "--bench channel --workers 1000000000 --queue 16777216",
+            "--workers",
+        ),
+        ("--bench spawn_many --workers 3", "--workers"),
+        ("--bench notify --repeat 0", "--repeat"),
+        ("--bench notify --timeout 0", "--timeout"),
+    ] {
+        let too_big = args.contains("000000000");
+        if too_big && runtime == "std" {
+            continue; // std is above its thread cap first: not run (see the std test below)
+        }
+        let run = micro(runtime, args);
+        assert_eq!(run.code, Some(2), "{runtime}-micro {args}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.contains("error") && l.contains(option)),
+            "{runtime}-micro {args}: {}",
+            run.stderr
+        );
+        assert!(
+            run.elapsed < Duration::from_secs(5),
+            "{args}: checked before running"
+        );
+    }
+}
+
+fn a_timeout_keeps_the_finished_repeats(runtime: &str) {
+    let args = "--bench notify --instances 10 --hold-ms 300 --repeat 20 --timeout 2";
+    let what = format!("{runtime}-micro {args}");
+    let run = micro(runtime, args);
+    assert_eq!(run.code, Some(1), "{what}: {}", run.stderr);
+    assert!(
+        run.elapsed < Duration::from_secs(5),
+        "{what}: {:?}",
+        run.elapsed
+    );
+    let json = run.json(&what);
+    assert_eq!(json["complete"], false, "{what}");
+    let error = json["error"].as_str().unwrap_or_default();
+    assert!(error.contains("timeout"), "{what}: {error}");
+    let times = json["times_ns"].as_array().expect("times_ns").len();
+    assert!((1..20).contains(&times), "{what}: {times} repeats kept");
+    assert!(json["ns_per_op"]["median"].is_f64(), "{what}");
+}
+
+fn without_out_or_json_one_human_line(runtime: &str) {
+    let output = Command::new(common::binary(&format!("{runtime}-micro")))
+        .args(["--bench", "spawn_many", "--tasks", "100", "--repeat", "2"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("spawn_many") && stdout.contains("ns/op"),
+        "{stdout}"
+    );
+}
+
+for_each_runtime!(
+    every_benchmark_completes_and_logs_its_repeats,
+    bad_input_exits_2_naming_the_option,
+    a_timeout_keeps_the_finished_repeats,
+    without_out_or_json_one_human_line,
+);
+
+#[test]
+fn std_above_its_thread_cap_is_not_run_and_says_why() {
+    for args in [
+        "--bench notify --instances 20000",
+        "--bench channel --workers 10001",
+        "--bench notify --instances 1000000000000",
+    ] {
+        let run = micro("std", args);
+        assert_eq!(run.code, Some(0), "{args}: {}", run.stderr);
+        let json = run.json(args);
+        assert!(run.elapsed < Duration::from_secs(5), "{args}: nothing ran");
+        assert_eq!(json["complete"], true, "{args}");
+        let reason = json["not_run"].as_str().unwrap_or_default();
+        assert!(reason.contains("cap"), "{args}: {json}");
+        assert_eq!(json["times_ns"].as_array().map(Vec::len), Some(0), "{args}");
+        assert!(json["ns_per_op"]["median"].is_null(), "{args}");
+        assert!(json["ops_per_s"]["median"].is_null(), "{args}");
+    }
+}
+
+/// `go-micro` built from go/chanbench into `dir`, or `None` (and why) without Go.
+fn build_go_micro(dir: &Path) -> Result<PathBuf, String> {
+    let go = Command::new("go").arg("version").output();
+    if !go.is_ok_and(|o| o.status.success()) {
+        return Err("`go` is not installed".to_owned());
+    }
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../go/chanbench");
+    let binary = dir.join("go-micro");
+    let status = Command::new("go")
+        .arg("build")
+        .arg("-o")
+        .arg(&binary)
+        .arg(".")
+        .current_dir(&source)
+        .status()
+        .unwrap_or_else(|e| panic!("go build in {}: {e}", source.display()));
+    assert!(status.success(), "go build in {} failed", source.display());
+    Ok(binary)
+}
+
+#[test]
+fn go_channel_reference_logs_like_the_runtimes() {
+    let dir = TempDir::new();
+    let binary = match build_go_micro(&dir.0) {
+        Ok(binary) => binary,
+        Err(reason) => {
+            println!("skipped: {reason}");
+            return;
+        }
+    };
+    for event_type in ["int", "string", "shared"] {
+        let args = format!(
+            "--bench channel --workers 4 --events 500 --queue 8 --event-type {event_type} --repeat {REPEAT}"
+        );
+        let what = format!("go-micro {args}");
+        let run = run_program(&binary, &args, Duration::from_secs(30));
+        assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
+        let json = run.json(&what);
+        check_log(json, &what, "go", "channel", 2_000);
+        assert!(json["rustc"].is_null(), "{what}");
+        assert_eq!(json["params"]["event_type"], event_type, "{what}");
+    }
+    for (args, option) in [
+        ("--bench spawn_many", "--bench"),
+        ("--bench channel --workers 0", "--workers"),
+        ("--bench channel --event-type float", "--event-type"),
+        (
+            "--bench channel --threads 2 --flavor current_thread",
+            "--flavor",
+        ),
+        ("--bench channel --threads 0", "--threads"),
+        ("--bench channel --repeat 0", "--repeat"),
+    ] {
+        let run = run_program(&binary, args, Duration::from_secs(10));
+        assert_eq!(run.code, Some(2), "go-micro {args}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(option),
+            "go-micro {args}: {}",
+            run.stderr
+        );
+    }
+}

@@ -1,0 +1,3 @@
+module rtt-suite/chanbench
+
+go 1.21

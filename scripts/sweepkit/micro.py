@@ -1,0 +1,167 @@
+"""MODE=micro: the in-process benchmarks' knobs, their points (benchmark × size × runtime) and a time guess for each."""
+
+# Each point is one run of a <prefix>-micro binary (docs/sweeps.md, "Micro-benchmark sweeps"): it
+# times MICRO_REPEAT repeats after one warm-up iteration and writes STEM.json ("kind": "micro").
+# The binaries' options and default sizes are docs/micro.md's. Nothing here runs anything.
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+SCHEDULER = ("spawn_many", "yield_many", "ping_pong", "chained_spawn")
+BENCHES = (*SCHEDULER, "notify", "oneshot", "channel")
+EVENT_TYPES = ("int", "string", "shared")
+GO_BENCHES = ("channel",)  # what the Go reference program measures
+
+# The binaries' default sizes, for the operations of one repeat (the time guess below).
+DEFAULT_TASKS = {"spawn_many": 10_000, "yield_many": 200, "ping_pong": 1000, "chained_spawn": 1000}
+DEFAULT_YIELDS = 1000
+DEFAULT_EVENTS = 10_000
+DEFAULT_HOLD_S = 0.1  # notify, oneshot: each holder sleeps this long (--hold-ms 100), every iteration
+
+# Guessed cost per operation, for the plan's estimate and the ETA until runs have measured the real one
+# (the ETA then scales these by what the runs took): tokio, async-std and smol as measured on the 2-core
+# test machine at the default sizes; std (an OS thread per task) that many times slower.
+GUESS_NS_PER_OP = {"spawn_many": 300, "yield_many": 50, "ping_pong": 400, "chained_spawn": 150,
+                   "notify": 2500, "oneshot": 2500, "channel": 120}
+STD_FACTOR = {"spawn_many": 170, "yield_many": 40, "ping_pong": 450, "chained_spawn": 1000, "notify": 100,
+              "oneshot": 100, "channel": 0.7}
+GUESS_OVERHEAD_S = 0.3  # start the process, write and record its log
+STD_THREAD_CAP = 20_000  # std-micro declines (not_run, at once) a size needing more threads at once
+UINT = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True)
+class MicroPoint:
+    """One benchmark at one size on one entry: a run of BINARY-micro per round."""
+
+    framework: str  # the label in runtimes.json
+    binary: str  # binary prefix: BINARY-micro
+    bench: str
+    sizes: tuple[tuple[str, object], ...] = ()  # (option, value) beyond the binary's defaults
+    skipped: str | None = None
+    estimated_s: float = 0.0  # estimate_s(knobs), set by build
+    kind: str = "micro"
+
+    @property
+    def stem(self) -> str:
+        """{framework}-{bench}[-{event type}][-i{instances}|-w{workers}], e.g. tokio-channel-int-w1000."""
+        parts = [self.framework, self.bench]
+        for name, value in self.sizes:
+            parts.append(str(value) if name == "event-type" else f"{name[0]}{value}")
+        return "-".join(parts)
+
+    def args(self, knobs: dict) -> list[str]:
+        """The binary's arguments but --out."""
+        sizes = [word for name, value in self.sizes for word in (f"--{name}", str(value))]
+        return ["--bench", self.bench, *sizes, "--repeat", knobs["MICRO_REPEAT"], "--timeout", knobs["MICRO_TIMEOUT"]]
+
+    def ops(self) -> int:
+        """Operations in one repeat, as the log's `ops` counts them."""
+        sizes = dict(self.sizes)
+        if self.bench in ("notify", "oneshot"):
+            return int(sizes["instances"])
+        if self.bench == "channel":
+            return int(sizes["workers"]) * DEFAULT_EVENTS
+        return DEFAULT_TASKS[self.bench] * (DEFAULT_YIELDS if self.bench == "yield_many" else 1)
+
+    def std_threads(self) -> int:
+        """The OS threads std-micro runs at once at these sizes (a task is a thread)."""
+        sizes = dict(self.sizes)
+        if self.bench in ("notify", "oneshot"):
+            return 2 * int(sizes["instances"])
+        if self.bench == "channel":
+            return 2 * int(sizes["workers"])
+        return DEFAULT_TASKS[self.bench] * (2 if self.bench == "ping_pong" else 1)
+
+    def estimate_s(self, knobs: dict) -> float:
+        """A guess at the run's wall time: the warm-up and every timed repeat, and its overhead."""
+        if self.binary == "std" and self.std_threads() > STD_THREAD_CAP:
+            return GUESS_OVERHEAD_S  # declined at once
+        per_op = GUESS_NS_PER_OP[self.bench] * (STD_FACTOR.get(self.bench, 1) if self.binary == "std" else 1)
+        hold = DEFAULT_HOLD_S if self.bench in ("notify", "oneshot") else 0.0
+        iterations = int(knobs["MICRO_REPEAT"]) + 1
+        return round(iterations * (self.ops() * per_op * 1e-9 + hold) + GUESS_OVERHEAD_S, 3)
+
+    def record(self) -> dict:
+        """The point's entry in sweep.json, before it runs."""
+        return {"stem": self.stem, "framework": self.framework, "bench": self.bench,
+                "sizes": {name.replace("-", "_"): value for name, value in self.sizes},
+                "estimated_s": self.estimated_s, "status": "skipped" if self.skipped else "planned",
+                "repeats_ok": 0, "message": self.skipped}
+
+
+def _counts(k: dict, name: str, what: str, example: str, problems: list[str]) -> None:
+    """A list of whole numbers from 1, normalised ("010" is 10) when every one is."""
+    values = k[name].split()
+    if not values:
+        problems.append(f'{name} is empty: expected {what}, e.g. "{example}"')
+    bad = [x for x in values if not (UINT.fullmatch(x) and len(x) <= 9 and int(x) >= 1)]
+    for x in bad:
+        problems.append(f"{name}: '{x}' is not a number of {what} from 1 to 999999999")
+    if values and not bad:
+        k[name] = " ".join(str(int(x)) for x in values)
+
+
+def check(k: dict, problems: list[str]) -> None:
+    """BENCHES and the MICRO_* knobs, every problem named; normalises the counts."""
+    benches = k["BENCHES"].split()
+    if not benches:
+        problems.append(f"BENCHES is empty: choose from {', '.join(BENCHES)}")
+    for x in benches:
+        if x not in BENCHES:
+            problems.append(f"BENCHES: '{x}' is not a benchmark: choose from {', '.join(BENCHES)}")
+    _counts(k, "MICRO_INSTANCES", "holder/waiter pairs", "10000 100000", problems)
+    _counts(k, "MICRO_WORKERS", "channel workers", "100 1000", problems)
+    types = k["MICRO_EVENT_TYPES"].split()
+    if not types:
+        problems.append(f"MICRO_EVENT_TYPES is empty: choose from {', '.join(EVENT_TYPES)}")
+    for x in types:
+        if x not in EVENT_TYPES:
+            problems.append(f"MICRO_EVENT_TYPES: '{x}' is not an event type: choose from {', '.join(EVENT_TYPES)}")
+    repeat = k["MICRO_REPEAT"]
+    if UINT.fullmatch(repeat) and len(repeat) <= 4 and 1 <= int(repeat) <= 1000:
+        k["MICRO_REPEAT"] = str(int(repeat))
+    else:
+        problems.append(f"MICRO_REPEAT='{repeat}': expected timed repeats per run from 1 to 1000")
+    timeout = k["MICRO_TIMEOUT"]
+    if UINT.fullmatch(timeout) and len(timeout) <= 6 and int(timeout) >= 1:
+        k["MICRO_TIMEOUT"] = str(int(timeout))
+    else:
+        problems.append(f"MICRO_TIMEOUT='{timeout}': expected whole seconds > 0 for a whole run, e.g. 120")
+
+
+def benches_of(entry, knobs: dict) -> list[str]:
+    """The benchmarks BENCHES asks for that this entry runs (the Go reference: channel only)."""
+    asked = knobs["BENCHES"].split()
+    mine = GO_BENCHES if entry.modes else BENCHES  # an entry limited to micro is a reference program
+    return [b for b in BENCHES if b in asked and b in mine]
+
+
+def why_not(entry, knobs: dict) -> str | None:
+    """Why an entry chosen by its flag has nothing to run in this micro sweep; None if it has."""
+    if not entry.takes_part("micro") or entry.binary_prefix is None:
+        return f"the {entry.label} reference measures no in-process benchmark"
+    if not benches_of(entry, knobs):
+        return f"{entry.label} runs only {', '.join(GO_BENCHES)}, which BENCHES leaves out"
+    return None
+
+
+def build(knobs: dict, selection) -> list[MicroPoint]:
+    """Every point in the list's order: each entry × its benchmarks (BENCHES' order is the list's,
+    BENCHES) × sizes: MICRO_INSTANCES for notify and oneshot, MICRO_EVENT_TYPES × MICRO_WORKERS for
+    channel, the binaries' defaults for the rest."""
+    points = []
+    types = list(dict.fromkeys(knobs["MICRO_EVENT_TYPES"].split()))
+    instances = list(dict.fromkeys(int(x) for x in knobs["MICRO_INSTANCES"].split()))
+    workers = list(dict.fromkeys(int(x) for x in knobs["MICRO_WORKERS"].split()))
+    for e in selection:
+        for bench in benches_of(e, knobs):
+            if bench in ("notify", "oneshot"):
+                sizes = [(("instances", n),) for n in instances]
+            elif bench == "channel":
+                sizes = [(("event-type", t), ("workers", w)) for t in types for w in workers]
+            else:
+                sizes = [()]
+            points += [MicroPoint(e.label, e.binary_prefix, bench, s) for s in sizes]
+    return [dataclasses.replace(p, estimated_s=p.estimate_s(knobs)) for p in points]
