@@ -55,6 +55,7 @@ func parseOptions(args []string) options {
 	fs.Uint64Var(&o.threads, "threads", 0, "GOMAXPROCS [default: the CPUs this process may use]")
 	fs.StringVar(&o.out, "out", "", "write the log to STEM.json")
 	fs.BoolVar(&o.json, "json", false, "print the JSON log on stdout")
+	version := fs.Bool("version", false, "print the version, as every binary of the suite does, and exit")
 	// The Rust binaries' other options: accepted by name, refused with a reason.
 	refused := map[string]string{
 		"tasks":     "the scheduler benchmarks run in Rust only",
@@ -69,6 +70,10 @@ func parseOptions(args []string) options {
 	}
 	if err := fs.Parse(args); err != nil {
 		usageError("%s", strings.Replace(err.Error(), "-", "--", 1))
+	}
+	if *version {
+		fmt.Printf("go-micro %s\n", suiteVersion)
+		os.Exit(0)
 	}
 	if fs.NArg() > 0 {
 		usageError("unexpected argument %q", fs.Arg(0))

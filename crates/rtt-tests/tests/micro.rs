@@ -359,6 +359,19 @@ fn go_channel_reference_logs_like_the_runtimes() {
         assert!(json["rustc"].is_null(), "{what}");
         assert_eq!(json["params"]["event_type"], event_type, "{what}");
     }
+    // The sweeps record every binary's `--version`, Go's too.
+    let version = run_program(&binary, "--version", Duration::from_secs(10));
+    assert_eq!(
+        version.code,
+        Some(0),
+        "go-micro --version: {}",
+        version.stderr
+    );
+    assert!(
+        version.stdout.starts_with("go-micro "),
+        "go-micro --version: {}",
+        version.stdout
+    );
     for (args, option) in [
         ("--bench spawn_many", "--bench"),
         ("--bench channel --workers 0", "--workers"),
