@@ -1,7 +1,7 @@
 //! The seam of the micro-benchmarks: what each ecosystem provides besides spawn, sleep and yield
 //! (which come from [`Runtime`]): a oneshot channel, a notification, a bounded channel, and
-//! their names in the logs. The benchmarks are written once against this trait. The
-//! async-std/smol ecosystem's implementation is here ([`futures_ecosystem`]), as both use it.
+//! their names in the logs. The benchmarks are written once against this trait. async-std and
+//! smol share their ecosystem's implementation, here ([`FuturesEcosystem`]).
 
 use std::future::Future;
 
@@ -57,25 +57,76 @@ pub trait Primitives: Runtime {
     -> impl Future<Output = Option<T>> + Send + '_;
 }
 
-/// The primitives async-std and smol applications use: `futures::channel::oneshot`,
-/// `event-listener` and `async-channel`. A runtime crate's [`Primitives`] forwards to these.
-pub mod futures_ecosystem {
-    use std::sync::atomic::{AtomicBool, Ordering};
+/// A runtime whose applications use the `futures` ecosystem's primitives (async-std, smol): it
+/// names only its spawn and yield, and gets [`Primitives`] from [`futures_ecosystem`].
+pub trait FuturesEcosystem: Runtime {
+    /// The spawn measured by the scheduler benchmarks, e.g. `smol::spawn`.
+    const SPAWN: &'static str;
+    /// The yield of `yield_many`, e.g. `smol::future::yield_now`.
+    const YIELD: &'static str;
+}
 
-    pub const ONESHOT: &str = "futures::channel::oneshot";
-    pub const NOTIFY: &str = "event-listener";
-    pub const CHANNEL: &str = "async-channel";
+impl<R: FuturesEcosystem> Primitives for R {
+    const SPAWN: &'static str = <R as FuturesEcosystem>::SPAWN;
+    const YIELD: &'static str = <R as FuturesEcosystem>::YIELD;
+    const ONESHOT: &'static str = "futures::channel::oneshot";
+    const NOTIFY: &'static str = "event-listener";
+    const CHANNEL: &'static str = "async-channel";
+    /// A task's header and state with a small future, its waker and queue entry, rounded up.
+    const TASK_BYTES: u64 = 1024;
 
-    pub use async_channel::{Receiver, Sender, bounded as channel};
-    pub use futures::channel::oneshot::{Receiver as OnceRx, Sender as OnceTx, channel as oneshot};
+    type OnceTx<T: Send + 'static> = futures_ecosystem::OnceTx<T>;
+    type OnceRx<T: Send + 'static> = futures_ecosystem::OnceRx<T>;
 
-    pub fn send_once<T>(tx: OnceTx<T>, value: T) -> bool {
+    fn oneshot<T: Send + 'static>() -> (Self::OnceTx<T>, Self::OnceRx<T>) {
+        futures_ecosystem::oneshot()
+    }
+
+    fn send_once<T: Send + 'static>(tx: Self::OnceTx<T>, value: T) -> bool {
         tx.send(value).is_ok()
     }
 
-    pub async fn recv_once<T>(rx: OnceRx<T>) -> Option<T> {
+    async fn recv_once<T: Send + 'static>(rx: Self::OnceRx<T>) -> Option<T> {
         rx.await.ok()
     }
+
+    type Notify = futures_ecosystem::Notify;
+
+    fn new_notify() -> Self::Notify {
+        futures_ecosystem::Notify::default()
+    }
+
+    fn notify(notify: &Self::Notify) {
+        notify.notify();
+    }
+
+    async fn notified(notify: &Self::Notify) {
+        notify.notified().await;
+    }
+
+    type Tx<T: Send + 'static> = futures_ecosystem::Sender<T>;
+    type Rx<T: Send + 'static> = futures_ecosystem::Receiver<T>;
+
+    fn channel<T: Send + 'static>(capacity: usize) -> (Self::Tx<T>, Self::Rx<T>) {
+        futures_ecosystem::channel(capacity)
+    }
+
+    async fn send<T: Send + 'static>(tx: &mut Self::Tx<T>, value: T) -> bool {
+        tx.send(value).await.is_ok()
+    }
+
+    async fn recv<T: Send + 'static>(rx: &mut Self::Rx<T>) -> Option<T> {
+        rx.recv().await.ok()
+    }
+}
+
+/// The `futures` ecosystem's types behind [`FuturesEcosystem`]: `futures::channel::oneshot`,
+/// `event-listener` (with the flag it announces) and `async-channel`.
+pub mod futures_ecosystem {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    pub use async_channel::{Receiver, Sender, bounded as channel};
+    pub use futures::channel::oneshot::{Receiver as OnceRx, Sender as OnceTx, channel as oneshot};
 
     /// An `event_listener::Event` and the flag it announces: the listener is registered before
     /// the flag is checked again, so no wake-up is lost (the crate's documented pattern).
@@ -103,13 +154,5 @@ pub mod futures_ecosystem {
                 listener.await;
             }
         }
-    }
-
-    pub async fn send<T>(tx: &mut Sender<T>, value: T) -> bool {
-        tx.send(value).await.is_ok()
-    }
-
-    pub async fn recv<T>(rx: &mut Receiver<T>) -> Option<T> {
-        rx.recv().await.ok()
     }
 }
