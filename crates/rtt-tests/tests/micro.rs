@@ -7,9 +7,8 @@ mod common;
 
 use std::{
     path::{Path, PathBuf},
-    process::{Command, Stdio},
-    thread,
-    time::{Duration, Instant},
+    process::Command,
+    time::Duration,
 };
 
 use common::{TempDir, float, uint};
@@ -39,42 +38,13 @@ impl MicroRun {
 /// Runs `program` with `args` (split at spaces) plus `--out STEM`, killed if it outlives
 /// `deadline`; reads back STEM.json.
 fn run_program(program: &Path, args: &str, deadline: Duration) -> MicroRun {
-    let dir = TempDir::new();
-    let stem = dir.0.join("micro");
-    let started = Instant::now();
-    let mut child = Command::new(program)
-        .args(args.split_whitespace())
-        .arg("--out")
-        .arg(&stem)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("starting {}: {e}", program.display()));
-    loop {
-        if child.try_wait().expect("waits").is_some() {
-            break;
-        }
-        if started.elapsed() > deadline {
-            let _ = child.kill();
-            panic!(
-                "{} {args:?} still running after {deadline:?}",
-                program.display()
-            );
-        }
-        thread::sleep(Duration::from_millis(10));
-    }
-    let elapsed = started.elapsed();
-    let output = child.wait_with_output().expect("output");
-    let json = std::fs::read_to_string(stem.with_extension("json"))
-        .ok()
-        .filter(|text| !text.is_empty())
-        .map(|text| serde_json::from_str(&text).expect("the log is JSON"));
+    let run = common::run_with_out(Command::new(program), args, deadline, |_| {});
     MicroRun {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        elapsed,
-        json,
+        code: run.status.code(),
+        stdout: run.stdout,
+        stderr: run.stderr,
+        elapsed: run.elapsed,
+        json: run.json,
     }
 }
 

@@ -80,15 +80,12 @@ fn collect(
                     "timeout: --timeout {timeout_s} s passed with {} of {repeat} repeats finished",
                     report.finished_repeats()
                 ));
-                // The benchmark's tasks may be blocked for good: end the process here.
-                let code = match report.finish() {
-                    Ok(_) => 1,
-                    Err(error) => {
-                        eprintln!("error: {error:#}");
-                        1
-                    }
-                };
-                std::process::exit(code);
+                // The benchmark's tasks may be blocked for good: end the process here, exit 1
+                // whether or not the log could be written.
+                if let Err(error) = report.finish() {
+                    eprintln!("error: {error:#}");
+                }
+                std::process::exit(1);
             }
         }
     }

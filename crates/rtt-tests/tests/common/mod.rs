@@ -194,26 +194,68 @@ pub fn ping_on(
     runtime: &str,
     args: &str,
     deadline: Duration,
-    mut during: impl FnMut(Duration),
+    during: impl FnMut(Duration),
 ) -> PingRun {
+    let run = run_with_out(
+        command(cpus, &format!("{runtime}-ping")),
+        args,
+        deadline,
+        during,
+    );
+    let rows = std::fs::read_to_string(run.stem.with_extension("csv"))
+        .map(|text| parse_csv(&text))
+        .unwrap_or_default();
+    PingRun {
+        status: run.status,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        elapsed: run.elapsed,
+        json: run.json,
+        rows,
+        _dir: run.dir,
+    }
+}
+
+/// What a binary run with `--out STEM` left behind: its exit, output and time, and STEM.json.
+pub struct OutRun {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+    /// The JSON log, if one was written.
+    pub json: Option<Value>,
+    /// STEM, in a folder removed with `dir`.
+    pub stem: PathBuf,
+    pub dir: TempDir,
+}
+
+/// Runs `command` with `args` (split at spaces) and `--out STEM` in a fresh folder, calling
+/// `during` every 10 ms while it runs; kills it and panics if it outlives `deadline`.
+pub fn run_with_out(
+    mut command: Command,
+    args: &str,
+    deadline: Duration,
+    mut during: impl FnMut(Duration),
+) -> OutRun {
     let dir = TempDir::new();
     let stem = dir.0.join("run");
+    let what = format!("{command:?}");
     let started = Instant::now();
-    let mut child = command(cpus, &format!("{runtime}-ping"))
+    let mut child = command
         .args(args.split_whitespace())
         .arg("--out")
         .arg(&stem)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("starting {what}: {e}"));
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
         if started.elapsed() > deadline {
             let _ = child.kill();
-            panic!("{runtime}-ping {args:?} still running after {deadline:?}");
+            panic!("{what} {args:?} still running after {deadline:?}");
         }
         during(started.elapsed());
         thread::sleep(Duration::from_millis(10));
@@ -224,17 +266,14 @@ pub fn ping_on(
         .ok()
         .filter(|text| !text.is_empty())
         .map(|text| serde_json::from_str(&text).unwrap());
-    let rows = std::fs::read_to_string(stem.with_extension("csv"))
-        .map(|text| parse_csv(&text))
-        .unwrap_or_default();
-    PingRun {
+    OutRun {
         status,
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         elapsed,
         json,
-        rows,
-        _dir: dir,
+        stem,
+        dir,
     }
 }
 
