@@ -103,22 +103,22 @@ def _counts(k: dict, name: str, what: str, example: str, problems: list[str]) ->
         k[name] = " ".join(str(int(x)) for x in values)
 
 
+def _choices(k: dict, name: str, what: str, allowed, problems: list[str]) -> None:
+    """A knob that lists names from `allowed`: at least one, each known."""
+    given = k[name].split()
+    if not given:
+        problems.append(f"{name} is empty: choose from {', '.join(allowed)}")
+    for x in given:
+        if x not in allowed:
+            problems.append(f"{name}: '{x}' is not {what}: choose from {', '.join(allowed)}")
+
+
 def check(k: dict, problems: list[str]) -> None:
     """BENCHES and the MICRO_* knobs, every problem named; normalises the counts."""
-    benches = k["BENCHES"].split()
-    if not benches:
-        problems.append(f"BENCHES is empty: choose from {', '.join(BENCHES)}")
-    for x in benches:
-        if x not in BENCHES:
-            problems.append(f"BENCHES: '{x}' is not a benchmark: choose from {', '.join(BENCHES)}")
+    _choices(k, "BENCHES", "a benchmark", BENCHES, problems)
     _counts(k, "MICRO_INSTANCES", "holder/waiter pairs", "10000 100000", problems)
     _counts(k, "MICRO_WORKERS", "channel workers", "100 1000", problems)
-    types = k["MICRO_EVENT_TYPES"].split()
-    if not types:
-        problems.append(f"MICRO_EVENT_TYPES is empty: choose from {', '.join(EVENT_TYPES)}")
-    for x in types:
-        if x not in EVENT_TYPES:
-            problems.append(f"MICRO_EVENT_TYPES: '{x}' is not an event type: choose from {', '.join(EVENT_TYPES)}")
+    _choices(k, "MICRO_EVENT_TYPES", "an event type", EVENT_TYPES, problems)
     repeat = k["MICRO_REPEAT"]
     if UINT.fullmatch(repeat) and len(repeat) <= 4 and 1 <= int(repeat) <= 1000:
         k["MICRO_REPEAT"] = str(int(repeat))
