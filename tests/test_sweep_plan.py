@@ -16,9 +16,10 @@ from sweepkit import cli, knobs, plan, progress, state, timefmt  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def runtimes_and_icmp(monkeypatch):
-    """The list as these tests' expectations know it: runtimes.json's runtimes and the ICMP
-    reference, whatever other references it lists; a test that adds an entry adds it to these."""
-    listed = tuple(e for e in runtimes.entries() if e.is_runtime or e.transport == "icmp")
+    """The list as these tests' expectations know it: runtimes.json's first four runtimes and the ICMP
+    reference, whatever else it lists; a test that adds an entry adds it to these."""
+    listed = tuple(e for e in runtimes.entries() if e.label in ("std", "tokio", "async-std", "smol")
+                   or e.transport == "icmp")
     monkeypatch.setattr(runtimes, "entries", lambda: listed)
 
 

@@ -13,6 +13,7 @@
 
 import argparse
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from analysis import runtimes
 
 from . import knobs as knobs_mod
 from . import plan as plan_mod
-from . import progress, state, table
+from . import progress, state, table, variants
 from .knobs import SUITE_DIR, binary_ends, has_pong, pong_entries
 
 KNOBS_HELP = """\
@@ -43,7 +44,10 @@ Knobs (environment variables, with their defaults):
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
   OUT_DIR=latency-logs   each sweep makes its own folder in it
-  BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=\"\""""
+  BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""
+  VARIANTS=""            extra lines of a runtime with other options, swept like a runtime (with or
+                         without its flag), e.g. "tokio-ct=tokio:--flavor current_thread
+                         tokio-ei8=tokio:--event-interval 8": LABEL=BASE:ARG ARG..., for ping and pong"""
 
 MICRO_HELP = """
 MODE=micro (each point one run of BIN_DIR/<runtime>-micro; docs/sweeps.md):
@@ -94,25 +98,27 @@ def cmd_check(args) -> int:
     if checked.usage is not None:
         print(f"{prog}: {checked.usage}\nTry {prog} -h.", file=sys.stderr)
         return 2
-    missing = knobs_mod.missing_binaries(checked.knobs, checked.selection, args.binaries.split())
+    missing = knobs_mod.missing_binaries(checked.knobs, checked.selection + [v.entry for v in checked.variants],
+                                         args.binaries.split())
     if missing:
         print(f"{prog}: missing binaries:", *(f"  {path}" for path in missing), sep="\n", file=sys.stderr)
         print(f'Build them first: run "make" (or "cargo build --release --workspace --bins") in {SUITE_DIR}',
               file=sys.stderr)
         return 1
-    doc = {"frameworks": [e.label for e in checked.selection], "knobs": checked.knobs,
-           "knobs_given": checked.given, "points": []}
+    doc = {"frameworks": [e.label for e in checked.selection], "variants": [v.record() for v in checked.variants],
+           "knobs": checked.knobs, "knobs_given": checked.given, "points": []}
     state.save(args.state, doc)
     for name, value in checked.knobs.items():
         print(f"{name}\t{value}".replace("\n", " "))  # one line each: the shell reads lines
-    chosen = checked.with_pongs  # runtimes, and references measured by the suite's binaries
+    chosen = checked.measured  # runtimes, references measured by the suite's binaries, variants' bases
     if checked.knobs["MODE"] == "micro":  # every entry left has a <prefix>-micro
         chosen = checked.selection
     print(f"BINARIES\t{' '.join(binary_ends(checked.knobs, args.binaries.split()))}")
     print(f"RUNTIMES\t{' '.join(dict.fromkeys(e.binary_prefix for e in chosen))}")
     print(f"ALL_RUNTIMES\t{' '.join(dict.fromkeys(e.binary_prefix for e in pong_entries()))}")
     print(f"REFERENCES\t{' '.join(e.label for e in checked.selection if not has_pong(e))}")
-    print(f"RUNTIME_FLAGS\t-{''.join(e.flag for e in chosen)}")
+    flags = "".join(e.flag for e in (checked.selection if checked.knobs["MODE"] == "micro" else checked.with_pongs))
+    print(f"RUNTIME_FLAGS\t{'-' + flags if flags else ''}")
     return 0
 
 
@@ -129,7 +135,7 @@ def cmd_plan(args) -> int:
     for reference in [e for e in selection if not has_pong(e)] if problem and k["MODE"] == "rtt" else []:
         print(f"{args.prog}: warning: -{reference.flag}: {problem}; skipping the {reference.transport.upper()} "
               "points", file=sys.stderr)
-    points = plan_mod.build(k, selection, args.icmp_unusable)
+    points = plan_mod.build(k, selection, args.icmp_unusable, variants.from_records(doc.get("variants")))
     runs = plan_mod.runs(points, int(k["REPEATS"]), int(k["SEED"]))
     doc |= {"repeats": int(k["REPEATS"]), "seed": int(k["SEED"]), "points": [p.record() for p in points],
             "runs": [r.record() for r in runs]}
@@ -163,6 +169,7 @@ def cmd_record(args) -> int:
         limit = progress.seconds(plan_mod.ping_limit_s(kind, k))
         outcome = state.micro_outcome if kind == "micro" else state.ping_outcome
         status, message = outcome(args.exit_code, limit, sweep_dir / run["stem"])
+    status, message = state.skip_unavailable(status, message, args.tail, sweep_dir / run["stem"])
     figures = table.log_figures(sweep_dir / f"{run['stem']}.json") if status == "ok" else (None, None)
     run["start_s"] = round(state.epoch(args.t0) - state.epoch(args.since), 2)
     state.settle(run, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures)
@@ -218,7 +225,8 @@ def cmd_finish(args) -> int:
 
 def serve_pongs(doc: dict) -> list[tuple]:
     """(label, binary, transport, port, pong arguments) of every pong of --serve/--peer, in the plan's order."""
-    points = plan_mod.build(doc["knobs"], [runtimes.by_label(label) for label in doc["frameworks"]])
+    points = plan_mod.build(doc["knobs"], [runtimes.by_label(label) for label in doc["frameworks"]], None,
+                            variants.from_records(doc.get("variants")))
     return list(dict.fromkeys((p.framework, p.binary, p.transport, p.port, p.pong_args) for p in points if p.binary))
 
 
@@ -232,6 +240,11 @@ def hostport(host: str, port) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
 
+def doc_flags(doc: dict) -> list[str]:
+    """The flags of the entries the sweep selected (a variant has none)."""
+    return [runtimes.by_label(label).flag for label in doc["frameworks"]]
+
+
 def cmd_serving(args) -> int:
     doc = state.load(args.state)
     k = doc["knobs"]
@@ -243,8 +256,11 @@ def cmd_serving(args) -> int:
     for label, port in ports.items():
         print((f"  {label:<10}" + "".join(f"{hostport(args.bind, port):<22}" for _ in protocols)).rstrip())
     prefix = "MODE=throughput " if k["MODE"] == "throughput" else ""
-    flags = "".join(runtimes.by_label(label).flag for label in ports)
-    print(f"On host A: {prefix}BASE_PORT={k['BASE_PORT']} ./run-network.sh --peer <this host's address> -{flags}")
+    if k.get("VARIANTS", "").split():  # host A plans the same ports only with the same variants
+        prefix += f"VARIANTS={shlex.quote(k['VARIANTS'])} "
+    flags = "".join(doc_flags(doc))
+    print(f"On host A: {prefix}BASE_PORT={k['BASE_PORT']} ./run-network.sh --peer <this host's address>"
+          + (f" -{flags}" if flags else ""))
     return 0
 
 

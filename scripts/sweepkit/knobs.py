@@ -10,7 +10,7 @@ from pathlib import Path
 
 from analysis import runtimes
 
-from . import micro
+from . import micro, variants as variants_mod
 
 SUITE_DIR = Path(__file__).resolve().parents[2]
 MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
@@ -40,6 +40,7 @@ DEFAULTS = {
     "PING_GRACE": "20",  # seconds a ping may run past its warm-up + duration before it is killed
     "PING_EXTRA": "",  # extra arguments for every *-ping, e.g. "--decoy sleep"
     "PONG_EXTRA": "",  # extra arguments for every *-pong, e.g. "--threads 1"
+    "VARIANTS": "",  # extra lines of a runtime with other options: sweepkit/variants.py
 }
 NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009"}
 # MODE=micro: the in-process benchmarks (scripts/sweepkit/micro.py), their knobs only in such a sweep.
@@ -55,7 +56,7 @@ MICRO_DEFAULTS = {
 }
 MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times already
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
-MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS"}
+MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS"}
 # What a micro sweep does not use: named in a warning when given.
 NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", "TASKS", "PROTOCOLS", "PONG_CPUS", "PING_CPUS",
              "PING_EXTRA", "PONG_EXTRA")
@@ -74,6 +75,7 @@ class Checked:
     knobs: dict[str, str]
     given: list[str]  # the knobs set in the environment, defaults or not
     selection: list[runtimes.Entry] = field(default_factory=list)  # in the list's order
+    variants: list[variants_mod.Variant] = field(default_factory=list)  # VARIANTS, in its order
     usage: str | None = None  # a flag problem: exit 2, "Try -h"
     errors: list[str] = field(default_factory=list)  # knob problems: exit 2, "Nothing was started."
     warnings: list[str] = field(default_factory=list)
@@ -81,6 +83,12 @@ class Checked:
     @property
     def with_pongs(self) -> list[runtimes.Entry]:
         return [e for e in self.selection if has_pong(e)]
+
+    @property
+    def measured(self) -> list[runtimes.Entry]:
+        """The entries whose binaries run: those with a pong, and the base of each variant, in the list's order."""
+        chosen = {e.label for e in self.with_pongs} | {v.base for v in self.variants}
+        return [e for e in runtimes.entries() if e.label in chosen]
 
 
 def has_pong(entry) -> bool:
@@ -120,8 +128,9 @@ def flag_list(entries) -> str:
     return flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} or {flags[-1]}"
 
 
-def select(flags: str, context: str, mode: str = "rtt") -> tuple[list[runtimes.Entry], str | None]:
-    """The entries chosen by the flag letters, in the list's order, or a usage problem."""
+def select(flags: str, context: str, mode: str = "rtt", variants: bool = False) -> tuple[list[runtimes.Entry], str | None]:
+    """The entries chosen by the flag letters, in the list's order, or a usage problem; no flag is
+    enough when VARIANTS gives something to measure (`variants`)."""
     chosen = set()
     for letter in flags:
         entry = runtimes.by_flag(letter)
@@ -129,11 +138,11 @@ def select(flags: str, context: str, mode: str = "rtt") -> tuple[list[runtimes.E
             return [], f"unknown flag -{letter}"
         chosen.add(entry.label)
     selection = [e for e in runtimes.entries() if e.label in chosen]
-    if not selection:
+    if not selection and not variants:
         every = " ".join(f"-{e.flag}" for e in runtimes.entries())
         return [], f"choose what to measure: at least one of {every}"
-    for e in selection:
-        if e.modes and mode not in e.modes:  # e.g. -G, the Go reference of the micro benchmarks
+    for e in selection:  # MODE=micro drops an entry without a benchmark with a warning: _check_micro
+        if e.modes and mode not in e.modes and mode != "micro":  # e.g. -G, the Go reference of MODE=micro
             only = " or ".join(f"MODE={m}" for m in e.modes)
             return [], f"-{e.flag} ({e.label}) runs only with {only}, not MODE={mode}: {e.about}"
     if context == "serve":
@@ -225,8 +234,9 @@ def _check_protocols(k: dict, warmup, duration, problems: list[str]) -> None:
                         "lasts at most that (its counts come back in one datagram)")
 
 
-def _check_setup(k: dict, problems: list[str]) -> None:
-    """Pinning, priority, folders, time limits, extra arguments and (across hosts) ports."""
+def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
+    """Pinning, priority, folders, time limits, extra arguments and (across hosts) ports: one per
+    pong, then one per variant."""
     if not CPU_LIST.fullmatch(k["PONG_CPUS"]):
         problems.append(f"PONG_CPUS='{k['PONG_CPUS']}': expected a CPU list like 0 or 2-3")
     if not CPU_LIST.fullmatch(k["PING_CPUS"]):
@@ -246,7 +256,7 @@ def _check_setup(k: dict, problems: list[str]) -> None:
                 problems.append(f"PING_EXTRA: {x.split('=')[0]} does not apply to MODE=throughput "
                                 "(the ping sends as fast as it can)")
     if "BASE_PORT" in k:
-        last = MAX_PORT - (len(pong_entries()) - 1)  # one port per pong from BASE_PORT on
+        last = MAX_PORT - (len(pong_entries()) + variants - 1)  # one port per pong from BASE_PORT on
         port = k["BASE_PORT"]
         if not (UINT.fullmatch(port) and len(port) <= 5 and 1 <= int(port) <= last):
             problems.append(f"BASE_PORT='{port}': expected a port from 1 to {last}")
@@ -262,12 +272,13 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     if knobs["MODE"] == "micro" and context != "localhost":
         result.usage = ("MODE=micro runs in-process on one host, with no peer: use ./run-localhost.sh")
         return result
-    result.selection, result.usage = select(flags, context, knobs["MODE"])
+    result.selection, result.usage = select(flags, context, knobs["MODE"], variants=bool(knobs["VARIANTS"].split()))
     if result.usage:
         return result
     k, problems = knobs, result.errors
     if k["MODE"] == "micro":
         return _check_micro(result)
+    result.variants = variants_mod.parse(k["VARIANTS"], problems)
     if k["MODE"] not in ("rtt", "throughput"):
         problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s) "
                         "or micro (in-process benchmarks)")
@@ -282,7 +293,7 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
         if not (UINT.fullmatch(x) and len(x) < 7):
             problems.append(f"TASKS: '{x}' is not a decoy task count (0..100000)")
     _check_protocols(k, warmup, duration, problems)
-    _check_setup(k, problems)
+    _check_setup(k, problems, len(result.variants))
     if problems:
         return result
     if k["MODE"] == "throughput":
@@ -293,7 +304,7 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
         for reference in [e for e in result.selection if not has_pong(e)]:
             result.selection.remove(reference)
             baseline = f"-{reference.flag}: the {reference.transport.upper()} baseline measures no throughput"
-            if not result.selection:
+            if not result.selection and not result.variants:
                 result.usage = f"{baseline}; with MODE=throughput choose {flag_list(pong_entries())}"
                 return result
             result.warnings.append(f"{baseline}; skipped with MODE=throughput")
@@ -314,6 +325,9 @@ def _check_micro(result: Checked) -> Checked:
     k, problems = result.knobs, result.errors
     _check_repeats(k, problems)
     micro.check(k, problems)
+    if k["VARIANTS"].split():
+        problems.append("VARIANTS applies to MODE=rtt and MODE=throughput: the micro benchmarks take no runtime "
+                        "options; unset VARIANTS")
     if not CPU_LIST.fullmatch(k["MICRO_CPUS"]):
         problems.append(f"MICRO_CPUS='{k['MICRO_CPUS']}': expected a CPU list like 0 or 0-1 (empty: every CPU)")
     k["PONG_CPUS"] = k["PING_CPUS"] = ""  # nothing to pin but the benchmark process

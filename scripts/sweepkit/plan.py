@@ -108,11 +108,12 @@ def why_skipped(point: Point, knobs: dict, icmp_unusable: str | None = None) -> 
     return None
 
 
-def build(knobs: dict, selection, icmp_unusable: str | None = None) -> list[Point]:
+def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=()) -> list[Point]:
     """Every point, in the list's order: each entry with a pong (runtimes, then references the suite's
-    binaries measure) × protocols × intervals (throughput: sizes) × task counts, then each other
-    reference × intervals. More axes (runtime variants, connection counts) would land here as data.
-    MODE=micro: micro.build's points."""
+    binaries measure) × protocols × intervals (throughput: sizes) × task counts, then each variant
+    (sweepkit/variants.py: its base's binaries with its arguments, under its own label) the same
+    way, then each other reference × intervals. More axes (connection counts) would land here as
+    data. MODE=micro: micro.build's points."""
     mode = knobs["MODE"]
     if mode == "micro":
         return micro.build(knobs, selection)
@@ -128,10 +129,16 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None) -> list[Poin
     def port(entry):
         return None if base_port is None else base_port + with_pongs.index(entry.label)
 
-    points = [Point(e.label, e.binary_prefix, proto, size, interval, t, port(e),
-                    ping_args=extra_args(e, "ping"), pong_args=extra_args(e, "pong"))
-              for e, proto, (size, interval), t
-              in itertools.product([e for e in selection if has_pong(e)], protocols, measures, tasks)]
+    # (label, binary prefix, port, ping arguments, pong arguments) of each line of points; a variant's
+    # port follows every pong's (run-network.sh --serve runs a pong per variant too).
+    lines = [(e.label, e.binary_prefix, port(e), extra_args(e, "ping"), extra_args(e, "pong"))
+             for e in selection if has_pong(e)]
+    lines += [(v.label, v.entry.binary_prefix, None if base_port is None else base_port + len(with_pongs) + i,
+               (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.args))
+              for i, v in enumerate(variants)]
+    points = [Point(label, binary, proto, size, interval, t, at, ping_args=ping_args, pong_args=pong_args)
+              for (label, binary, at, ping_args, pong_args), proto, (size, interval), t
+              in itertools.product(lines, protocols, measures, tasks)]
     if mode == "rtt":
         points += [Point(e.label, None, e.transport, int(knobs["SIZE"]), interval, 0)
                    for e in selection if not has_pong(e) for interval in knobs["INTERVALS"].split()]

@@ -5,6 +5,7 @@
 import json
 import math
 import os
+import re
 import time
 from pathlib import Path
 
@@ -14,11 +15,14 @@ STATUSES = ("ok", "failed", "skipped", "interrupted", "planned")  # of a run
 POINT_STATUSES = ("ok", "partial", "failed", "skipped", "interrupted", "planned")
 # The order of sweep.json's keys; keys not listed (none today) would follow the scalars.
 ORDER = ("schema", "status", "kind", "mode", "command", "target", "remote", "remote_dir", "frameworks",
-         "repeats", "seed", "pinning", "nice", "started_at", "estimated_s", "finished_at", "wall_s", "measured_s",
+         "variants", "repeats", "seed", "pinning", "nice", "started_at", "estimated_s", "finished_at", "wall_s", "measured_s",
          "warmup_total_s", "overhead_per_run_s")
 LAST = ("knobs", "knobs_given", "hosts", "counts", "point_counts", "points", "runs")
 # A ping killed by `timeout` (124), or by its -k KILL (137).
 TIMED_OUT = (124, 137)
+# What an io_uring runtime's ping or pong prints, then exits 1, when the kernel refuses io_uring
+# (io_uring_disabled, seccomp, an old kernel): the run is skipped with that line, not failed.
+UNAVAILABLE = re.compile(r"io_uring is unavailable: .*")
 
 
 def load(path) -> dict:
@@ -135,6 +139,31 @@ def ping_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | N
         if log.is_file() and log.stat().st_size == 0:
             log.unlink()
     return status, message
+
+
+def unavailable(stderr_files) -> str | None:
+    """The line saying io_uring is unavailable (from that phrase on), from the first stderr file
+    that has one; None when none does."""
+    for path in map(Path, stderr_files):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found = UNAVAILABLE.search(text)
+        if found:
+            return found[0].strip()
+    return None
+
+
+def skip_unavailable(status: str, message: str | None, stderr_files, stem: Path) -> tuple[str, str | None]:
+    """A failed run whose ping or pong said io_uring is unavailable is skipped, with that line; the
+    logs of such a ping, which measured nothing, are removed. Any other outcome stays."""
+    reason = unavailable(stderr_files) if status == "failed" else None
+    if reason is None:
+        return status, message
+    for log in (stem.with_name(f"{stem.name}.json"), stem.with_name(f"{stem.name}.csv")):
+        log.unlink(missing_ok=True)
+    return "skipped", reason
 
 
 def micro_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | None]:

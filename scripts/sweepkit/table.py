@@ -36,6 +36,11 @@ def log_figures(path) -> tuple:
         return None, None
 
 
+def series(log: dict) -> str:
+    """The label a run is shown under: its variant's (VARIANTS), else its framework's."""
+    return str(log.get("variant") or log.get("framework"))
+
+
 def si(value) -> str:
     return UNKNOWN if value is None else style.si(value)
 
@@ -51,7 +56,7 @@ def lost(log: dict) -> str:
 def rtt_row(log: dict, run: str = UNKNOWN) -> list[str]:
     rtt = log.get("rtt_ns") or {}
     interval = log.get("interval_s")
-    return [str(log.get("framework")), str(log.get("transport")),
+    return [series(log), str(log.get("transport")),
             UNKNOWN if interval is None else style.rate_label(interval), si(log.get("achieved_rate")),
             count(log.get("tasks")), run, count(rtt.get("n")),
             *(style.us(rtt.get(p)) for p in ("p50", "p99", "p999", "max")), lost(log)]
@@ -60,7 +65,7 @@ def rtt_row(log: dict, run: str = UNKNOWN) -> list[str]:
 def throughput_row(log: dict, run: str = UNKNOWN) -> list[str]:
     msgs, gbits = log.get("msg_per_s") or {}, log.get("gbit_per_s") or {}
     payload = log.get("payload")
-    return [str(log.get("framework")), str(log.get("transport")),
+    return [series(log), str(log.get("transport")),
             UNKNOWN if payload is None else style.size_label(payload), count(log.get("tasks")), run,
             count(log.get("windows")), *(si(msgs.get(p)) for p in ("p5", "p50", "p95")),
             *(si(gbits.get(p)) for p in ("p5", "p50", "p95")), lost(log)]

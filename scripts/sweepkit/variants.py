@@ -1,0 +1,77 @@
+"""VARIANTS: extra lines of a base runtime run with other options, e.g. "tokio-ct=tokio:--flavor current_thread"."""
+
+# Whitespace-separated tokens; LABEL=BASE:ARG starts a variant, the tokens after it are more of its
+# arguments until the next such token. The arguments go to both its ping and its pong; the ping
+# also gets --variant LABEL, so that its log names the variant (docs/sweeps.md, "Variants").
+# Nothing here runs anything.
+
+import re
+from dataclasses import dataclass
+
+from analysis import runtimes
+
+LABEL = re.compile(r"[A-Za-z0-9._-]+")
+# A token that starts a variant: no leading dash, so that an argument such as --a=b:c never does.
+START = re.compile(r"([^-=:][^=:]*)=([^=:]*):(.*)")
+EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread"
+
+
+@dataclass(frozen=True)
+class Variant:
+    label: str  # its series label: stems, logs' `variant`, tables and legends
+    base: str  # the runtime label in runtimes.json it runs
+    args: tuple[str, ...]  # for both its ping and its pong
+
+    @property
+    def entry(self) -> runtimes.Entry:
+        return runtimes.by_label(self.base)
+
+    @property
+    def ping_args(self) -> tuple[str, ...]:
+        return (*self.args, "--variant", self.label)
+
+    def record(self) -> dict:
+        """Its entry in sweep.json's `variants`."""
+        return {"label": self.label, "base": self.base, "args": list(self.args)}
+
+
+def bases() -> list[str]:
+    """The runtimes a variant may run: every runtime with a ping and a pong."""
+    return [e.label for e in runtimes.runtimes() if e.binary_prefix and (e.takes_part("rtt") or e.takes_part("throughput"))]
+
+
+def parse(text: str, problems: list[str]) -> list[Variant]:
+    """The variants of the knob, in its order; every problem found is added to `problems`."""
+    found: list[list] = []  # [label, base, args]
+    for token in text.split():
+        start = START.fullmatch(token)
+        if start:
+            found.append([start[1], start[2], [start[3]] if start[3] else []])
+        elif found:
+            found[-1][2].append(token)
+        else:
+            problems.append(f"VARIANTS: '{token}' does not start a variant: expected LABEL=BASE:ARG..., {EXAMPLE}")
+            return []
+    known, taken, variants = bases(), set(runtimes.labels()), []
+    for label, base, args in found:
+        name = f"VARIANTS: {label}={base}:"
+        if not LABEL.fullmatch(label):
+            problems.append(f"{name} the label '{label}' may hold only letters, digits, '.', '_' and '-'")
+        elif label in taken:
+            clash = "another variant" if runtimes.by_label(label) is None else "a label of runtimes.json"
+            problems.append(f"{name} the label '{label}' is already {clash}; give the variant its own")
+        elif base not in known:
+            problems.append(f"{name} '{base}' is not a runtime; the runtimes are {', '.join(known)}")
+        elif not args:
+            problems.append(f"{name} gives no arguments: a variant runs its base with other options, {EXAMPLE}")
+        elif "--variant" in args or any(a.startswith("--variant=") for a in args):
+            problems.append(f"{name} --variant is the sweep's to give (it passes the label)")
+        else:
+            variants.append(Variant(label, base, tuple(args)))
+        taken.add(label)
+    return variants
+
+
+def from_records(records) -> list[Variant]:
+    """The variants as sweep.json records them."""
+    return [Variant(r["label"], r["base"], tuple(r["args"])) for r in records or ()]
