@@ -29,7 +29,7 @@ def test_the_go_reference_is_in_the_list_for_micro_only():
     go = runtimes.by_flag("G")
     assert (go.label, go.binary_prefix, go.modes, go.reference) == ("go", "go", ("micro",), True)
     assert go.takes_part("micro") and not go.takes_part("rtt") and not go.takes_part("throughput")
-    assert all(e.takes_part(m) for e in runtimes.runtimes() for m in ("rtt", "throughput", "micro"))
+    assert all(e.takes_part(m) for e in runtimes.runtimes() if not e.modes for m in ("rtt", "throughput", "micro"))
     assert not runtimes.by_flag("P").takes_part("micro") and runtimes.by_flag("B").takes_part("rtt")
     assert not knobs.has_pong(go) and "go" not in [e.label for e in knobs.pong_entries()]
     # crates/rtt-tests/build.rs reads "runtimes" only: go is not one.
@@ -87,6 +87,21 @@ def test_references_without_a_micro_program_are_skipped_or_refused_alone():
                                   "-S, -t, -a, -s or -G")
     assert checked("G", BENCHES="notify").usage == ("-G: go runs only channel, which BENCHES leaves out; with "
                                                     "MODE=micro choose -S, -t, -a or -s")
+
+
+def test_a_runtime_without_a_micro_binary_is_skipped_in_micro_and_swept_in_the_other_modes(monkeypatch):
+    listed = runtimes.entries()
+    monoio = runtimes.Entry(label="monoio", flag="m", colour="#56B4E9", about="monoio, io_uring",
+                            binary_prefix="monoio", modes=("rtt", "throughput"))
+    monkeypatch.setattr(runtimes, "entries", lambda: (*listed[:4], monoio, *listed[4:]))
+    result = checked("tm")
+    assert [e.label for e in result.selection] == ["tokio"]
+    assert result.warnings == ["-m: the monoio runtime measures no in-process benchmark; skipped with MODE=micro"]
+    assert checked("m").usage.startswith("-m: the monoio runtime measures no in-process benchmark; with MODE=micro")
+    for mode in ("rtt", "throughput"):
+        swept = knobs.check({"MODE": mode}, "m", "localhost")
+        assert not swept.usage and not swept.errors and knobs.has_pong(monoio)
+        assert [p.binary for p in plan.build(swept.knobs, swept.selection)][:1] == ["monoio"]
 
 
 def test_micro_is_refused_across_hosts():

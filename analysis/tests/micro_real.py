@@ -51,12 +51,17 @@ def go_built() -> bool:
     return (BIN_DIR / "go-micro").is_file()
 
 
+def micro_runtimes() -> list:
+    """The runtimes with a <prefix>-micro: those of runtimes.json whose modes include micro."""
+    return [e for e in runtimes.runtimes() if e.takes_part("micro")]
+
+
 def run_all(folder: Path) -> list[Path]:
     """Every runtime × RUNS, std's notify and oneshot above its cap too, and go-micro's channel runs
     when `make` built it (it needs go); returns the logs' paths."""
     folder.mkdir(parents=True, exist_ok=True)
     logs = []
-    for entry in runtimes.runtimes():
+    for entry in micro_runtimes():
         for bench, args in RUNS:
             logs.append(run_one(folder, entry.label, entry.binary_prefix, bench, args))
     for bench in ("notify", "oneshot"):

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from analysis import logschema, micro, micro_report, runtimes, style
+from analysis import logschema, micro, micro_report, style
 from analysis import uncertainty as u
 
 from .conftest import pages, parse_py
-from .micro_real import REPEAT, RUNS, STD_CAPPED, go_built
+from .micro_real import REPEAT, RUNS, STD_CAPPED, go_built, micro_runtimes
 
 
 def real(paths) -> list[dict]:
@@ -23,7 +23,7 @@ def real(paths) -> list[dict]:
 def test_every_log_fits_the_schema_and_its_figures_recompute_from_its_times(real_micro_logs):
     logs = real(real_micro_logs)
     frameworks = {log["framework"] for log in logs}
-    assert frameworks == {e.label for e in runtimes.runtimes()} | ({"go"} if go_built() else set())
+    assert frameworks == {e.label for e in micro_runtimes()} | ({"go"} if go_built() else set())
     recomputed = 0
     for log in logs:
         logschema.schema().validate(log)
@@ -43,7 +43,7 @@ def test_every_log_fits_the_schema_and_its_figures_recompute_from_its_times(real
             {f"{n}{s}": log[n][k] for n in micro.FIGURES for s, k in (("", "median"), ("_low", "low"),
                                                                       ("_high", "high"))}, rel=1e-12)
         recomputed += 1
-    assert recomputed == len(runtimes.runtimes()) * len(RUNS) + (4 if go_built() else 0)
+    assert recomputed == len(micro_runtimes()) * len(RUNS) + (4 if go_built() else 0)
 
 
 def test_the_table_has_every_log_and_says_what_std_did_not_run(real_micro_logs):
@@ -79,7 +79,7 @@ def test_every_figure_and_the_table_render_to_one_pdf(real_micro_logs, tmp_path)
 
 def test_the_figures_of_real_logs_draw_every_runtime_and_leave_out_what_was_not_run(real_micro_logs):
     sweep = micro.collect(real_micro_logs[0].parent, [], print)
-    runtime_labels = [e.label for e in runtimes.runtimes()]
+    runtime_labels = [e.label for e in micro_runtimes()]
     scheduler = next(micro_report.scheduler_page(sweep, sweep.points))
     (ax,) = scheduler.axes
     FigureCanvasAgg(scheduler).draw()

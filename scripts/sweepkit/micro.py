@@ -134,14 +134,15 @@ def check(k: dict, problems: list[str]) -> None:
 def benches_of(entry, knobs: dict) -> list[str]:
     """The benchmarks BENCHES asks for that this entry runs (the Go reference: channel only)."""
     asked = knobs["BENCHES"].split()
-    mine = GO_BENCHES if entry.modes else BENCHES  # an entry limited to micro is a reference program
+    mine = GO_BENCHES if entry.reference else BENCHES  # a reference with a micro binary is the Go program
     return [b for b in BENCHES if b in asked and b in mine]
 
 
 def why_not(entry, knobs: dict) -> str | None:
     """Why an entry chosen by its flag has nothing to run in this micro sweep; None if it has."""
     if not entry.takes_part("micro") or entry.binary_prefix is None:
-        return f"the {entry.label} reference measures no in-process benchmark"
+        what = "reference" if entry.reference else "runtime"  # a runtime without a <prefix>-micro, e.g. monoio
+        return f"the {entry.label} {what} measures no in-process benchmark"
     if not benches_of(entry, knobs):
         return f"{entry.label} runs only {', '.join(GO_BENCHES)}, which BENCHES leaves out"
     return None
