@@ -25,7 +25,8 @@ def delta(ax, points, positions: dict) -> None:
         x = line["interval_s"].map(positions).to_numpy() + dodge
         y = line["delta_p50"].to_numpy(dtype=float) / 1e3
         colour = style.colour(framework)
-        ax.plot(x, y, color=colour, marker="o", ms=4, lw=1.5)
+        # One line style per series on every panel, as in the legend: solid, a variant its own.
+        ax.plot(x, y, color=colour, ls=style.linestyle("tcp", framework), marker="o", ms=4, lw=1.5)
         unknown = (line["verdict"] == "unknown").to_numpy()
         ax.scatter(x[unknown], y[unknown], s=30, facecolors="white", edgecolors=colour, zorder=5)
         plots.error_bars(ax, x, y, line["delta_p50_low"] / 1e3, line["delta_p50_high"] / 1e3, colour)

@@ -124,12 +124,20 @@ def _needed(data: dict, *keys: str) -> None:
             raise LogError(f"field {key!r} is null")
 
 
+def series(data: dict) -> dict:
+    """The label a log is shown under: its `variant` (a runtime run with other options, VARIANTS) when
+    set, else its framework; and what the variant ran (its base runtime and runtime_config)."""
+    variant = data.get("variant")
+    return {"framework": variant or data["framework"], "base": data["framework"], "variant": variant,
+            "runtime_config": data.get("runtime_config")}
+
+
 def run_meta(data: dict) -> dict:
     """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit."""
     _needed(data, "interval_s", "payload", "tasks")
     interval, target = float(data["interval_s"]), data["target_rate"]
     return {
-        "framework": data["framework"],
+        **series(data),
         "transport": data["transport"],
         "payload": int(data["payload"]),
         "interval_s": interval,
@@ -157,7 +165,7 @@ def throughput_meta(data: dict) -> dict:
         raise LogError(f"field {'window_s' if window <= 0 else 'payload'!r} is {min(window, payload)!r}, "
                        f"not a positive number")
     return {
-        "framework": data["framework"],
+        **series(data),
         "transport": data["transport"],
         "payload": payload,
         "tasks": int(data["tasks"]),
@@ -258,7 +266,8 @@ def read_2022(csv: Path, kind: str, with_time: bool) -> list[tuple[dict, np.ndar
             step = rtt + np.int64(round(rate * 1e9))
             t = np.concatenate([[0], np.cumsum(step[:-1])]).astype(np.int64)
         meta = {
-            "framework": _OLD_NAMES.get(str(framework), str(framework)),
+            "framework": _OLD_NAMES.get(str(framework), str(framework)), "base": None, "variant": None,
+            "runtime_config": None,
             "transport": str(transport), "payload": int(payload), "interval_s": float(rate),
             "target_rate": 1.0 / rate if rate > 0 else math.inf, "achieved_rate": None,
             "tasks": int(tasks), "lost": None, "complete": True, "pacing": "sleep",

@@ -66,7 +66,7 @@ def stat(ax, runs, scale: str, positions: dict | None = None) -> None:
             ax.plot(x, y, color=colour, ls=style.linestyle(transport), marker="s", ms=3, lw=1.2, zorder=1)
             continue
         ax.fill_between(x, line["p5"] / 1e3, line["p95"] / 1e3, color=colour, alpha=0.12, lw=0)
-        ax.plot(x, y, color=colour, ls=style.linestyle(transport), marker="o", ms=4)
+        ax.plot(x, y, color=colour, ls=style.linestyle(transport, framework), marker="o", ms=4)
         if "p50_low" in line:
             error_bars(ax, x, y, line["p50_low"] / 1e3, line["p50_high"] / 1e3, colour)
         missed = line[line["missed_rate"]]
@@ -112,7 +112,7 @@ def ecdf(ax, runs, shapes, scale: str) -> None:
         if shape is None:
             continue
         ax.plot(shape.ecdf_ns / 1e3, shape.ecdf_p, color=style.colour(run.framework),
-                ls=style.linestyle(run.transport), drawstyle="steps-post", lw=1.3)
+                ls=style.linestyle(run.transport, run.framework), drawstyle="steps-post", lw=1.3)
         low, high = min(low, shape.ecdf_p[0]), max(high, shape.ecdf_p[-1])
     ax.set_yscale("logit")
     ax.yaxis.set_major_locator(FixedLocator(_LOGIT_TICKS))  # those outside the range are not drawn
@@ -133,7 +133,7 @@ def pdf(ax, runs, shapes, scale: str) -> None:
                           else (shape.lin_edges_ns, shape.lin_density))
         # A step line rather than ax.stairs: the same picture, drawn several times faster.
         ax.plot(np.concatenate([edges[:1], edges]) / 1e3, np.concatenate([[0], density, [0]]), drawstyle="steps-post",
-                color=style.colour(run.framework), ls=style.linestyle(run.transport), lw=1.3)
+                color=style.colour(run.framework), ls=style.linestyle(run.transport, run.framework), lw=1.3)
     _rtt_axis(ax, scale, "x")
     ax.set_ylabel("share of replies per decade of RTT" if scale == "log" else "share of replies per µs")
     ax.set_ylim(bottom=0)
@@ -193,7 +193,8 @@ def throughput(ax, runs, quantity: str, scale: str) -> None:
         bottom = line[f"{quantity}_p5"].to_numpy(dtype=float)
         ax.fill_between(x, bottom if floor is None else np.maximum(bottom, floor), line[f"{quantity}_p95"],
                         color=colour, alpha=0.12, lw=0)
-        ax.plot(x, line[f"{quantity}_p50"], color=colour, ls=style.linestyle(transport), marker="o", ms=4)
+        ax.plot(x, line[f"{quantity}_p50"], color=colour, ls=style.linestyle(transport, framework), marker="o",
+                ms=4)
         if f"{quantity}_p50_low" in line:
             error_bars(ax, x, line[f"{quantity}_p50"], line[f"{quantity}_p50_low"], line[f"{quantity}_p50_high"],
                        colour)
@@ -254,17 +255,23 @@ def throughput_time(ax, runs, windows) -> None:
     ax.grid(True, which="major", alpha=0.3)
 
 
-def framework_handles(frameworks) -> list:
-    """Legend entries: one colour per framework, in the suite's order."""
-    names = sorted(set(frameworks), key=lambda f: (style.order_key([f], style.FRAMEWORK_ORDER), f))
+def framework_handles(frameworks, transport: str = "tcp") -> list:
+    """Legend entries: one colour per framework, in the suite's order; a variant (in its shade of its
+    base's colour) with its line style for `transport`, right after its base."""
+    names = sorted(set(frameworks), key=lambda f: (style.series_rank([f]), f))
     return [Line2D([], [], color=style.colour(f), lw=1.2 if style.is_reference(f) else 2,
-                   marker="s" if style.is_reference(f) else "", ms=3, label=f) for f in names]
+                   ls=style.linestyle(transport, f), marker="s" if style.is_reference(f) else "", ms=3, label=f)
+            for f in names]
 
 
-def style_handles(transports=(), band=False, missed=False, percentiles=(), ci=False) -> list:
-    """Legend entries for what line styles and marks mean."""
+def style_handles(transports=(), band=False, missed=False, percentiles=(), ci=False, series=()) -> list:
+    """Legend entries for what line styles and marks mean; with a variant among `series`, the
+    variants' line style of each transport too."""
     order = sorted(set(transports), key=lambda t: (style.order_key([t], style.TRANSPORT_ORDER), t))
     handles = [Line2D([], [], color="0.3", ls=style.linestyle(t), label=t.upper()) for t in order]
+    if any(style.is_variant(f) for f in series):
+        handles += [Line2D([], [], color="0.3", ls=style.VARIANT_STYLES[t], label=f"{t.upper()}, a variant")
+                    for t in order if t in style.VARIANT_STYLES]
     for label, ls, marker in percentiles:
         handles.append(Line2D([], [], color="0.3", ls=ls, marker=marker, ms=4, label=label))
     if band:

@@ -100,7 +100,7 @@ def stat_pages(sweep, runs, scale):
             panel_title(ax, transport.upper())
         finish(fig, axes, plots.framework_handles(group["framework"]) + plots.style_handles(
             group["transport"], band=True, missed=bool(group["missed_rate"].any()),
-            ci=bool((group["repeats"] > 1).any())), "xy", cols=2)
+            ci=bool((group["repeats"] > 1).any()), series=group["framework"]), "xy", cols=2)
         yield fig
 
 
@@ -123,7 +123,7 @@ def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload",
             else:
                 draw(ax, panel, sweep.shapes, scale)
             panel_title(ax, _rate_title(interval))
-        handles = plots.framework_handles(group["framework"])
+        handles = plots.framework_handles(group["framework"], key["transport"])
         if draw is plots.time:
             big = any(s is not None and len(s.time_p99_ns) for s in (sweep.shapes[i] for i in group.index))
             handles += plots.style_handles(percentiles=[("p50 per time bin", "-", ""),

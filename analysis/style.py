@@ -15,15 +15,56 @@ BASELINE = "std"  # every runtime's added latency is measured against it
 REFERENCES = frozenset(e.label for e in runtimes.entries() if e.reference)  # drawn as grey lines, no Δ
 TRANSPORT_ORDER = ("tcp", "udp", "icmp")
 TRANSPORT_STYLES = {"tcp": "-", "udp": "--", "icmp": ":"}
+# A variant (VARIANTS: a runtime run with other options) is drawn in a shade of its base's colour,
+# with its base's marker and these line styles, so that the family stays recognisable.
+VARIANT_STYLES = {"tcp": "-.", "udp": ":"}
+# The shade of a runtime's k-th variant (its variants sorted by label): darker, lighter, darker…,
+# further from the base colour each pair; a share of the way to black or to white.
+_SHADE_STEP, _SHADE_FIRST, _SHADE_MOST = 0.2, 0.35, 0.75
+_variants: dict[str, str] = {}  # variant label → base runtime label, of every log read in this process
 
 PAGE_SIZE = (11.0, 7.5)  # inches, landscape; every page of a report has the same size
 
 
+def add_variants(bases: dict[str, str]) -> None:
+    """Makes the variants of the logs just read known (label → base runtime): their colours, line
+    styles and order derive from their base's. analysis/sweep.py calls it for every folder it reads."""
+    _variants.update(bases)
+
+
+def base_of(series: str) -> str:
+    """A variant's base runtime; any other label is its own."""
+    return _variants.get(series, series)
+
+
+def is_variant(series: str) -> bool:
+    return series in _variants
+
+
+def shade(hex_colour: str, k: int) -> str:
+    """The k-th shade of a colour (k from 0): alternately darker and lighter, further each pair."""
+    share = min(_SHADE_MOST, _SHADE_FIRST + _SHADE_STEP * (k // 2))
+    target = 0 if k % 2 == 0 else 255
+    rgb = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(c + (target - c) * share):02X}" for c in rgb)
+
+
 def colour(framework: str) -> str:
-    """The framework's colour; frameworks the suite does not know get a stable spare one."""
+    """The colour of a framework or variant (a shade of its base's: the k-th of that base's
+    variants by label gets shade k); frameworks the suite does not know get a stable spare one."""
+    if framework in _variants:
+        base = _variants[framework]
+        siblings = sorted(label for label, of in _variants.items() if of == base)
+        return shade(colour(base), siblings.index(framework))
     if framework in FRAMEWORK_COLOURS:
         return FRAMEWORK_COLOURS[framework]
     return _SPARE_COLOURS[sum(framework.encode()) % len(_SPARE_COLOURS)]
+
+
+def series_rank(values) -> list[int]:
+    """Sort positions of series labels: the list's order, each variant right after its base,
+    unknown labels last (ties: sort by the label too)."""
+    return [2 * order_key([base_of(v)], FRAMEWORK_ORDER)[0] + is_variant(v) for v in values]
 
 
 def is_reference(framework: str) -> bool:
@@ -31,13 +72,22 @@ def is_reference(framework: str) -> bool:
     return framework in REFERENCES
 
 
-def linestyle(transport: str) -> str:
+def linestyle(transport: str, series: str | None = None) -> str:
+    """A transport's line style; a variant's (VARIANT_STYLES) when `series` is one."""
+    if series is not None and is_variant(series):
+        return VARIANT_STYLES.get(transport, "-.")
     return TRANSPORT_STYLES.get(transport, "-.")
 
 
 def order_key(values, order) -> list[int]:
     """Sort positions for `values` following `order`, unknown values last."""
     return [order.index(v) if v in order else len(order) for v in values]
+
+
+def settings(config: dict) -> str:
+    """Runtime settings as a footnote writes them: {"flavor": "current_thread", "threads": 1} →
+    "flavor=current_thread, threads=1"."""
+    return ", ".join(f"{key}={'null' if value is None else value}" for key, value in config.items())
 
 
 def si(value: float) -> str:

@@ -82,7 +82,32 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
     if old:
         notes.append("– not recorded by the 2022 suite")
     notes.append("∞ = back-to-back (next message sent when the reply arrives)")
-    return lines, notes
+    return lines, notes + variant_notes(points)
+
+
+def _config(points: pd.DataFrame, label: str) -> dict | None:
+    """The runtime_config its log gave a series (the first of its points that has one)."""
+    configs = [c for c in points.loc[points["framework"] == label, "runtime_config"] if isinstance(c, dict)]
+    return configs[0] if configs else None
+
+
+def variant_notes(points: pd.DataFrame) -> list[str]:
+    """A footnote per variant: its base runtime and the runtime_config entries that differ from the
+    base's in this table (all of them when the base was not measured)."""
+    if "variant" not in points:
+        return []
+    notes = []
+    for label, base in points.loc[points["variant"].notna(), ["framework", "base"]].drop_duplicates().itertuples(
+            index=False):
+        mine, theirs = _config(points, label), _config(points, base)
+        if mine is None:
+            notes.append(f"{label}: a variant of {base}")
+            continue
+        differ = {k: v for k, v in mine.items() if theirs is None or theirs.get(k) != v}
+        than = f"differs from {base}'s" if theirs is not None else f"{base}'s not measured here"
+        notes.append(f"{label}: {base} with {style.settings(differ) or 'the same runtime_config'} "
+                     f"(runtime_config; {than})")
+    return notes
 
 
 def throughput_rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
@@ -108,7 +133,7 @@ def throughput_rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
              "lost: sent − received over the whole run; counts summed over the repeats"]
     if partial:
         notes.append("* a run ended early (\"complete\": false); its windows are shown")
-    return lines, notes
+    return lines, notes + variant_notes(points)
 
 
 def _si(value: float) -> str:

@@ -69,6 +69,7 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, no
 
     Raises NothingUsable when no run is left, saying where it looked or what values exist."""
     found = load.scan(folder, kind, warn)
+    style.add_variants({meta["framework"]: meta["base"] for _, meta in found.logs if meta.get("variant")})
     seen, rows, shapes = [], [], []  # seen: every run's metadata, for the message when none is left
     tried = 0
 
@@ -149,7 +150,7 @@ def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFra
     repeats are the data its interval is computed from."""
     runs = runs.assign(
         shape_id=np.arange(len(runs)),
-        framework_rank=style.order_key(runs["framework"], style.FRAMEWORK_ORDER),
+        framework_rank=style.series_rank(runs["framework"]),
         transport_rank=style.order_key(runs["transport"], style.TRANSPORT_ORDER),
         started=runs["started_at"].fillna("").astype(str),
     )

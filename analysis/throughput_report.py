@@ -25,7 +25,8 @@ def size_pages(sweep, runs, scale: str):
         axes[0].tick_params(axis="x", labelbottom=False)
         axes[0].set_xlabel("")
         fig.legend(handles=plots.framework_handles(group["framework"])
-                   + plots.style_handles(group["transport"], band=True, ci=bool((group["repeats"] > 1).any())),
+                   + plots.style_handles(group["transport"], band=True, ci=bool((group["repeats"] > 1).any()),
+                                         series=group["framework"]),
                    loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False, fontsize=9)
         window = " or ".join(sorted({style.window_label(w) for w in group["window_s"]}))
         fig.text(0.455, 0.015, f"each point: the median {window} window of a run, mean over repeats; "

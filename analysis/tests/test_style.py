@@ -51,3 +51,24 @@ def test_counts_bit_rates_windows_shares_and_plain_numbers():
     assert [style.gbit(v) for v in (0.0123456, 9.87654, 123.4, math.nan)] == ["0.0123", "9.88", "123", "–"]
     assert style.window_label(0.1) == "100 ms" and style.percent(0.999) == "99.9 %"
     assert [style.plain(v) for v in (0.001, 64.0, 1e-05, 2.5)] == ["0.001", "64", "1e-05", "2.5"]
+
+
+def test_each_variant_gets_its_own_shade_of_its_base_colour_and_a_line_style_of_its_own(monkeypatch):
+    monkeypatch.setattr(style, "_variants", {})
+    assert style.colour("tokio-ct") == style.colour("tokio-ct") != style.colour("tokio")  # a stranger, until known
+    style.add_variants({"tokio-ei8": "tokio", "tokio-ct": "tokio", "smol-1": "smol"})
+    tokio = style.colour("tokio")
+    shades = [style.colour(label) for label in ("tokio-ct", "tokio-ei8")]
+    # By label: the first a darker tokio orange, the second a lighter one; each distinct from every colour.
+    assert shades == [style.shade(tokio, 0), style.shade(tokio, 1)] == ["#966700", "#EFC159"]
+    assert len({*shades, *(e.colour for e in runtimes.entries())}) == len(runtimes.entries()) + 2
+    assert style.colour("smol-1") == style.shade(style.colour("smol"), 0)
+    assert [style.shade("#808080", k) for k in range(4)] == ["#535353", "#ACACAC", "#3A3A3A", "#C6C6C6"]
+    assert style.shade("#808080", 40) == "#202020"  # never quite black
+    # The base's family: next to it in every order, its line styles its own, its base named.
+    assert style.series_rank(["smol-1", "tokio-ct", "tokio", "std"]) == [7, 3, 2, 0]
+    assert (style.linestyle("tcp", "tokio"), style.linestyle("tcp", "tokio-ct")) == ("-", "-.")
+    assert (style.linestyle("udp"), style.linestyle("udp", "tokio-ct")) == ("--", ":")
+    assert style.base_of("tokio-ct") == "tokio" and style.base_of("std") == "std"
+    assert style.settings({"flavor": "current_thread", "threads": 1, "x": None}) == (
+        "flavor=current_thread, threads=1, x=null")
