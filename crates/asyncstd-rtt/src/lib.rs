@@ -11,7 +11,9 @@ use async_std::{
 };
 use rtt_core::{
     build_info,
-    runtime::{FuturesTcp, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, available_cpus},
+    runtime::{
+        FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, available_cpus,
+    },
 };
 
 /// async-std reads its worker count from this variable when its executor first starts.
@@ -21,6 +23,7 @@ pub struct AsyncStd;
 
 impl Runtime for AsyncStd {
     const FRAMEWORK: &'static str = "async-std";
+    const KNOBS: &'static [Knob] = &[Knob::Threads];
 
     type TcpStream = Tcp;
     type TcpListener = TcpListener;
@@ -52,10 +55,7 @@ impl Runtime for AsyncStd {
             .and_then(|value| value.parse().ok())
             .unwrap_or_else(available_cpus)
             .max(1);
-        let main = main(RuntimeInfo {
-            flavor: "global_executor".to_owned(),
-            threads,
-        });
+        let main = main(RuntimeInfo::new("global_executor", threads));
         Ok(task::block_on(task::spawn(main)))
     }
 
@@ -118,23 +118,24 @@ impl UdpIo for Udp {
         self.0.connect(peer).await
     }
 
-    async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.0.send(buf).await
+    async fn send(&self, buf: Vec<u8>, len: usize) -> Lent<usize> {
+        (self.0.send(&buf[..len]).await, buf)
     }
 
-    async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+    async fn recv_until(&self, mut buf: Vec<u8>, deadline: Instant) -> Lent<Option<usize>> {
         let remaining = deadline.saturating_duration_since(Instant::now());
-        match async_std::future::timeout(remaining, self.0.recv(buf)).await {
+        let received = match async_std::future::timeout(remaining, self.0.recv(&mut buf)).await {
             Ok(received) => received.map(Some),
             Err(_timed_out) => Ok(None),
-        }
+        };
+        (received, buf)
     }
 
-    async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
-        self.0.send_to(buf, peer).await
+    async fn send_to(&self, buf: Vec<u8>, len: usize, peer: SocketAddr) -> Lent<usize> {
+        (self.0.send_to(&buf[..len], peer).await, buf)
     }
 
-    async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.0.recv_from(buf).await
+    async fn recv_from(&self, mut buf: Vec<u8>) -> Lent<(usize, SocketAddr)> {
+        (self.0.recv_from(&mut buf).await, buf)
     }
 }

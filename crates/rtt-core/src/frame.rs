@@ -41,6 +41,8 @@ impl<R: Runtime> Frame<R> {
             schema: SCHEMA.to_owned(),
             framework: R::label(&options.runtime).to_owned(),
             framework_version: R::version(),
+            runtime_config: Some(info.config()),
+            variant: options.variant.clone(),
             flavor: Some(info.flavor),
             threads: Some(info.threads),
             transport: options.protocol.as_str().to_owned(),

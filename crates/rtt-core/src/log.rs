@@ -86,7 +86,7 @@ pub struct RunContext {
     /// The log format, `rtt-log/1`.
     #[schemars(extend("const" = SCHEMA))]
     pub schema: String,
-    /// `std`, `tokio`, `async-std` or `smol`.
+    /// The runtime or reference, as labelled in runtimes.json (`std`, `tokio`, `monoio`, …).
     pub framework: String,
     /// The exact crate version built (from Cargo.lock); for std the rustc release.
     pub framework_version: String,
@@ -96,6 +96,13 @@ pub struct RunContext {
     pub flavor: Option<String>,
     /// Worker threads, as the runtime reports or was told (runtime only).
     pub threads: Option<usize>,
+    /// Every knob of the runtime and the value it ran with, defaults written out: `flavor`,
+    /// `threads` and the runtime's own (tokio's `event_interval`, monoio's `ring_entries`, …)
+    /// (runtime only).
+    pub runtime_config: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The sweep's label for this line when it is a variant of `framework` run with other
+    /// options (`--variant`, e.g. `tokio-ei8`); `null` for the runtime as it comes.
+    pub variant: Option<String>,
     /// `tcp` or `udp`.
     pub transport: String,
     /// Payload bytes per message.

@@ -13,7 +13,7 @@ use crate::{
     build_info,
     decoy::DecoyKind,
     pacing,
-    runtime::{Runtime, RuntimeOptions},
+    runtime::{Knob, Runtime, RuntimeOptions},
     wire::{self, MAX_TCP_PAYLOAD, MAX_UDP_PAYLOAD},
 };
 
@@ -108,6 +108,10 @@ pub struct PingOptions {
     pub batch: u64,
     #[command(flatten)]
     pub runtime: RuntimeOptions,
+    /// The line this run belongs to when it is a variant of its runtime (a sweep's VARIANTS,
+    /// e.g. `tokio-ei8`): recorded as the log's `variant`, beside the runtime's `framework`
+    #[arg(long, value_name = "LABEL", value_parser = parse_variant)]
+    pub variant: Option<String>,
     /// Write STEM.csv (one row per reply) and STEM.json (summary and context)
     #[arg(long, value_name = "STEM")]
     pub out: Option<PathBuf>,
@@ -201,15 +205,24 @@ pub fn check_ping<R: Runtime>(options: &PingOptions, command: &mut Command) {
 
 /// Rejects runtime options the runtime under test does not have.
 pub fn check_runtime<R: Runtime>(options: &RuntimeOptions, command: &mut Command) {
-    let problem = if options.flavor.is_some() && !R::HAS_FLAVORS {
-        "--flavor applies to tokio only; drop it for this runtime"
-    } else if options.threads.is_some() && !R::HAS_THREADS {
-        "--threads does not apply here: this runtime runs each task on its own OS thread"
-    } else if options.busy_poll && !R::HAS_BUSY_POLL {
-        "--busy-poll applies to std only (std-ping and std-pong: the busy-poll reference)"
-    } else {
+    let Some(knob) = Knob::ALL
+        .into_iter()
+        .find(|knob| knob.is_set(options) && !R::KNOBS.contains(knob))
+    else {
         return;
     };
+    let honoured = match R::KNOBS {
+        [] => "it has none".to_owned(),
+        knobs => {
+            let flags: Vec<_> = knobs.iter().map(|knob| knob.flag()).collect();
+            format!("its options are {}", flags.join(", "))
+        }
+    };
+    let problem = format!(
+        "{} does not apply to {}: drop it ({honoured})",
+        knob.flag(),
+        R::FRAMEWORK
+    );
     command.error(ErrorKind::ArgumentConflict, problem).exit();
 }
 
@@ -219,6 +232,14 @@ fn parse_address(text: &str) -> Result<SocketAddr, String> {
     addresses
         .next()
         .ok_or_else(|| format!("'{text}' resolves to no address; {hint}"))
+}
+
+fn parse_variant(text: &str) -> Result<String, String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
+    match text.chars().all(allowed) && !text.is_empty() {
+        true => Ok(text.to_owned()),
+        false => Err("letters, digits, '.', '_' and '-' only, e.g. tokio-ei8".to_owned()),
+    }
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {

@@ -69,8 +69,10 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
             let mut buf = vec![0; BUFFER];
             loop {
                 // A failed receive or send concerns one datagram; the next one is served anyway.
-                if let Ok((len, peer)) = socket.recv_from(&mut buf).await {
-                    let _ = socket.send_to(&buf[..len], peer).await;
+                let received;
+                (received, buf) = socket.recv_from(buf).await;
+                if let Ok((len, peer)) = received {
+                    (_, buf) = socket.send_to(buf, len, peer).await;
                 }
             }
         }
@@ -87,9 +89,13 @@ fn announce(address: SocketAddr, protocol: Protocol) -> anyhow::Result<()> {
 /// Echoes one client until it leaves; any error ends this client only.
 async fn echo_tcp<S: TcpIo>(mut stream: S) {
     let mut buf = vec![0; BUFFER];
-    while let Ok(len @ 1..) = stream.read(&mut buf).await {
-        if stream.write_all(&buf[..len]).await.is_err() {
+    loop {
+        let (read, lent) = stream.read(buf).await;
+        let Ok(len @ 1..) = read else { return };
+        let (written, lent) = stream.write_all(lent, len).await;
+        if written.is_err() {
             return;
         }
+        buf = lent;
     }
 }

@@ -1,6 +1,16 @@
-//! The seam between the suite and a runtime: what really differs between std, tokio, async-std
-//! and smol (build, spawn, sleep, yield, connect, read, write). Each runtime crate implements
-//! these traits in a few lines, the way an application on that runtime would write them.
+//! The seam between the suite and a runtime: what really differs between runtimes (build, spawn,
+//! sleep, yield, connect, read, write). Each runtime crate implements these traits in a few
+//! lines, the way an application on that runtime would write them.
+//!
+//! Two kinds of runtime meet here. Readiness-based ones (std, tokio, async-std, smol) read into
+//! and write from memory the caller keeps; completion-based ones (io_uring: monoio, compio,
+//! glommio) hand the buffer to the kernel, which may still write into it after the future that
+//! asked was dropped. So every read and write *lends* its buffer (`Vec<u8>`) and gets it back
+//! with the result, and a call that gives up at a deadline gives back a buffer all the same.
+//! Thread-per-core runtimes also run `!Send` futures on the thread that made them; they meet
+//! the `Send` bounds below with [`ThreadBound`], which checks at run time that a value never
+//! leaves its thread (it never does: such a runtime never moves a task). The measurement loop
+//! is written once over these traits and serves both kinds.
 
 use std::{
     future::Future,
@@ -10,6 +20,7 @@ use std::{
 };
 
 use anyhow::{Context, anyhow};
+use serde_json::{Map, Value};
 
 /// How long a ping waits on a silent pong before giving up on it: past a run's planned end for
 /// its echoes, writes and counts; from the start of a connect or a handshake. The async runtimes
@@ -17,7 +28,8 @@ use anyhow::{Context, anyhow};
 /// it, and a phase of the run by its deadline ([`TcpIo::bound_by`]). One limit for every wait.
 pub const STALL_LIMIT: Duration = Duration::from_secs(5);
 
-/// How the runtime under test is built (`--threads`, `--flavor`, `--busy-poll`).
+/// How the runtime under test is built: its knobs. Each runtime honours the ones it lists in
+/// [`Runtime::KNOBS`]; the others are refused before anything runs.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct RuntimeOptions {
     /// Worker threads of the runtime [default: the runtime's own default, which follows the CPUs
@@ -31,6 +43,76 @@ pub struct RuntimeOptions {
     /// reference, the lowest RTT this machine gives; its logs say framework `busy-poll`
     #[arg(long)]
     pub busy_poll: bool,
+    /// tokio: scheduler ticks between polls of the I/O and timer drivers [default: 61]
+    #[arg(long, value_name = "TICKS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub event_interval: Option<u32>,
+    /// tokio: ticks between checks of the global (injection) queue [default: 31 on
+    /// current_thread, tuned at run time on multi_thread]
+    #[arg(long, value_name = "TICKS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub global_queue_interval: Option<u32>,
+    /// tokio: the most I/O events handled per poll of the driver [default: 1024]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_io_events_per_tick: Option<u64>,
+    /// monoio, compio: entries of the io_uring submission queue [default: the runtime's]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32_768))]
+    pub ring_entries: Option<u32>,
+    /// glommio: how long an idle executor spins before it parks its thread [default: 0]
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub spin_before_park_us: Option<u64>,
+}
+
+/// A runtime option that only some runtimes have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Knob {
+    Threads,
+    Flavor,
+    BusyPoll,
+    EventInterval,
+    GlobalQueueInterval,
+    MaxIoEventsPerTick,
+    RingEntries,
+    SpinBeforePark,
+}
+
+impl Knob {
+    pub const ALL: [Knob; 8] = [
+        Knob::Threads,
+        Knob::Flavor,
+        Knob::BusyPoll,
+        Knob::EventInterval,
+        Knob::GlobalQueueInterval,
+        Knob::MaxIoEventsPerTick,
+        Knob::RingEntries,
+        Knob::SpinBeforePark,
+    ];
+
+    /// The option on the command line.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Knob::Threads => "--threads",
+            Knob::Flavor => "--flavor",
+            Knob::BusyPoll => "--busy-poll",
+            Knob::EventInterval => "--event-interval",
+            Knob::GlobalQueueInterval => "--global-queue-interval",
+            Knob::MaxIoEventsPerTick => "--max-io-events-per-tick",
+            Knob::RingEntries => "--ring-entries",
+            Knob::SpinBeforePark => "--spin-before-park-us",
+        }
+    }
+
+    /// Whether `options` sets this knob.
+    pub fn is_set(self, options: &RuntimeOptions) -> bool {
+        match self {
+            Knob::Threads => options.threads.is_some(),
+            Knob::Flavor => options.flavor.is_some(),
+            Knob::BusyPoll => options.busy_poll,
+            Knob::EventInterval => options.event_interval.is_some(),
+            Knob::GlobalQueueInterval => options.global_queue_interval.is_some(),
+            Knob::MaxIoEventsPerTick => options.max_io_events_per_tick.is_some(),
+            Knob::RingEntries => options.ring_entries.is_some(),
+            Knob::SpinBeforePark => options.spin_before_park_us.is_some(),
+        }
+    }
 }
 
 /// tokio's two schedulers.
@@ -45,22 +127,64 @@ pub enum Flavor {
 /// How the runtime under test was really set up, as recorded in the logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeInfo {
-    /// e.g. `multi_thread`, `current_thread`, `global_executor`, `os_threads`.
+    /// e.g. `multi_thread`, `current_thread`, `global_executor`, `os_threads`, `thread_per_core`.
     pub flavor: String,
     /// Worker threads the runtime runs tasks on, as the runtime reports or was told.
     pub threads: usize,
+    /// Every other knob of the runtime and the value it ran with, defaults written out.
+    pub knobs: Map<String, Value>,
+}
+
+impl RuntimeInfo {
+    pub fn new(flavor: &str, threads: usize) -> Self {
+        Self {
+            flavor: flavor.to_owned(),
+            threads,
+            knobs: Map::new(),
+        }
+    }
+
+    /// Records a knob's value (as set, or the runtime's default).
+    pub fn with(mut self, knob: &str, value: impl Into<Value>) -> Self {
+        self.knobs.insert(knob.to_owned(), value.into());
+        self
+    }
+
+    /// The log's `runtime_config`: flavor, threads and every knob.
+    pub fn config(&self) -> Map<String, Value> {
+        let mut config = Map::new();
+        config.insert("flavor".to_owned(), self.flavor.clone().into());
+        config.insert("threads".to_owned(), self.threads.into());
+        config.extend(self.knobs.clone());
+        config
+    }
+}
+
+/// A value of a thread-per-core runtime (a socket, a task handle, an operation in flight) that
+/// is not `Send`, made `Send` for the seam's bounds: using or dropping it on another thread
+/// panics instead of being undefined. Sound here because such a runtime runs each task, and
+/// everything the task holds, on the thread that spawned it.
+pub type ThreadBound<T> = send_wrapper::SendWrapper<T>;
+
+/// The error of a completion-based runtime that could not set up io_uring (disabled by
+/// `kernel.io_uring_disabled`, refused by a seccomp profile, an old kernel): one line naming
+/// the cause, which the sweeps report as a skipped point.
+pub fn io_uring_unavailable(cause: impl std::fmt::Display) -> anyhow::Error {
+    let setting = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .ok()
+        .and_then(|text| text.trim().parse::<u8>().ok())
+        .filter(|disabled| *disabled > 0)
+        .map(|disabled| format!(" (kernel.io_uring_disabled = {disabled})"))
+        .unwrap_or_default();
+    anyhow!("io_uring is unavailable: {cause}{setting}")
 }
 
 /// A runtime under test.
 pub trait Runtime: 'static {
-    /// The framework label in logs: `std`, `tokio`, `async-std`, `smol` (as in runtimes.json).
+    /// The framework label in logs, as in runtimes.json (`std`, `tokio`, `monoio`, …).
     const FRAMEWORK: &'static str;
-    /// Whether `--flavor` means anything here.
-    const HAS_FLAVORS: bool = false;
-    /// Whether `--threads` means anything here.
-    const HAS_THREADS: bool = true;
-    /// Whether `--busy-poll` means anything here.
-    const HAS_BUSY_POLL: bool = false;
+    /// The knobs this runtime honours; any other is refused (exit 2).
+    const KNOBS: &'static [Knob];
 
     /// The framework label of a run with these options: [`Self::FRAMEWORK`], unless the options
     /// make it a reference baseline (std `--busy-poll`: `busy-poll`, as in runtimes.json).
@@ -131,11 +255,17 @@ pub trait Runtime: 'static {
     fn bind_udp(address: SocketAddr) -> impl Future<Output = io::Result<Self::UdpSocket>> + Send;
 }
 
-/// A connected TCP stream.
+/// What an I/O call gives back: its result and the buffer it was lent, with the same length.
+pub type Lent<T> = (io::Result<T>, Vec<u8>);
+
+/// A connected TCP stream. Each call lends its buffer and gets it back (see the module's doc).
 pub trait TcpIo: Send + 'static {
-    fn write_all(&mut self, buf: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
-    fn read_exact(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<()>> + Send;
-    fn read(&mut self, buf: &mut [u8]) -> impl Future<Output = io::Result<usize>> + Send;
+    /// Writes `buf[..len]`.
+    fn write_all(&mut self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<()>> + Send;
+    /// Fills the whole of `buf`.
+    fn read_exact(&mut self, buf: Vec<u8>) -> impl Future<Output = Lent<()>> + Send;
+    /// Reads what has come, at most `buf.len()` bytes, into the front of `buf`; 0 at the end.
+    fn read(&mut self, buf: Vec<u8>) -> impl Future<Output = Lent<usize>> + Send;
     /// Closes the sending half: the peer reads end-of-stream, and can still answer.
     fn shutdown_write(&mut self) -> impl Future<Output = io::Result<()>> + Send;
     /// Makes each later blocking call on the stream give up by `deadline` (and after
@@ -148,27 +278,47 @@ pub trait TcpIo: Send + 'static {
     }
 }
 
-/// A UDP socket.
+/// A UDP socket. Each call lends its buffer and gets it back (see the module's doc); a datagram
+/// is received into the front of the buffer.
 pub trait UdpIo: Send + Sync + 'static {
     fn local_address(&self) -> io::Result<SocketAddr>;
     /// Fixes the peer: `send` goes there and only its datagrams are received.
     fn connect(&self, peer: SocketAddr) -> impl Future<Output = io::Result<()>> + Send;
-    fn send(&self, buf: &[u8]) -> impl Future<Output = io::Result<usize>> + Send;
-    /// Receives one datagram from the peer, or `None` once `deadline` has passed.
+    /// Sends `buf[..len]` to the peer.
+    fn send(&self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<usize>> + Send;
+    /// Receives one datagram from the peer, or `None` once `deadline` has passed; a receive
+    /// still in flight then is cancelled, never left to swallow a later datagram.
     fn recv_until(
         &self,
-        buf: &mut [u8],
+        buf: Vec<u8>,
         deadline: Instant,
-    ) -> impl Future<Output = io::Result<Option<usize>>> + Send;
+    ) -> impl Future<Output = Lent<Option<usize>>> + Send;
+    /// Sends `buf[..len]` to `peer`.
     fn send_to(
         &self,
-        buf: &[u8],
+        buf: Vec<u8>,
+        len: usize,
         peer: SocketAddr,
-    ) -> impl Future<Output = io::Result<usize>> + Send;
-    fn recv_from(
-        &self,
-        buf: &mut [u8],
-    ) -> impl Future<Output = io::Result<(usize, SocketAddr)>> + Send;
+    ) -> impl Future<Output = Lent<usize>> + Send;
+    fn recv_from(&self, buf: Vec<u8>) -> impl Future<Output = Lent<(usize, SocketAddr)>> + Send;
+}
+
+/// Writes a control message (a handshake, the counts) from a copy: the exchanges that are
+/// measured lend their own buffers instead.
+pub async fn write_copy<S: TcpIo>(stream: &mut S, bytes: &[u8]) -> io::Result<()> {
+    stream.write_all(bytes.to_vec(), bytes.len()).await.0
+}
+
+/// Sends a control datagram from a copy (see [`write_copy`]).
+pub async fn send_copy<U: UdpIo>(
+    socket: &U,
+    bytes: &[u8],
+    peer: Option<SocketAddr>,
+) -> io::Result<usize> {
+    match peer {
+        Some(peer) => socket.send_to(bytes.to_vec(), bytes.len(), peer).await.0,
+        None => socket.send(bytes.to_vec(), bytes.len()).await.0,
+    }
 }
 
 /// A TCP stream of a runtime whose sockets implement the `futures` I/O traits (async-std, smol):
@@ -193,16 +343,19 @@ impl<S> TcpIo for FuturesTcp<S>
 where
     S: futures::AsyncRead + futures::AsyncWrite + Unpin + Send + 'static,
 {
-    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        futures::AsyncWriteExt::write_all(&mut self.stream, buf).await
+    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
+        let result = futures::AsyncWriteExt::write_all(&mut self.stream, &buf[..len]).await;
+        (result, buf)
     }
 
-    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        futures::AsyncReadExt::read_exact(&mut self.stream, buf).await
+    async fn read_exact(&mut self, mut buf: Vec<u8>) -> Lent<()> {
+        let result = futures::AsyncReadExt::read_exact(&mut self.stream, &mut buf).await;
+        (result, buf)
     }
 
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        futures::AsyncReadExt::read(&mut self.stream, buf).await
+    async fn read(&mut self, mut buf: Vec<u8>) -> Lent<usize> {
+        let result = futures::AsyncReadExt::read(&mut self.stream, &mut buf).await;
+        (result, buf)
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {

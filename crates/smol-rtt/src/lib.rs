@@ -7,7 +7,7 @@ use std::{future::Future, io, net::SocketAddr, time::Instant};
 
 use rtt_core::{
     build_info,
-    runtime::{FuturesTcp, Runtime, RuntimeInfo, RuntimeOptions, UdpIo},
+    runtime::{FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo},
 };
 use smol::{
     Timer,
@@ -21,6 +21,7 @@ pub struct Smol;
 
 impl Runtime for Smol {
     const FRAMEWORK: &'static str = "smol";
+    const KNOBS: &'static [Knob] = &[Knob::Threads];
 
     type TcpStream = Tcp;
     type TcpListener = TcpListener;
@@ -52,10 +53,7 @@ impl Runtime for Smol {
             .and_then(|value| value.parse().ok())
             .unwrap_or(1)
             .max(1);
-        let main = main(RuntimeInfo {
-            flavor: "global_executor".to_owned(),
-            threads,
-        });
+        let main = main(RuntimeInfo::new("global_executor", threads));
         Ok(smol::block_on(smol::spawn(main)))
     }
 
@@ -123,24 +121,25 @@ impl UdpIo for Udp {
         self.0.connect(peer).await
     }
 
-    async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.0.send(buf).await
+    async fn send(&self, buf: Vec<u8>, len: usize) -> Lent<usize> {
+        (self.0.send(&buf[..len]).await, buf)
     }
 
-    async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
-        let reply = async { self.0.recv(buf).await.map(Some) };
+    async fn recv_until(&self, mut buf: Vec<u8>, deadline: Instant) -> Lent<Option<usize>> {
+        let reply = async { self.0.recv(&mut buf).await.map(Some) };
         let timeout = async {
             Timer::at(deadline).await;
             Ok(None)
         };
-        smol::future::or(reply, timeout).await
+        let received = smol::future::or(reply, timeout).await;
+        (received, buf)
     }
 
-    async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
-        self.0.send_to(buf, peer).await
+    async fn send_to(&self, buf: Vec<u8>, len: usize, peer: SocketAddr) -> Lent<usize> {
+        (self.0.send_to(&buf[..len], peer).await, buf)
     }
 
-    async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.0.recv_from(buf).await
+    async fn recv_from(&self, mut buf: Vec<u8>) -> Lent<(usize, SocketAddr)> {
+        (self.0.recv_from(&mut buf).await, buf)
     }
 }

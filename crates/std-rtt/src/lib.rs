@@ -19,7 +19,7 @@ use std::{
 
 use rtt_core::{
     build_info,
-    runtime::{Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, TcpIo, UdpIo},
+    runtime::{Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, TcpIo, UdpIo},
 };
 
 pub struct Std;
@@ -50,8 +50,7 @@ fn spin<T>(deadline: Option<Instant>, mut call: impl FnMut() -> io::Result<T>) -
 
 impl Runtime for Std {
     const FRAMEWORK: &'static str = "std";
-    const HAS_THREADS: bool = false;
-    const HAS_BUSY_POLL: bool = true;
+    const KNOBS: &'static [Knob] = &[Knob::BusyPoll];
 
     fn label(options: &RuntimeOptions) -> &'static str {
         if options.busy_poll {
@@ -83,11 +82,9 @@ impl Runtime for Std {
         } else {
             "os_threads"
         };
-        let info = RuntimeInfo {
-            flavor: flavor.to_owned(),
-            threads: 1,
-        };
-        Ok(futures::executor::block_on(main(info)))
+        Ok(futures::executor::block_on(main(RuntimeInfo::new(
+            flavor, 1,
+        ))))
     }
 
     fn spawn<F>(future: F) -> Task<F::Output>
@@ -225,9 +222,9 @@ impl Tcp {
     }
 }
 
-impl TcpIo for Tcp {
+impl Tcp {
     /// `Write::write_all`, but a short write is noticed (the clock is read only then).
-    async fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
+    fn write_slice(&mut self, mut buf: &[u8]) -> io::Result<()> {
         let busy = busy_polling();
         let deadline = if busy { self.spin_deadline() } else { None };
         while !buf.is_empty() {
@@ -251,7 +248,7 @@ impl TcpIo for Tcp {
         Ok(())
     }
 
-    async fn read_exact(&mut self, mut buf: &mut [u8]) -> io::Result<()> {
+    fn read_exact_slice(&mut self, mut buf: &mut [u8]) -> io::Result<()> {
         if !busy_polling() {
             return self.stream.read_exact(buf);
         }
@@ -264,12 +261,26 @@ impl TcpIo for Tcp {
         Ok(())
     }
 
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    fn read_slice(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if busy_polling() {
             self.busy_read(buf)
         } else {
             self.stream.read(buf)
         }
+    }
+}
+
+impl TcpIo for Tcp {
+    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
+        (self.write_slice(&buf[..len]), buf)
+    }
+
+    async fn read_exact(&mut self, mut buf: Vec<u8>) -> Lent<()> {
+        (self.read_exact_slice(&mut buf), buf)
+    }
+
+    async fn read(&mut self, mut buf: Vec<u8>) -> Lent<usize> {
+        (self.read_slice(&mut buf), buf)
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {
@@ -308,7 +319,25 @@ impl UdpIo for Udp {
         self.socket.connect(peer)
     }
 
-    async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+    async fn send(&self, buf: Vec<u8>, len: usize) -> Lent<usize> {
+        (self.send_slice(&buf[..len]), buf)
+    }
+
+    async fn recv_until(&self, mut buf: Vec<u8>, deadline: Instant) -> Lent<Option<usize>> {
+        (self.recv_until_slice(&mut buf, deadline), buf)
+    }
+
+    async fn send_to(&self, buf: Vec<u8>, len: usize, peer: SocketAddr) -> Lent<usize> {
+        (self.send_to_slice(&buf[..len], peer), buf)
+    }
+
+    async fn recv_from(&self, mut buf: Vec<u8>) -> Lent<(usize, SocketAddr)> {
+        (self.recv_from_slice(&mut buf), buf)
+    }
+}
+
+impl Udp {
+    fn send_slice(&self, buf: &[u8]) -> io::Result<usize> {
         if busy_polling() {
             spin(Some(Instant::now() + STALL_LIMIT), || self.socket.send(buf))
         } else {
@@ -316,7 +345,7 @@ impl UdpIo for Udp {
         }
     }
 
-    async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
+    fn recv_until_slice(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
         if busy_polling() {
             return match spin(Some(deadline), || self.socket.recv(buf)) {
                 Ok(len) => Ok(Some(len)),
@@ -348,7 +377,7 @@ impl UdpIo for Udp {
         }
     }
 
-    async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
+    fn send_to_slice(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
         if busy_polling() {
             spin(Some(Instant::now() + STALL_LIMIT), || {
                 self.socket.send_to(buf, peer)
@@ -358,7 +387,7 @@ impl UdpIo for Udp {
         }
     }
 
-    async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+    fn recv_from_slice(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         if busy_polling() {
             spin(None, || self.socket.recv_from(buf))
         } else {

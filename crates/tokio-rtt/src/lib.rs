@@ -14,7 +14,7 @@ use std::{
 
 use rtt_core::{
     build_info,
-    runtime::{Flavor, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, UdpIo},
+    runtime::{Flavor, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, UdpIo},
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -22,7 +22,13 @@ pub struct Tokio;
 
 impl Runtime for Tokio {
     const FRAMEWORK: &'static str = "tokio";
-    const HAS_FLAVORS: bool = true;
+    const KNOBS: &'static [Knob] = &[
+        Knob::Threads,
+        Knob::Flavor,
+        Knob::EventInterval,
+        Knob::GlobalQueueInterval,
+        Knob::MaxIoEventsPerTick,
+    ];
 
     type TcpStream = Tcp;
     type TcpListener = tokio::net::TcpListener;
@@ -51,13 +57,30 @@ impl Runtime for Tokio {
         if let Some(threads) = options.threads {
             builder.worker_threads(threads.into());
         }
+        // tokio keeps its defaults private: these are its documented ones (1.x), written out
+        // so that every log says what ran.
+        let event_interval = options.event_interval.unwrap_or(61);
+        builder.event_interval(event_interval);
+        let global_queue_interval = match (options.global_queue_interval, flavor) {
+            (Some(ticks), _) => {
+                builder.global_queue_interval(ticks);
+                ticks.into()
+            }
+            (None, "current_thread") => 31.into(),
+            // The multi-threaded scheduler tunes it from how long its tasks run.
+            (None, _) => serde_json::Value::from("tuned"),
+        };
+        let max_io_events_per_tick = options.max_io_events_per_tick.unwrap_or(1024);
+        builder.max_io_events_per_tick(max_io_events_per_tick.try_into()?);
         let runtime = builder.enable_all().build()?;
         // Ask tokio rather than guess: under `taskset -c 1` its default is one worker.
         let threads = runtime.metrics().num_workers();
-        let main = main(RuntimeInfo {
-            flavor: flavor.to_owned(),
-            threads,
-        });
+        let main = main(
+            RuntimeInfo::new(flavor, threads)
+                .with("event_interval", event_interval)
+                .with("global_queue_interval", global_queue_interval)
+                .with("max_io_events_per_tick", max_io_events_per_tick),
+        );
         Ok(runtime.block_on(Task(runtime.spawn(main))))
     }
 
@@ -120,16 +143,16 @@ impl<T> Future for Task<T> {
 pub struct Tcp(tokio::net::TcpStream);
 
 impl TcpIo for Tcp {
-    async fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.0.write_all(buf).await
+    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
+        (self.0.write_all(&buf[..len]).await, buf)
     }
 
-    async fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
-        self.0.read_exact(buf).await.map(drop)
+    async fn read_exact(&mut self, mut buf: Vec<u8>) -> Lent<()> {
+        (self.0.read_exact(&mut buf).await.map(drop), buf)
     }
 
-    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf).await
+    async fn read(&mut self, mut buf: Vec<u8>) -> Lent<usize> {
+        (self.0.read(&mut buf).await, buf)
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {
@@ -148,22 +171,20 @@ impl UdpIo for Udp {
         self.0.connect(peer).await
     }
 
-    async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.0.send(buf).await
+    async fn send(&self, buf: Vec<u8>, len: usize) -> Lent<usize> {
+        (self.0.send(&buf[..len]).await, buf)
     }
 
-    async fn recv_until(&self, buf: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
-        tokio::time::timeout_at(deadline.into(), self.0.recv(buf))
-            .await
-            .ok()
-            .transpose()
+    async fn recv_until(&self, mut buf: Vec<u8>, deadline: Instant) -> Lent<Option<usize>> {
+        let received = tokio::time::timeout_at(deadline.into(), self.0.recv(&mut buf)).await;
+        (received.ok().transpose(), buf)
     }
 
-    async fn send_to(&self, buf: &[u8], peer: SocketAddr) -> io::Result<usize> {
-        self.0.send_to(buf, peer).await
+    async fn send_to(&self, buf: Vec<u8>, len: usize, peer: SocketAddr) -> Lent<usize> {
+        (self.0.send_to(&buf[..len], peer).await, buf)
     }
 
-    async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.0.recv_from(buf).await
+    async fn recv_from(&self, mut buf: Vec<u8>) -> Lent<(usize, SocketAddr)> {
+        (self.0.recv_from(&mut buf).await, buf)
     }
 }

@@ -4,6 +4,7 @@
 use std::{
     future::Future,
     io,
+    mem::take,
     net::SocketAddr,
     time::{Duration, Instant},
 };
@@ -26,11 +27,14 @@ pub(super) struct Echo {
     pub stale: u64,
 }
 
-/// A transport's exchange of one message.
+/// A transport's exchange of one message: it keeps the message and the echo's buffer, lent to
+/// the runtime for each send and receive.
 pub(super) trait Link: Send {
+    /// The message to send next, to be numbered.
+    fn message(&mut self) -> &mut [u8];
+
     fn exchange(
         &mut self,
-        message: &[u8],
         seq: u64,
         sent_at: Instant,
     ) -> impl Future<Output = anyhow::Result<Echo>> + Send;
@@ -39,6 +43,7 @@ pub(super) trait Link: Send {
 pub(super) struct TcpLink<S> {
     stream: S,
     address: SocketAddr,
+    message: Vec<u8>,
     echo: Vec<u8>,
 }
 
@@ -47,18 +52,18 @@ impl<S: TcpIo> TcpLink<S> {
         Self {
             stream,
             address,
+            message: wire::message(size),
             echo: vec![0; size],
         }
     }
 }
 
 impl<S: TcpIo> Link for TcpLink<S> {
-    async fn exchange(
-        &mut self,
-        message: &[u8],
-        seq: u64,
-        _sent_at: Instant,
-    ) -> anyhow::Result<Echo> {
+    fn message(&mut self) -> &mut [u8] {
+        &mut self.message
+    }
+
+    async fn exchange(&mut self, seq: u64, _sent_at: Instant) -> anyhow::Result<Echo> {
         let address = self.address;
         let stalled = |waiting_for: &str| {
             anyhow!(
@@ -66,13 +71,18 @@ impl<S: TcpIo> Link for TcpLink<S> {
                 STALL_LIMIT.as_secs()
             )
         };
-        if let Err(error) = self.stream.write_all(message).await {
+        let len = self.message.len();
+        let written;
+        (written, self.message) = self.stream.write_all(take(&mut self.message), len).await;
+        if let Err(error) = written {
             return Err(match timed_out(&error) {
                 true => stalled("took no data"),
                 false => anyhow!(error).context(format!("sending to the pong at {address} (tcp)")),
             });
         }
-        if let Err(error) = self.stream.read_exact(&mut self.echo).await {
+        let read;
+        (read, self.echo) = self.stream.read_exact(take(&mut self.echo)).await;
+        if let Err(error) = read {
             return Err(match error.kind() {
                 io::ErrorKind::UnexpectedEof => {
                     anyhow!("the pong at {address} (tcp) closed the connection")
@@ -102,8 +112,8 @@ impl<S: TcpIo> Link for TcpLink<S> {
 pub(super) struct UdpLink<U> {
     socket: U,
     address: SocketAddr,
-    size: usize,
     timeout: Duration,
+    message: Vec<u8>,
     echo: Vec<u8>,
 }
 
@@ -112,8 +122,8 @@ impl<U: UdpIo> UdpLink<U> {
         Self {
             socket,
             address,
-            size: options.size,
             timeout: options.udp_timeout(),
+            message: wire::message(options.size),
             // Any datagram fits, so a reply of the wrong size is seen as such.
             echo: vec![0; MAX_UDP_PAYLOAD + 1],
         }
@@ -121,26 +131,30 @@ impl<U: UdpIo> UdpLink<U> {
 }
 
 impl<U: UdpIo> Link for UdpLink<U> {
-    async fn exchange(
-        &mut self,
-        message: &[u8],
-        seq: u64,
-        sent_at: Instant,
-    ) -> anyhow::Result<Echo> {
+    fn message(&mut self) -> &mut [u8] {
+        &mut self.message
+    }
+
+    async fn exchange(&mut self, seq: u64, sent_at: Instant) -> anyhow::Result<Echo> {
         let address = self.address;
         let refused =
             || anyhow!("the pong at {address} (udp) refused the datagram: is it running?");
-        match self.socket.send(message).await {
+        let size = self.message.len();
+        let sent;
+        (sent, self.message) = self.socket.send(take(&mut self.message), size).await;
+        match sent {
             Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Err(refused()),
             other => other.with_context(|| format!("sending to the pong at {address} (udp)"))?,
         };
         let deadline = sent_at + self.timeout;
         let mut stale = 0;
         loop {
-            match self.socket.recv_until(&mut self.echo, deadline).await {
+            let received;
+            (received, self.echo) = self.socket.recv_until(take(&mut self.echo), deadline).await;
+            match received {
                 Ok(Some(len)) => {
                     let at = Instant::now();
-                    if len == self.size && wire::read_seq(&self.echo[..len]) == Some(seq) {
+                    if len == size && wire::read_seq(&self.echo[..len]) == Some(seq) {
                         return Ok(Echo {
                             at,
                             received: true,

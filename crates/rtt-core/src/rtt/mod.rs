@@ -85,7 +85,6 @@ async fn exchange_loop<R: Runtime, L: Link>(
         PacingMode::Schedule => Pacer::Schedule { start, interval },
         PacingMode::Sleep => Pacer::Sleep { interval },
     };
-    let mut message = wire::message(options.size);
     let mut now = start;
     for seq in 0.. {
         let late = match pacer.wait(seq, now) {
@@ -97,7 +96,7 @@ async fn exchange_loop<R: Runtime, L: Link>(
                 false
             }
         };
-        wire::write_seq(&mut message, seq);
+        wire::write_seq(link.message(), seq);
         let sent_at = Instant::now();
         if sent_at >= end {
             break;
@@ -107,7 +106,7 @@ async fn exchange_loop<R: Runtime, L: Link>(
             recorder.sent += 1;
             recorder.late += u64::from(late);
         }
-        let echo = link.exchange(&message, seq, sent_at).await?;
+        let echo = link.exchange(seq, sent_at).await?;
         now = echo.at;
         if measured {
             recorder.out_of_order += echo.stale;

@@ -18,7 +18,8 @@ use crate::{
     frame::Frame,
     options::{PingOptions, Protocol},
     runtime::{
-        Runtime, RuntimeInfo, STALL_LIMIT, TcpIo, UdpIo, connect_to_pong, timed_out, udp_to_pong,
+        Runtime, RuntimeInfo, STALL_LIMIT, TcpIo, UdpIo, connect_to_pong, send_copy, timed_out,
+        udp_to_pong, write_copy,
     },
     wire::{self, MAX_UDP_PAYLOAD},
 };
@@ -47,17 +48,19 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
     let limit = STALL_LIMIT.as_secs();
     let mut stream = connect_to_pong::<R>(address).await?;
 
-    let mut ready = [0u8; 8];
     let handshake = async {
-        stream.write_all(&hello(options.size)).await?;
-        stream.read_exact(&mut ready).await
+        write_copy(&mut stream, &hello(options.size)).await?;
+        match stream.read_exact(vec![0; READY.len()]).await {
+            (Ok(()), ready) => io::Result::Ok(ready == READY),
+            (Err(e), _) => Err(e),
+        }
     };
     match R::until(Instant::now() + STALL_LIMIT, handshake).await {
-        Some(Ok(())) if ready == READY => {}
+        Some(Ok(true)) => {}
         Some(Err(e)) if !timed_out(&e) => bail!(
             "the pong at {address} (tcp) did not answer as a throughput pong ({e}): start it with --mode throughput"
         ),
-        Some(Ok(())) => bail!(
+        Some(Ok(false)) => bail!(
             "the pong at {address} (tcp) did not answer as a throughput pong: start it with --mode throughput"
         ),
         Some(Err(_)) | None => bail!(
@@ -83,9 +86,12 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
                 wire::write_seq(message, seq);
                 seq += 1;
             }
-            stream.write_all(&batch).await?;
+            let len = batch.len();
+            let written;
+            (written, batch) = stream.write_all(batch, len).await;
+            written?;
             sent.messages += per_batch as u64;
-            sent.bytes += batch.len() as u64;
+            sent.bytes += len as u64;
         }
         io::Result::Ok(())
     };
@@ -105,7 +111,9 @@ async fn send_tcp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
         stream.bound_by(deadline)?;
         stream.shutdown_write().await?;
         loop {
-            match stream.read(&mut buf).await? {
+            let read;
+            (read, buf) = stream.read(buf).await;
+            match read? {
                 0 => return io::Result::Ok(()),
                 len => reply.extend_from_slice(&buf[..len]),
             }
@@ -136,11 +144,14 @@ async fn send_udp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
     // The handshake, repeated in case a datagram is lost.
     let mut ready = false;
     for _ in 0..3 {
-        socket.send(&hello(options.size)).await.map_err(stopped)?;
-        match socket
-            .recv_until(&mut buf, Instant::now() + Duration::from_secs(1))
+        send_copy(&socket, &hello(options.size), None)
             .await
-        {
+            .map_err(stopped)?;
+        let received;
+        (received, buf) = socket
+            .recv_until(buf, Instant::now() + Duration::from_secs(1))
+            .await;
+        match received {
             Ok(Some(len)) if buf[..len] == READY => ready = true,
             Ok(Some(_)) => bail!(
                 "the pong at {address} (udp) echoed instead of counting: start it with --mode throughput"
@@ -163,9 +174,12 @@ async fn send_udp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
         while Instant::now() < end {
             wire::write_seq(&mut message, seq);
             seq += 1;
-            socket.send(&message).await?;
+            let len = message.len();
+            let result;
+            (result, message) = socket.send(message, len).await;
+            result?;
             sent.messages += 1;
-            sent.bytes += message.len() as u64;
+            sent.bytes += len as u64;
         }
         io::Result::Ok(())
     };
@@ -182,13 +196,14 @@ async fn send_udp<R: Runtime>(options: &PingOptions, sent: &mut Sent) -> anyhow:
     // Ask for the counts until they come; DONE or the answer may be lost like any datagram.
     let retry = Duration::from_millis(500);
     for _ in 0..STALL_LIMIT.as_millis() / retry.as_millis() {
-        socket.send(&DONE).await.map_err(stopped)?;
+        send_copy(&socket, &DONE, None).await.map_err(stopped)?;
         let deadline = Instant::now() + retry;
-        while let Some(len) = socket
-            .recv_until(&mut buf, deadline)
-            .await
-            .map_err(stopped)?
-        {
+        loop {
+            let received;
+            (received, buf) = socket.recv_until(buf, deadline).await;
+            let Some(len) = received.map_err(stopped)? else {
+                break;
+            };
             if let Some(counts) = Counts::decode(&buf[..len]) {
                 return Ok(counts);
             }

@@ -10,7 +10,7 @@ use super::{
     counting::{Framing, Tally},
 };
 use crate::{
-    runtime::{TcpIo, UdpIo},
+    runtime::{TcpIo, UdpIo, send_copy, write_copy},
     wire::{self, MAX_TCP_PAYLOAD, MAX_UDP_PAYLOAD},
 };
 
@@ -19,23 +19,21 @@ const READ_BYTES: usize = 64 * 1024;
 
 /// Serves one TCP throughput session: counts until the sender closes, then sends the counts.
 pub async fn sink_tcp<S: TcpIo>(mut stream: S) -> anyhow::Result<()> {
-    let mut hello = [0u8; 16];
-    stream
-        .read_exact(&mut hello)
-        .await
-        .context("reading the session's first bytes")?;
+    let (read, hello) = stream.read_exact(vec![0; 16]).await;
+    read.context("reading the session's first bytes")?;
     let size = announced_size(&hello, MAX_TCP_PAYLOAD).ok_or_else(|| {
         anyhow!("not a throughput session: is an rtt ping talking to a throughput pong?")
     })?;
-    stream
-        .write_all(&READY)
+    write_copy(&mut stream, &READY)
         .await
         .context("answering the handshake")?;
     let mut tally = Tally::new(Instant::now());
     let mut framing = Framing::new(size);
     let mut buf = vec![0; READ_BYTES];
     loop {
-        let len = stream.read(&mut buf).await.context("receiving messages")?;
+        let read;
+        (read, buf) = stream.read(buf).await;
+        let len = read.context("receiving messages")?;
         if len == 0 {
             break;
         }
@@ -44,8 +42,7 @@ pub async fn sink_tcp<S: TcpIo>(mut stream: S) -> anyhow::Result<()> {
         let completed = framing.feed(&buf[..len])?;
         tally.add(at, completed, completed * size as u64);
     }
-    stream
-        .write_all(&tally.counts.encode())
+    write_copy(&mut stream, &tally.counts.encode())
         .await
         .context("sending the counts back")?;
     stream.shutdown_write().await.context("closing the session")
@@ -64,7 +61,9 @@ pub async fn sink_udp<U: UdpIo>(socket: U) {
     let mut buf = vec![0u8; MAX_UDP_PAYLOAD + 1];
     loop {
         // A failed receive or send concerns one datagram; the sender retries control messages.
-        let Ok((len, peer)) = socket.recv_from(&mut buf).await else {
+        let received;
+        (received, buf) = socket.recv_from(buf).await;
+        let Ok((len, peer)) = received else {
             continue;
         };
         let at = Instant::now();
@@ -79,13 +78,13 @@ pub async fn sink_udp<U: UdpIo>(socket: U) {
                 },
             );
             finished.remove(&peer);
-            let _ = socket.send_to(&READY, peer).await;
+            let _ = send_copy(&socket, &READY, Some(peer)).await;
         } else if datagram == DONE {
             if let Some(session) = sessions.remove(&peer) {
                 finished.insert(peer, session.tally.counts.encode());
             }
             if let Some(counts) = finished.get(&peer) {
-                let _ = socket.send_to(counts, peer).await;
+                let _ = send_copy(&socket, counts, Some(peer)).await;
             }
         } else if let Some(session) = sessions.get_mut(&peer) {
             let seq = wire::read_seq(datagram).filter(|_| len == session.size);

@@ -1,0 +1,1 @@
+//! The compio runtime under test (being written).

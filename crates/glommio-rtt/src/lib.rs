@@ -1,0 +1,1 @@
+//! The glommio runtime under test (being written).

@@ -1,0 +1,1 @@
+//! The monoio runtime under test (being written).
