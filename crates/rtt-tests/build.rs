@@ -13,7 +13,8 @@ fn main() {
     let runtimes = json["runtimes"]
         .as_array()
         .unwrap_or_else(|| panic!("{} has no \"runtimes\" array", list.display()));
-    let entries: Vec<(&str, &str)> = runtimes
+    // (label, binary prefix, whether it has a `*-micro`: no `modes`, or `modes` naming micro).
+    let entries: Vec<(&str, &str, bool)> = runtimes
         .iter()
         .map(|r| {
             let field = |name: &str| {
@@ -21,30 +22,49 @@ fn main() {
                     panic!("{}: a runtime without \"{name}\": {r}", list.display())
                 })
             };
-            (field("label"), field("binary_prefix"))
+            let micro = r["modes"]
+                .as_array()
+                .is_none_or(|modes| modes.iter().any(|mode| mode == "micro"));
+            (field("label"), field("binary_prefix"), micro)
         })
         .collect();
-
-    // One `#[test]` per runtime, named after its binary prefix (a valid identifier).
-    let tests: String = entries
-        .iter()
-        .map(|(_, prefix)| format!("#[test] fn {prefix}() {{ super::$check(\"{prefix}\") }}\n"))
-        .collect();
-    let pairs: String = entries
-        .iter()
-        .map(|(label, prefix)| format!("(\"{label}\", \"{prefix}\"), "))
-        .collect();
+    let micro: Vec<_> = entries.iter().filter(|entry| entry.2).cloned().collect();
     let code = format!(
         "/// (label, binary prefix) of every runtime in runtimes.json, in its order.\n\
-         pub const RUNTIMES: &[(&str, &str)] = &[{pairs}];\n\n\
-         /// Generates one `#[test]` per runtime, named after it, that calls `$check(prefix)`.\n\
+         pub const RUNTIMES: &[(&str, &str)] = &[{}];\n\n\
+         /// The runtimes that have a `*-micro` binary (MODE=micro).\n\
+         pub const MICRO_RUNTIMES: &[(&str, &str)] = &[{}];\n\n\
+         {}\n{}",
+        pairs(&entries),
+        pairs(&micro),
+        test_macro("for_each_runtime", "runtime", &entries),
+        test_macro("for_each_micro_runtime", "runtime with a `*-micro`", &micro),
+    );
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("runtimes.rs");
+    fs::write(&out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+}
+
+fn pairs(entries: &[(&str, &str, bool)]) -> String {
+    entries
+        .iter()
+        .map(|(label, prefix, _)| format!("(\"{label}\", \"{prefix}\"), "))
+        .collect()
+}
+
+/// A macro `name!` that generates one `#[test]` per entry, named after its binary prefix (a
+/// valid identifier), calling `$check(prefix)`.
+fn test_macro(name: &str, what: &str, entries: &[(&str, &str, bool)]) -> String {
+    let tests: String = entries
+        .iter()
+        .map(|(_, prefix, _)| format!("#[test] fn {prefix}() {{ super::$check(\"{prefix}\") }}\n"))
+        .collect();
+    format!(
+        "/// Generates one `#[test]` per {what}, named after it, that calls `$check(prefix)`.\n\
          #[macro_export]\n\
-         macro_rules! for_each_runtime {{\n\
+         macro_rules! {name} {{\n\
          ($($check:ident),* $(,)?) => {{$(\n\
          mod $check {{\n{tests}}}\n\
          )*}};\n\
          }}\n"
-    );
-    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("runtimes.rs");
-    fs::write(&out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+    )
 }

@@ -55,7 +55,7 @@ fn micro(runtime: &str, args: &str) -> MicroRun {
 
 /// The framework label of the runtime whose binaries start with `prefix` (runtimes.json).
 fn label(prefix: &str) -> &'static str {
-    common::RUNTIMES
+    common::MICRO_RUNTIMES
         .iter()
         .find(|(_, p)| *p == prefix)
         .map(|(label, _)| *label)
@@ -260,7 +260,7 @@ fn without_out_or_json_one_human_line(runtime: &str) {
     );
 }
 
-for_each_runtime!(
+for_each_micro_runtime!(
     every_benchmark_completes_and_logs_its_repeats,
     bad_input_exits_2_naming_the_option,
     a_timeout_keeps_the_finished_repeats,
