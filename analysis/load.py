@@ -85,6 +85,9 @@ def scan(folder: Path, kind: str, warn) -> Found:
             found.other_kinds[log_kind] = found.other_kinds.get(log_kind, 0) + 1
             continue
         try:
+            # A field that may be null and is absent was added after the suite version that wrote
+            # the log (runtime_config, variant): read it as null, so older sweeps stay comparable.
+            data = logschema.schema().blank(log_kind) | data
             logschema.schema().validate(data)
             meta = {"rtt": run_meta, "throughput": throughput_meta, "micro": micro_meta}[kind](data)
         except (logschema.Invalid, LogError) as e:

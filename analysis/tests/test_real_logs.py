@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import load, logschema, stats
+from analysis import load, logschema, runtimes, stats
 
 from .conftest import cli
 
@@ -18,7 +18,9 @@ def test_every_runtime_of_runtimes_json_ran_both_kinds_over_both_transports(real
     for kind, stems in real_logs.items():
         logs = [json_of(s) for s in stems]
         assert all(log["kind"] == kind and log["complete"] for log in logs), kind
-        assert len({(log["framework"], log["transport"]) for log in logs}) == len(stems) == 8
+        assert len({(log["framework"], log["transport"]) for log in logs}) == len(stems)
+        assert len(stems) == 2 * len(runtimes.runtimes())
+        assert all(isinstance(log["runtime_config"], dict) and log["variant"] is None for log in logs)
 
 
 def test_rtt_statistics_from_the_csv_equal_the_jsons_rtt_ns(real_logs):
@@ -64,3 +66,13 @@ def test_parse_py_reads_the_real_logs_without_a_warning(capsys, real_logs, kind)
     status, out, err = cli(capsys, "-d", real_logs[kind][0].parent, "-k", kind, "--format", "csv")
     assert status == 0 and err == ""
     assert out.count("\n") == 1 + len(real_logs[kind])
+
+
+def test_a_log_of_a_suite_version_before_runtime_config_and_variant_is_still_read(capsys, real_logs, tmp_path):
+    for stem in real_logs["rtt"][:2]:
+        older = {k: v for k, v in json_of(stem).items() if k not in ("runtime_config", "variant")}
+        (tmp_path / f"{stem.name}.json").write_text(json.dumps(older))
+        (tmp_path / f"{stem.name}.csv").write_bytes(Path(f"{stem}.csv").read_bytes())
+    status, out, err = cli(capsys, "-d", tmp_path, "-k", "rtt", "--format", "csv")
+    assert status == 0 and err == ""
+    assert out.count("\n") == 1 + 2
