@@ -1,5 +1,4 @@
 //! `monoio-pong`: the echo (or counting) server of the suite on the monoio runtime.
 fn main() -> std::process::ExitCode {
-    eprintln!("monoio-pong: not built yet");
-    std::process::ExitCode::FAILURE
+    rtt_core::pong::main::<monoio_rtt::Monoio>(env!("CARGO_BIN_NAME"))
 }
