@@ -1,5 +1,4 @@
 //! `compio-ping`: round-trip times to a pong, measured on the compio runtime.
 fn main() -> std::process::ExitCode {
-    eprintln!("compio-ping: not built yet");
-    std::process::ExitCode::FAILURE
+    rtt_core::ping::main::<compio_rtt::Compio>(env!("CARGO_BIN_NAME"))
 }

@@ -1,5 +1,4 @@
 //! `compio-pong`: the echo (or counting) server of the suite on the compio runtime.
 fn main() -> std::process::ExitCode {
-    eprintln!("compio-pong: not built yet");
-    std::process::ExitCode::FAILURE
+    rtt_core::pong::main::<compio_rtt::Compio>(env!("CARGO_BIN_NAME"))
 }
