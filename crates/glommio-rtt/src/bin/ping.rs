@@ -1,5 +1,4 @@
 //! `glommio-ping`: round-trip times to a pong, measured on the glommio runtime.
 fn main() -> std::process::ExitCode {
-    eprintln!("glommio-ping: not built yet");
-    std::process::ExitCode::FAILURE
+    rtt_core::ping::main::<glommio_rtt::Glommio>(env!("CARGO_BIN_NAME"))
 }

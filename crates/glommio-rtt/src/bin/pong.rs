@@ -1,5 +1,4 @@
 //! `glommio-pong`: the echo (or counting) server of the suite on the glommio runtime.
 fn main() -> std::process::ExitCode {
-    eprintln!("glommio-pong: not built yet");
-    std::process::ExitCode::FAILURE
+    rtt_core::pong::main::<glommio_rtt::Glommio>(env!("CARGO_BIN_NAME"))
 }
