@@ -29,14 +29,22 @@ fn main() {
         })
         .collect();
     let micro: Vec<_> = entries.iter().filter(|entry| entry.2).cloned().collect();
+    let io_uring: String = runtimes
+        .iter()
+        .filter(|r| r["io_uring"] == true)
+        .map(|r| format!("{}, ", r["binary_prefix"]))
+        .collect();
     let code = format!(
         "/// (label, binary prefix) of every runtime in runtimes.json, in its order.\n\
          pub const RUNTIMES: &[(&str, &str)] = &[{}];\n\n\
          /// The runtimes that have a `*-micro` binary (MODE=micro).\n\
          pub const MICRO_RUNTIMES: &[(&str, &str)] = &[{}];\n\n\
+         /// The binary prefixes of the runtimes that need io_uring.\n\
+         pub const IO_URING_RUNTIMES: &[&str] = &[{}];\n\n\
          {}\n{}",
         pairs(&entries),
         pairs(&micro),
+        io_uring,
         test_macro("for_each_runtime", "runtime", &entries),
         test_macro("for_each_micro_runtime", "runtime with a `*-micro`", &micro),
     );

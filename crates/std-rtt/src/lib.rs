@@ -82,9 +82,8 @@ impl Runtime for Std {
         } else {
             "os_threads"
         };
-        Ok(futures::executor::block_on(main(RuntimeInfo::new(
-            flavor, 1,
-        ))))
+        let info = RuntimeInfo::new(flavor, 1).with("busy_poll", options.busy_poll);
+        Ok(futures::executor::block_on(main(info)))
     }
 
     fn spawn<F>(future: F) -> Task<F::Output>
