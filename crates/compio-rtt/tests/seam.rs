@@ -48,20 +48,24 @@ fn a_receive_past_its_deadline_swallows_nothing_later() {
     let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
     run(async move {
         let (a, b) = (
-            Compio::bind_udp(loopback).await.unwrap(),
-            Compio::bind_udp(loopback).await.unwrap(),
+            Compio::bind_udp(loopback).await.expect("binds"),
+            Compio::bind_udp(loopback).await.expect("binds"),
         );
-        a.connect(b.local_address().unwrap()).await.unwrap();
-        b.connect(a.local_address().unwrap()).await.unwrap();
+        let (to_a, to_b) = (
+            a.local_address().expect("bound"),
+            b.local_address().expect("bound"),
+        );
+        a.connect(to_b).await.expect("connects");
+        b.connect(to_a).await.expect("connects");
         let deadline = Instant::now() + Duration::from_millis(20);
         let (received, buf) = a.recv_until(vec![0; 100], deadline).await;
         assert!(matches!(received, Ok(None)), "{received:?}");
         assert_eq!(buf.len(), 100);
         let (sent, _) = b.send(b"later".to_vec(), 5).await;
-        assert_eq!(sent.unwrap(), 5);
+        assert_eq!(sent.expect("sends"), 5);
         let deadline = Instant::now() + Duration::from_secs(1);
         let (received, buf) = a.recv_until(buf, deadline).await;
-        assert_eq!(received.unwrap(), Some(5));
+        assert_eq!(received.expect("receives"), Some(5));
         assert_eq!((&buf[..5], buf.len()), (&b"later"[..], 100));
     });
 }
