@@ -98,13 +98,15 @@ impl Runtime for Monoio {
     }
 
     fn yield_now() -> impl Future<Output = ()> + Send {
-        // monoio 0.2.4 has no yield of its own, and the usual one (wake yourself, return
-        // Pending) does not yield there: a task woken while it runs goes back to the *front* of
-        // the run queue (scheduler.rs, `yield_now` → `push_front`) and runs again at once.
-        // Awaiting an empty task puts this one behind every task runnable now.
-        ThreadBound::new(async {
-            monoio::spawn(async {}).await;
-        })
+        // monoio 0.2.4 has no yield of its own. The usual one (wake yourself, return Pending)
+        // does not yield there: a task woken while it runs goes back to the *front* of the run
+        // queue (scheduler.rs, `yield_now` → `push_front`) and runs again at once. Nor may a
+        // yield keep the task runnable (behind an empty task, say): monoio fires its timers only
+        // when it parks, which it does only once its run queue is empty (runtime.rs,
+        // `block_on`), so tasks that yield that way would starve every timer, and a paced run
+        // with spin decoys would hang. A zero sleep is monoio's way to let the driver run; its
+        // timer rounds up to the next millisecond, so a decoy may also wait up to 1 ms.
+        ThreadBound::new(monoio::time::sleep(Duration::ZERO))
     }
 
     fn connect(address: SocketAddr) -> impl Future<Output = io::Result<Tcp>> + Send {
