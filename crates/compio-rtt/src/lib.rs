@@ -1,4 +1,4 @@
-//! The compio runtime under test (io_uring, one thread): how it builds, spawns, sleeps, yields and does socket I/O.
+//! The compio runtime under test (io_uring only): how it builds, spawns, sleeps, yields, does I/O.
 
 use std::{
     future::Future,
