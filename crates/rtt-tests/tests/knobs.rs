@@ -18,7 +18,7 @@ fn value(knob: Knob) -> Option<&'static str> {
         Knob::EventInterval => Some("7"),
         Knob::GlobalQueueInterval => Some("5"),
         Knob::MaxIoEventsPerTick => Some("64"),
-        Knob::RingEntries => Some("64"),
+        Knob::RingEntries => Some("512"), // monoio raises fewer than 256 to 256
         Knob::SpinBeforePark => Some("5"),
     }
 }
