@@ -96,7 +96,9 @@ impl Runtime for Glommio {
     }
 
     fn yield_now() -> impl Future<Output = ()> + Send {
-        // glommio's unconditional yield: the task goes to the back of its task queue.
+        // glommio's unconditional yield: the task goes to the back of its task queue. While
+        // that queue has tasks, glommio polls its rings only when preempted (every 100 ms by
+        // default, `preempt_timer`): with spinning decoys, that sets the ping's latency.
         ThreadBound::new(async { glommio::executor().yield_now().await })
     }
 
@@ -108,6 +110,8 @@ impl Runtime for Glommio {
         })
     }
 
+    // glommio binds its listeners and UDP sockets with SO_REUSEPORT (to shard a port across
+    // executors): a second glommio pong on a port in use shares it rather than failing.
     fn listen(address: SocketAddr) -> impl Future<Output = io::Result<Self::TcpListener>> + Send {
         ThreadBound::new(async move { Ok(ThreadBound::new(TcpListener::bind(address)?)) })
     }
