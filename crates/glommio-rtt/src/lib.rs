@@ -1,11 +1,9 @@
 //! The glommio runtime under test: how glommio builds, spawns, sleeps, yields and does socket I/O.
-//! Everything else is in `rtt-core`.
-//!
-//! glommio runs `!Send` tasks on the thread of its executor, so every socket, task handle and
-//! operation in flight is wrapped in [`ThreadBound`] to meet the seam's `Send` bounds (it never
-//! leaves that thread). Its sockets take borrowed buffers and copy through buffers of their own
-//! that the kernel uses, so the seam's lent `Vec<u8>` is only borrowed here and never reaches the
-//! kernel: it comes back whole, with its length, whatever happens to the operation.
+
+// glommio runs `!Send` tasks on its executor's thread: every socket, task handle and operation in
+// flight is wrapped in `ThreadBound` for the seam's `Send` bounds (none leaves that thread). Its
+// sockets borrow the seam's lent `Vec<u8>` and copy through buffers of their own, which are what
+// the kernel gets: the lent buffer comes back whole, whatever happens to the operation.
 
 use std::{
     future::Future,
