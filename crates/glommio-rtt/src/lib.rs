@@ -29,11 +29,14 @@ use rtt_core::{
     },
 };
 
+/// glommio 0.9's preempt timer when not told (`DEFAULT_PREEMPT_TIMER`, executor/mod.rs): 100 ms.
+const DEFAULT_PREEMPT_TIMER_US: u64 = 100_000;
+
 pub struct Glommio;
 
 impl Runtime for Glommio {
     const FRAMEWORK: &'static str = "glommio";
-    const KNOBS: &'static [Knob] = &[Knob::SpinBeforePark];
+    const KNOBS: &'static [Knob] = &[Knob::SpinBeforePark, Knob::PreemptTimer];
 
     type TcpStream = Tcp;
     type TcpListener = ThreadBound<TcpListener>;
@@ -63,9 +66,16 @@ impl Runtime for Glommio {
             _ => LocalExecutorBuilder::new(Placement::Fenced(allowed_cpus()?))
                 .spin_before_park(Duration::from_micros(spin_us)),
         };
+        // While tasks are runnable, glommio polls its rings only when it preempts the running
+        // queue: this timer sets its latency under CPU-bound load (`DEFAULT_PREEMPT_TIMER`).
+        let preempt_us = options.preempt_timer_us.unwrap_or(DEFAULT_PREEMPT_TIMER_US);
+        let builder = builder.preempt_timer(Duration::from_micros(preempt_us));
         let executor = make(builder)?;
-        let main =
-            main(RuntimeInfo::new("thread_per_core", 1).with("spin_before_park_us", spin_us));
+        let main = main(
+            RuntimeInfo::new("thread_per_core", 1)
+                .with("spin_before_park_us", spin_us)
+                .with("preempt_timer_us", preempt_us),
+        );
         // `run` spawns `main` as a task of the executor's default queue, beside the decoys.
         Ok(executor.run(main))
     }

@@ -59,6 +59,10 @@ pub struct RuntimeOptions {
     /// glommio: how long an idle executor spins before it parks its thread [default: 0]
     #[arg(long, value_name = "US", value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub spin_before_park_us: Option<u64>,
+    /// glommio: how long a task queue runs before the executor preempts it to poll its rings
+    /// [default: 100000, glommio's 100 ms]
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub preempt_timer_us: Option<u64>,
 }
 
 /// A runtime option that only some runtimes have.
@@ -72,10 +76,11 @@ pub enum Knob {
     MaxIoEventsPerTick,
     RingEntries,
     SpinBeforePark,
+    PreemptTimer,
 }
 
 impl Knob {
-    pub const ALL: [Knob; 8] = [
+    pub const ALL: [Knob; 9] = [
         Knob::Threads,
         Knob::Flavor,
         Knob::BusyPoll,
@@ -84,6 +89,7 @@ impl Knob {
         Knob::MaxIoEventsPerTick,
         Knob::RingEntries,
         Knob::SpinBeforePark,
+        Knob::PreemptTimer,
     ];
 
     /// The option on the command line.
@@ -97,6 +103,7 @@ impl Knob {
             Knob::MaxIoEventsPerTick => "--max-io-events-per-tick",
             Knob::RingEntries => "--ring-entries",
             Knob::SpinBeforePark => "--spin-before-park-us",
+            Knob::PreemptTimer => "--preempt-timer-us",
         }
     }
 
@@ -111,6 +118,7 @@ impl Knob {
             Knob::MaxIoEventsPerTick => options.max_io_events_per_tick.is_some(),
             Knob::RingEntries => options.ring_entries.is_some(),
             Knob::SpinBeforePark => options.spin_before_park_us.is_some(),
+            Knob::PreemptTimer => options.preempt_timer_us.is_some(),
         }
     }
 }

@@ -20,6 +20,7 @@ fn value(knob: Knob) -> Option<&'static str> {
         Knob::MaxIoEventsPerTick => Some("64"),
         Knob::RingEntries => Some("512"), // monoio raises fewer than 256 to 256
         Knob::SpinBeforePark => Some("5"),
+        Knob::PreemptTimer => Some("500"),
     }
 }
 
