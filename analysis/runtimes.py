@@ -26,6 +26,7 @@ class Entry:
     ping_args: tuple[str, ...] = ()  # extra arguments of the ping and the pong for this entry
     pong_args: tuple[str, ...] = ()
     modes: tuple[str, ...] = ()  # the only sweep modes it takes part in (go: micro); () = its kind's default
+    io_uring: bool = False  # needs io_uring: where it is refused, its runs are skipped
     reference: bool = False  # from runtimes.json's "references"
 
     @property
