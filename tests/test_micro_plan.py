@@ -89,11 +89,9 @@ def test_references_without_a_micro_program_are_skipped_or_refused_alone():
                                                     "MODE=micro choose -S, -t, -a or -s")
 
 
-def test_a_runtime_without_a_micro_binary_is_skipped_in_micro_and_swept_in_the_other_modes(monkeypatch):
-    listed = runtimes.entries()
-    monoio = runtimes.Entry(label="monoio", flag="m", colour="#56B4E9", about="monoio, io_uring",
-                            binary_prefix="monoio", modes=("rtt", "throughput"))
-    monkeypatch.setattr(runtimes, "entries", lambda: (*listed[:4], monoio, *listed[4:]))
+def test_a_runtime_without_a_micro_binary_is_skipped_in_micro_and_swept_in_the_other_modes():
+    monoio = runtimes.by_label("monoio")
+    assert monoio.modes == ("rtt", "throughput")
     result = checked("tm")
     assert [e.label for e in result.selection] == ["tokio"]
     assert result.warnings == ["-m: the monoio runtime measures no in-process benchmark; skipped with MODE=micro"]

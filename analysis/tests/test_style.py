@@ -13,10 +13,10 @@ def test_colours_and_order_are_runtimes_json_s_and_strangers_get_a_stable_spare(
     assert style.FRAMEWORK_ORDER[:4] == ("std", "tokio", "async-std", "smol")
     for entry in runtimes.entries():
         assert style.colour(entry.label) == entry.colour
-    stranger = style.colour("glommio")
-    assert stranger == style.colour("glommio") and stranger not in {e.colour for e in runtimes.entries()}
+    stranger = style.colour("seastar")
+    assert stranger == style.colour("seastar") and stranger not in {e.colour for e in runtimes.entries()}
     unknown = len(style.FRAMEWORK_ORDER)
-    assert style.order_key(["smol", "glommio", "std"], style.FRAMEWORK_ORDER) == [3, unknown, 0]
+    assert style.order_key(["smol", "seastar", "std"], style.FRAMEWORK_ORDER) == [3, unknown, 0]
 
 
 @pytest.mark.parametrize(("interval", "label"), [
