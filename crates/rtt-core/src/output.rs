@@ -47,6 +47,11 @@ impl LogFiles {
     }
 
     /// Writes the run's CSV and JSON logs.
+    /// The two files' paths, for whoever must remove them if the run never writes them.
+    pub fn paths(&self) -> [PathBuf; 2] {
+        [self.csv.0.clone(), self.json.0.clone()]
+    }
+
     pub fn write(self, outcome: &dyn Outcome) -> anyhow::Result<()> {
         let (csv_path, csv_file) = self.csv;
         let mut csv_out = BufWriter::with_capacity(1 << 20, csv_file);

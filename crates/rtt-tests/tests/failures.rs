@@ -361,3 +361,25 @@ fn rate_is_accepted_as_the_inverse_of_interval() {
     assert_eq!(run.code(), Some(0), "{}", run.stderr);
     assert_eq!(float(run.json(), "interval_s"), 0.005);
 }
+
+/// tokio with `--event-interval 1` on one worker never polls the measurement again once a spin
+/// decoy runs (tokio 1.54; the ping's own timers starve with it): the ping's watchdog thread
+/// still ends it, by its run plus three stall limits, with one line saying why.
+#[test]
+fn a_starved_runtime_is_ended_by_the_watchdog() {
+    let pong = Pong::start("std", "tcp");
+    let args = format!(
+        "--address {} --duration 0.3 --warmup 0 --tasks 1 --event-interval 1 --threads 1",
+        pong.address
+    );
+    let run = ping("tokio", &args, Duration::from_secs(40));
+    assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    if run.code() != Some(0) {
+        assert_eq!(run.code(), Some(1), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("the run did not end within 15 s"),
+            "{}",
+            run.stderr
+        );
+    }
+}
