@@ -11,11 +11,22 @@ from matplotlib.transforms import blended_transform_factory
 from . import plots, style
 
 DELTA_LABEL = "added latency: Δ median RTT vs std (µs)"
+# Past this |Δ| (µs) the axis is logarithmic on both sides of a linear band of ±SYMLOG_LINEAR_US.
+SYMLOG_ABOVE_US = 2000.0
+SYMLOG_LINEAR_US = 10.0
 
 
-def delta(ax, points, positions: dict) -> None:
+def wants_symlog(points) -> bool:
+    """Whether some |Δ| (or its interval) passes SYMLOG_ABOVE_US: then a runtime far slower than
+    the rest (glommio under decoys: 100 ms) would flatten every other line onto 0 on a linear axis."""
+    bounds = points[["delta_p50", "delta_p50_low", "delta_p50_high"]].to_numpy(dtype=float)
+    return bool(np.nanmax(np.abs(bounds), initial=0.0) / 1e3 > SYMLOG_ABOVE_US)
+
+
+def delta(ax, points, positions: dict, symlog: bool = False) -> None:
     """Δp50 vs std against message rate: a line per runtime with its 95 % interval and a zero
-    line (std itself); a hollow marker where the interval is unknown (one round in common)."""
+    line (std itself); a hollow marker where the interval is unknown (one round in common).
+    `symlog`: a logarithmic axis on both sides of a linear band around 0."""
     ax.axhline(0, color=style.colour(style.BASELINE), lw=1, zorder=1)
     drawn = points[(points["verdict"] != "") & points["delta_p50"].notna()]
     lines = drawn.groupby(["framework_rank", "framework"], sort=True)
@@ -31,6 +42,8 @@ def delta(ax, points, positions: dict) -> None:
         ax.scatter(x[unknown], y[unknown], s=30, facecolors="white", edgecolors=colour, zorder=5)
         plots.error_bars(ax, x, y, line["delta_p50_low"] / 1e3, line["delta_p50_high"] / 1e3, colour)
     plots.rate_axis(ax, positions)
+    if symlog:
+        ax.set_yscale("symlog", linthresh=SYMLOG_LINEAR_US)
     ax.set_ylabel(DELTA_LABEL)
     ax.grid(True, which="major", alpha=0.3)
 

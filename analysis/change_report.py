@@ -22,9 +22,10 @@ def delta_pages(sweep, points):
         fig, axes = report.new_page(f"Latency each runtime adds over std, against message rate — {payload} B "
                                     "payload", report.context(sweep, group), len(panels), cols=2)
         positions = plots.rate_positions(group["interval_s"])
+        symlog = change_plots.wants_symlog(group)  # one scale for every panel of the page
         for ax, (_, transport, tasks) in zip(axes, panels.itertuples(index=False), strict=True):
             panel = group[(group["transport"] == transport) & (group["tasks"] == tasks)]
-            change_plots.delta(ax, panel, positions)
+            change_plots.delta(ax, panel, positions, symlog)
             report.panel_title(ax, f"{transport.upper()}, {tasks} decoy task{'s' if tasks != 1 else ''}")
         report.finish(fig, axes, plots.framework_handles(group["framework"]) + change_plots.delta_handles(),
                       "xy", cols=2)

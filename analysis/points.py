@@ -60,7 +60,8 @@ def _aggregate(runs: pd.DataFrame, kind: str) -> pd.DataFrame:
     by = runs.groupby(point, sort=False)
     table = table.join(by[firsts].first()).assign(
         complete=by["complete"].all(), runs=by.size(),
-        started_at=by["started_at"].min(), rounds=by["round"].agg(lambda r: tuple(sorted(r))))
+        started_at=by["started_at"].min(), last_started_at=by["started_at"].max(),
+        rounds=by["round"].agg(lambda r: tuple(sorted(r))))
     if kind == "rtt":
         table = table.join(by[["min", "max"]].agg({"min": "min", "max": "max"}))
     table = table.reset_index()

@@ -43,7 +43,9 @@ def context(sweep, runs) -> str:
     remote = [p for p in pongs if not p.startswith(_LOOPBACK)]
     where = ", ".join(hosts) if hosts else "host not recorded"
     where += f" → {', '.join(remote)}" if remote else (" (loopback)" if pongs else "")
-    dates = sorted({str(s)[:16].replace("T", " ") for s in runs["started_at"].dropna()})
+    # A point's repeats span the sweep: its first and its last start, where points are drawn.
+    stamps = [runs[c].dropna() for c in ("started_at", "last_started_at") if c in runs]
+    dates = sorted({str(s)[:16].replace("T", " ") for column in stamps for s in column})
     when = (dates[0] if len(dates) == 1 else f"{dates[0]} – {dates[-1]}") + " UTC" if dates else "date not recorded"
     return f"{where} · {when} · {sweep.folder.name}"
 

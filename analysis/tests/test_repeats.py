@@ -155,3 +155,22 @@ def test_throughput_repeats_give_msg_per_s_with_an_interval(capsys, tmp_path):
     assert std["repeats"] == 1 and std["msg_per_s_p50_low"] <= std["msg_per_s_p50"] <= std["msg_per_s_p50_high"]
     status, out, _ = cli(capsys, "-d", tmp_path, "-k", "throughput", "--summary")
     assert status == 0 and "1 (within-run)" in out and " 3 " in out
+
+
+def test_the_delta_axis_turns_logarithmic_when_one_runtime_is_far_slower():
+    import matplotlib.pyplot as plt
+
+    from analysis import change_plots, plots
+
+    def panel(slowest_us: float) -> pd.DataFrame:
+        return pd.DataFrame({"framework": ["tokio", "glommio"], "framework_rank": [1, 2],
+                             "interval_s": [0.0, 0.0], "verdict": ["slower", "slower"],
+                             "delta_p50": [600e3, slowest_us * 1e3], "delta_p50_low": [590e3, slowest_us * 990],
+                             "delta_p50_high": [610e3, slowest_us * 1010]})
+    for slowest_us, symlog in ((100_000.0, True), (1_000.0, False)):
+        points = panel(slowest_us)
+        assert change_plots.wants_symlog(points) is symlog
+        fig, ax = plt.subplots()
+        change_plots.delta(ax, points, plots.rate_positions(points["interval_s"]), symlog)
+        assert ax.get_yscale() == ("symlog" if symlog else "linear")
+        plt.close(fig)
