@@ -9,11 +9,8 @@ use async_std::{
     net::{TcpListener, TcpStream, UdpSocket},
     task,
 };
-use rtt_core::{
-    build_info,
-    runtime::{
-        FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, available_cpus,
-    },
+use rtt_core::runtime::{
+    FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, available_cpus,
 };
 
 /// async-std reads its worker count from this variable when its executor first starts.
@@ -29,12 +26,6 @@ impl Runtime for AsyncStd {
     type TcpListener = TcpListener;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = task::JoinHandle<T>;
-
-    fn version() -> String {
-        build_info::locked_version("async-std")
-            .unwrap_or("unknown")
-            .to_owned()
-    }
 
     fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
     where

@@ -18,12 +18,9 @@ use compio::{
     runtime::{JoinHandle, RuntimeBuilder},
 };
 use futures::future::{Either, select};
-use rtt_core::{
-    build_info,
-    runtime::{
-        Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
-        io_uring_unavailable,
-    },
+use rtt_core::runtime::{
+    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
+    io_uring_unavailable,
 };
 
 /// compio-driver's `ProactorBuilder::new()` sets `capacity: 1024` (compio-driver 0.12, lib.rs):
@@ -40,12 +37,6 @@ impl Runtime for Compio {
     type TcpListener = ThreadBound<TcpListener>;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
-
-    fn version() -> String {
-        build_info::locked_version("compio")
-            .unwrap_or("unknown")
-            .to_owned()
-    }
 
     fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
     where

@@ -21,12 +21,9 @@ use glommio::{
     net::{TcpListener, TcpStream, UdpSocket},
     timer::Timer,
 };
-use rtt_core::{
-    build_info,
-    runtime::{
-        Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
-        io_uring_unavailable,
-    },
+use rtt_core::runtime::{
+    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
+    io_uring_unavailable,
 };
 
 /// glommio 0.9's preempt timer when not told (`DEFAULT_PREEMPT_TIMER`, executor/mod.rs): 100 ms.
@@ -42,12 +39,6 @@ impl Runtime for Glommio {
     type TcpListener = ThreadBound<TcpListener>;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
-
-    fn version() -> String {
-        build_info::locked_version("glommio")
-            .unwrap_or("unknown")
-            .to_owned()
-    }
 
     fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
     where

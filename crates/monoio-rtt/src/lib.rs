@@ -21,12 +21,9 @@ use monoio::{
     net::{ListenerOpts, TcpListener, TcpStream, udp::UdpSocket},
     task::JoinHandle,
 };
-use rtt_core::{
-    build_info,
-    runtime::{
-        Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
-        io_uring_unavailable,
-    },
+use rtt_core::runtime::{
+    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
+    io_uring_unavailable,
 };
 
 /// The ring monoio builds when not told (`IoUringDriver::DEFAULT_ENTRIES` in monoio 0.2.4).
@@ -49,12 +46,6 @@ impl Runtime for Monoio {
     type TcpListener = ThreadBound<TcpListener>;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
-
-    fn version() -> String {
-        build_info::locked_version("monoio")
-            .unwrap_or("unknown")
-            .to_owned()
-    }
 
     fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
     where

@@ -206,8 +206,13 @@ pub trait Runtime: 'static {
     /// A spawned task (std: a thread); awaiting it gives the task's result.
     type Task<T: Send + 'static>: Future<Output = T> + Send + 'static;
 
-    /// The framework's version as built: its locked crate version (std: the rustc release).
-    fn version() -> String;
+    /// The framework's version as built: the version of its crate (named as its framework label)
+    /// locked in Cargo.lock; std says its rustc release instead.
+    fn version() -> String {
+        crate::build_info::locked_version(Self::FRAMEWORK)
+            .unwrap_or("unknown")
+            .to_owned()
+    }
 
     /// Builds the runtime and runs `main` as a task on it (not beside it, so that it competes
     /// with the decoys for the same workers), returning its output.

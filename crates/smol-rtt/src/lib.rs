@@ -5,10 +5,7 @@ pub mod micro;
 
 use std::{future::Future, io, net::SocketAddr, time::Instant};
 
-use rtt_core::{
-    build_info,
-    runtime::{FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo},
-};
+use rtt_core::runtime::{FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo};
 use smol::{
     Timer,
     net::{TcpListener, TcpStream, UdpSocket},
@@ -27,12 +24,6 @@ impl Runtime for Smol {
     type TcpListener = TcpListener;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = smol::Task<T>;
-
-    fn version() -> String {
-        build_info::locked_version("smol")
-            .unwrap_or("unknown")
-            .to_owned()
-    }
 
     fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
     where

@@ -12,10 +12,7 @@ use std::{
     time::Instant,
 };
 
-use rtt_core::{
-    build_info,
-    runtime::{Flavor, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, UdpIo},
-};
+use rtt_core::runtime::{Flavor, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, UdpIo};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 pub struct Tokio;
@@ -34,12 +31,6 @@ impl Runtime for Tokio {
     type TcpListener = tokio::net::TcpListener;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
-
-    fn version() -> String {
-        build_info::locked_version("tokio")
-            .unwrap_or("unknown")
-            .to_owned()
-    }
 
     fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
     where
