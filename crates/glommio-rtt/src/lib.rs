@@ -10,19 +10,17 @@ use std::{
     io,
     net::{Shutdown, SocketAddr},
     panic::AssertUnwindSafe,
-    pin::Pin,
-    task::{Context, Poll},
     time::{Duration, Instant},
 };
 
-use futures::{AsyncReadExt, AsyncWriteExt, FutureExt};
+use futures::{AsyncReadExt, AsyncWriteExt};
 use glommio::{
     CpuSet, GlommioError, LocalExecutor, LocalExecutorBuilder, Placement, ReactorErrorKind,
     net::{TcpListener, TcpStream, UdpSocket},
     timer::Timer,
 };
 use rtt_core::runtime::{
-    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
+    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo, catching,
     io_uring_unavailable,
 };
 
@@ -78,8 +76,7 @@ impl Runtime for Glommio {
     {
         // glommio lets a panic unwind out of the executor; catch it in the task instead, to
         // re-raise it where the task is awaited.
-        let task = glommio::spawn_local(AssertUnwindSafe(future).catch_unwind());
-        Task(ThreadBound::new(task))
+        Rethrow(ThreadBound::new(glommio::spawn_local(catching(future))))
     }
 
     /// A glommio task is cancelled when its handle is dropped: detach it instead.
@@ -193,17 +190,7 @@ fn allowed_cpus() -> anyhow::Result<CpuSet> {
 }
 
 /// A glommio task whose panic, if any, is re-raised where it is awaited.
-pub struct Task<T>(ThreadBound<glommio::Task<std::thread::Result<T>>>);
-
-impl<T> Future for Task<T> {
-    type Output = T;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        Pin::new(&mut *self.0)
-            .poll(cx)
-            .map(|output| output.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    }
-}
+pub type Task<T> = Rethrow<ThreadBound<glommio::Task<std::thread::Result<T>>>>;
 
 /// glommio's stream implements the `futures` I/O traits: they borrow the lent buffer, and a read
 /// dropped at a deadline leaves only a readiness poll behind, which consumes no data.

@@ -4,25 +4,20 @@ use std::{
     future::Future,
     io,
     net::SocketAddr,
-    panic::AssertUnwindSafe,
-    pin::{Pin, pin},
-    task::{Context, Poll},
+    pin::pin,
     time::{Duration, Instant},
 };
 
-use futures::{
-    FutureExt,
-    future::{Either, select},
-};
+use futures::future::{Either, select};
 use monoio::{
     IoUringDriver, RuntimeBuilder,
     buf::IoBuf,
-    io::{AsyncReadRent, AsyncReadRentExt, AsyncWriteRent, AsyncWriteRentExt, Canceller},
+    io::{AsyncReadRent, AsyncReadRentExt, AsyncWriteRent, AsyncWriteRentExt},
     net::{ListenerOpts, TcpListener, TcpStream, udp::UdpSocket},
     task::JoinHandle,
 };
 use rtt_core::runtime::{
-    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
+    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo, catching,
     io_uring_unavailable,
 };
 
@@ -30,11 +25,6 @@ use rtt_core::runtime::{
 const DEFAULT_RING_ENTRIES: u32 = 1024;
 /// The smallest ring monoio builds: `RuntimeBuilder::with_entries` raises smaller requests to it.
 const MIN_RING_ENTRIES: u32 = 256;
-
-/// How long a cancelled receive may take to come back before it is left to the driver.
-const CANCEL_LIMIT: Duration = Duration::from_secs(1);
-/// Linux's `ECANCELED`: what a receive cancelled in time completes with.
-const ECANCELED: i32 = 125;
 
 pub struct Monoio;
 
@@ -79,7 +69,7 @@ impl Runtime for Monoio {
     {
         // monoio does not catch a task's panic: it would unwind out of `block_on` from whichever
         // task panicked. Caught here, it is re-raised where the task is awaited, as on tokio.
-        Task(monoio::spawn(AssertUnwindSafe(future).catch_unwind()))
+        Rethrow(monoio::spawn(catching(future)))
     }
 
     // `detach` is the default drop: a monoio task whose handle is dropped runs on (task/join.rs).
@@ -136,17 +126,7 @@ impl Runtime for Monoio {
 
 /// A monoio task whose panic, if any, is re-raised where it is awaited. monoio's handle is
 /// `Send` already (for a `Send` output): no `ThreadBound` needed.
-pub struct Task<T>(JoinHandle<std::thread::Result<T>>);
-
-impl<T> Future for Task<T> {
-    type Output = T;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        Pin::new(&mut self.0)
-            .poll(cx)
-            .map(|joined| joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    }
-}
+pub type Task<T> = Rethrow<JoinHandle<std::thread::Result<T>>>;
 
 // Buffers: a read lends monoio a `Box<[u8]>`, whose `IoBufMut` takes exactly its length and
 // leaves it be, where `Vec<u8>`'s takes its capacity and sets its length to the bytes read. The
@@ -209,30 +189,14 @@ impl UdpIo for Udp {
     ) -> impl Future<Output = Lent<Option<usize>>> + Send {
         ThreadBound::new(async move {
             let len = buf.len();
-            let canceller = Canceller::new();
-            let mut receive = pin!(
-                self.0
-                    .cancelable_recv(buf.into_boxed_slice(), canceller.handle())
-            );
+            let receive = pin!(self.0.recv(buf.into_boxed_slice()));
             let timer = pin!(monoio::time::sleep_until(deadline.into()));
-            if let Either::Left(((result, buf), _)) = select(receive.as_mut(), timer).await {
-                return (result.map(Some), buf.into_vec());
-            }
-            // Past the deadline: cancel the receive in the kernel (an io_uring async cancel) and
-            // wait for it to end, so that it cannot take a later datagram and its buffer comes
-            // back. Dropping it would cancel it too (the `async-cancel` feature), but keep the
-            // buffer until the kernel lets go of it.
-            drop(canceller.cancel());
-            let limit = pin!(monoio::time::sleep(CANCEL_LIMIT));
-            match select(receive, limit).await {
-                // A datagram that came just as the deadline passed: the caller's to judge.
-                Either::Left(((Ok(received), buf), _)) => (Ok(Some(received)), buf.into_vec()),
-                Either::Left(((Err(e), buf), _)) if e.raw_os_error() == Some(ECANCELED) => {
-                    (Ok(None), buf.into_vec())
-                }
-                Either::Left(((Err(e), buf), _)) => (Err(e), buf.into_vec()),
-                // Never seen: the receive is left to the driver, which holds its buffer until
-                // the kernel is done with it (driver/uring/lifecycle.rs, `Ignored`).
+            match select(receive, timer).await {
+                Either::Left(((result, buf), _)) => (result.map(Some), buf.into_vec()),
+                // Past the deadline, the receive is dropped: monoio (its `async-cancel` feature)
+                // then queues an io_uring async cancel ahead of any later operation, so it cannot
+                // take a later datagram, and keeps its buffer until the kernel lets go of it
+                // (driver/uring/mod.rs, `drop_op`). A fresh buffer, off the normal path.
                 Either::Right(((), _)) => (Ok(None), vec![0; len]),
             }
         })
