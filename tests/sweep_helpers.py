@@ -10,6 +10,7 @@ import re
 import os
 import queue
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -35,14 +36,14 @@ def require_binaries(*frameworks):
 def session_pids(sid):
     """PIDs of every live process in session `sid` (the scripts run in sessions of their own)."""
     pids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
         try:
-            text = stat.read_text()
+            text = stat_file.read_text()
         except OSError:
             continue
         fields = text[text.rindex(")") + 2:].split()
         if int(fields[3]) == sid and fields[0] != "Z":
-            pids.append(int(stat.parent.name))
+            pids.append(int(stat_file.parent.name))
     return pids
 
 
@@ -157,6 +158,13 @@ def run_script(script, flags, out_dir, timeout=120, prefix=(), **knobs):
     """Runs ./script with `flags` to the end; returns the finished Run."""
     run = Run([*prefix, str(REPO / script), *flags], script_env(out_dir, **knobs))
     return run.start().finish(timeout)
+
+
+def shim(directory, name, body):
+    """An executable sh script `directory/name` running `body`: a stand-in binary or a wrapper."""
+    path = directory / name
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
 def sweep_dir(out_dir, kind="localhost"):

@@ -4,11 +4,10 @@ the progress lines and the closing table; a failing and an interrupted run; run-
 import os
 import re
 import signal
-import stat
 
 import pytest
 
-from sweep_helpers import (BIN_DIR, REPO, Run, load_json, process_name, progress_lines, run_script, script_env,
+from sweep_helpers import (shim, BIN_DIR, REPO, Run, load_json, process_name, progress_lines, run_script, script_env,
                            session_pids, sweep_dir, wait_until)
 
 SCRIPT = "run-localhost.sh"
@@ -22,12 +21,6 @@ def require_micro(*frameworks):
     missing = [f"{MICRO_PREFIX[fw]}-micro" for fw in frameworks if not (BIN_DIR / f"{MICRO_PREFIX[fw]}-micro").is_file()]
     if missing:
         pytest.fail(f"missing {', '.join(missing)} in {BIN_DIR}: run `make` first")
-
-
-def shim(directory, name, body):
-    path = directory / name
-    path.write_text(f"#!/bin/sh\n{body}\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
 def test_a_tiny_micro_sweep_logs_every_point_and_its_sweep_json(tmp_path):

@@ -2,12 +2,11 @@
 
 import os
 import signal
-import stat
 import sys
 
 import pytest
 
-from sweep_helpers import (BIN_DIR, REPO, Run, check_log_pair, load_json, process_name, progress_lines,
+from sweep_helpers import (shim, BIN_DIR, REPO, Run, check_log_pair, load_json, process_name, progress_lines,
                            require_binaries, run_script, script_env, session_pids, sweep_dir,
                            wait_until)
 
@@ -50,12 +49,6 @@ def test_a_short_sweep_writes_every_log_pair_and_its_sweep_json(tmp_path):
     # Nothing but the logs and sweep.json in the folder.
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         [f"{s}-r1.{ext}" for _, _, s in stems for ext in ("csv", "json")] + ["sweep.json"])
-
-
-def shim(directory, name, body):
-    path = directory / name
-    path.write_text(f"#!/bin/sh\n{body}\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
 @pytest.fixture

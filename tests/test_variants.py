@@ -3,13 +3,12 @@ unavailable: the knob's checks and messages, the plan, sweep.json, and real swee
 
 import json
 import os
-import stat
 import subprocess
 import sys
 
 import pytest
 
-from sweep_helpers import (BIN_DIR, REPO, check_log_pair, load_json, progress_lines, require_binaries, run_script,
+from sweep_helpers import (shim, BIN_DIR, REPO, check_log_pair, load_json, progress_lines, require_binaries, run_script,
                            sweep_dir)
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
@@ -156,12 +155,6 @@ def test_a_sweep_with_bad_variants_exits_2_before_anything_starts(tmp_path, text
     assert first.startswith(f"{SCRIPT}: VARIANTS: {text.split(':')[0]}: {named}"), run.output
     assert last == "Nothing was started." and run.stdout == []
     assert not list(tmp_path.glob("localhost-*"))
-
-
-def shim(directory, name, body):
-    path = directory / name
-    path.write_text(f"#!/bin/sh\n{body}\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
 def test_a_tokio_variant_sweep_gives_two_labels_two_colours_and_runtime_config_in_each_log(tmp_path):
