@@ -38,7 +38,7 @@ pong_start() {
   local rc=0
   await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
   case $rc in
-    0) PONG_TARGET=$(listen_address) ;;
+    0) listen_address && PONG_TARGET=$LISTENING ;;
     1) PONG_ERROR="it exited before listening" ;;
     *) PONG_ERROR="no 'listening on' line within ${READY_TIMEOUT} s" ;;
   esac

@@ -108,9 +108,15 @@ pong_start() {
   local pre=()
   if [[ -n $PONG_CPUS ]]; then pre+=(taskset -c "$PONG_CPUS"); fi
   if [[ -n $REMOTE_NICE ]]; then pre+=(nice -n "$NICE"); fi
-  cmd="cd $(sh_quote "$REMOTE_DIR") || exit 97
-$(sh_quote "${pre[@]}" "$REMOTE_DIR/target/release/$binary-pong" --address "$(hostport "$TARGET" 0)" \
-    --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${RUN_PONG_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}") </dev/null &
+  # The parts are quoted first, then joined: bash 5.2 fails to parse its SIGINT trap when the signal
+  # lands in a command substitution inside a multi-line string.
+  local dir address pong
+  dir=$(sh_quote "$REMOTE_DIR")
+  address=$(hostport "$TARGET" 0)
+  pong=$(sh_quote "${pre[@]}" "$REMOTE_DIR/target/release/$binary-pong" --address "$address" \
+    --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${RUN_PONG_ARGS[@]}" "${PONG_EXTRA_ARGS[@]}")
+  cmd="cd $dir || exit 97
+$pong </dev/null &
 pong=\$!
 echo \"pid \$pong\"
 read -r line
@@ -126,10 +132,8 @@ wait \"\$pong\""
   if ((rc == 0)); then
     await_line "$PONG_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
   fi
-  local listening
-  listening=$(listen_address)
   case $rc in
-    0) PONG_TARGET=$(hostport "$TARGET" "${listening##*:}") ;;
+    0) listen_address && PONG_TARGET=$(hostport "$TARGET" "${LISTENING##*:}") ;;
     1) PONG_ERROR="the pong on $REMOTE exited before listening on $TARGET" ;;
     *) PONG_ERROR="no 'listening on' line from $REMOTE within ${READY_TIMEOUT} s" ;;
   esac

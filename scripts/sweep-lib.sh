@@ -58,14 +58,17 @@ usage_error() { printf '%s: %s\nTry %s -h.\n' "$PROG" "$*" "$PROG" >&2; exit 2; 
 
 sweep_py() { python3 "$SCRIPTS_DIR/sweep.py" "$1" --prog "$PROG" "${@:2}"; }
 
-now_us() { local t="${EPOCHREALTIME//[!0-9]/}"; printf '%s' "$((10#$t))"; }
+# now_us and to_us set the variable named by their last argument rather than print: a command substitution
+# forks a subshell, and bash 5.2 loses a SIGINT that lands while such a subshell of its own runs
+# (seen in CI: the sweep carried on after ^C). The sweep's waits loop on them.
+now_us() { local t="${EPOCHREALTIME//[!0-9]/}"; printf -v "$1" '%s' "$((10#$t))"; }
 
 # Seconds as a checked decimal (10, 0.5, .25) to microseconds, in bash's integer arithmetic.
 to_us() {
   local whole=${1%%.*} frac=""
   [[ $1 == *.* ]] && frac=${1#*.}
   frac="${frac}000000"
-  printf '%s' "$((10#${whole:-0} * 1000000 + 10#${frac:0:6}))"
+  printf -v "$2" '%s' "$((10#${whole:-0} * 1000000 + 10#${frac:0:6}))"
 }
 
 # Collects one bundle of short flags such as -asStP; sweep.py checks the letters.
@@ -203,14 +206,18 @@ spawn_reader() {
 # Reads lines from fd $1 until one matches regex $2 (empty: none does), for at most $3 seconds.
 # Sets LINE (the matching line); returns 1 on EOF (the writer died), 2 on the deadline.
 await_line() {
-  local fd=$1 re=$2 end left rc
-  end=$(($(now_us) + $(to_us "$3")))
+  local fd=$1 re=$2 end now left timeout rc
+  to_us "$3" end
+  now_us now
+  end=$((end + now))
   while :; do
-    left=$((end - $(now_us)))
+    now_us now
+    left=$((end - now))
     ((left > 0)) || return 2
+    printf -v timeout '%d.%06d' $((left / 1000000)) $((left % 1000000))
     LINE=""
     rc=0
-    IFS= read -r -t "$(printf '%d.%06d' $((left / 1000000)) $((left % 1000000)))" -u "$fd" LINE || rc=$?
+    IFS= read -r -t "$timeout" -u "$fd" LINE || rc=$?
     if ((rc > 128)); then return 2; fi
     if ((rc != 0)) && [[ -z $LINE ]]; then return 1; fi
     if [[ -n $re && $LINE =~ $re ]]; then return 0; fi
@@ -229,9 +236,10 @@ reap() {
   wait "$pid" 2>/dev/null || true
 }
 
-# A pong's readiness line, and the ADDR:PORT it names (of LINE, after await_line matched it).
+# A pong's readiness line, and the ADDR:PORT it names (of LINE, after await_line matched it), set
+# in LISTENING (no subshell, as for now_us).
 LISTEN_RE='^listening on (.+):([0-9]+) \((tcp|udp)\)$'
-listen_address() { local addr=${LINE#listening on }; printf '%s' "${addr% (*)}"; }
+listen_address() { LISTENING=${LINE#listening on } && LISTENING=${LISTENING% (*)}; }
 
 # Prints the last lines of a stderr file, indented, for a failure report.
 tail_err() {
