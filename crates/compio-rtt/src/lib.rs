@@ -19,7 +19,7 @@ use compio::{
 };
 use futures::future::{Either, select};
 use rtt_core::runtime::{
-    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo,
+    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite, ThreadBound, UdpIo,
     io_uring_unavailable,
 };
 
@@ -155,11 +155,7 @@ fn given_back<T>(BufResult(result, slice): BufResult<T, Slice<Vec<u8>>>) -> Lent
 
 pub struct Tcp(ThreadBound<TcpStream>);
 
-impl TcpIo for Tcp {
-    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
-        given_back(ThreadBound::new(self.0.write_all(lend(buf, len))).await)
-    }
-
+impl TcpRead for Tcp {
     async fn read_exact(&mut self, buf: Vec<u8>) -> Lent<()> {
         let len = buf.len();
         given_back(ThreadBound::new(self.0.read_exact(lend(buf, len))).await)
@@ -168,6 +164,23 @@ impl TcpIo for Tcp {
     async fn read(&mut self, buf: Vec<u8>) -> Lent<usize> {
         let len = buf.len();
         given_back(ThreadBound::new(self.0.read(lend(buf, len))).await)
+    }
+}
+
+impl TcpWrite for Tcp {
+    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
+        given_back(ThreadBound::new(self.0.write_all(lend(buf, len))).await)
+    }
+}
+
+impl TcpIo for Tcp {
+    type ReadHalf = Self;
+    type WriteHalf = Self;
+
+    /// compio's owned halves are two handles on the one socket.
+    fn into_split(self) -> io::Result<(Self, Self)> {
+        let (reader, writer) = self.0.take().into_split();
+        Ok((Tcp(ThreadBound::new(reader)), Tcp(ThreadBound::new(writer))))
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {

@@ -13,15 +13,18 @@ use std::{
     time::{Duration, Instant},
 };
 
-use futures::{AsyncReadExt, AsyncWriteExt};
+use futures::{
+    AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
+    io::{ReadHalf, WriteHalf},
+};
 use glommio::{
     CpuSet, GlommioError, LocalExecutor, LocalExecutorBuilder, Placement, ReactorErrorKind,
     net::{TcpListener, TcpStream, UdpSocket},
     timer::Timer,
 };
 use rtt_core::runtime::{
-    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo, catching,
-    io_uring_unavailable,
+    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite,
+    ThreadBound, UdpIo, catching, io_uring_unavailable,
 };
 
 /// glommio 0.9's preempt timer when not told (`DEFAULT_PREEMPT_TIMER`, executor/mod.rs): 100 ms.
@@ -193,15 +196,11 @@ fn allowed_cpus() -> anyhow::Result<CpuSet> {
 pub type Task<T> = Rethrow<ThreadBound<glommio::Task<std::thread::Result<T>>>>;
 
 /// glommio's stream implements the `futures` I/O traits: they borrow the lent buffer, and a read
-/// dropped at a deadline leaves only a readiness poll behind, which consumes no data.
-pub struct Tcp(ThreadBound<TcpStream>);
+/// dropped at a deadline leaves only a readiness poll behind, which consumes no data. glommio has
+/// no split of its own: its halves are the `futures` ones (a lock each poll takes in turn).
+pub struct Tcp<S = TcpStream>(ThreadBound<S>);
 
-impl TcpIo for Tcp {
-    fn write_all(&mut self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<()>> + Send {
-        let stream = &mut *self.0;
-        ThreadBound::new(async move { (stream.write_all(&buf[..len]).await, buf) })
-    }
-
+impl<S: AsyncRead + Unpin + 'static> TcpRead for Tcp<S> {
     fn read_exact(&mut self, mut buf: Vec<u8>) -> impl Future<Output = Lent<()>> + Send {
         let stream = &mut *self.0;
         ThreadBound::new(async move { (stream.read_exact(&mut buf).await, buf) })
@@ -210,6 +209,23 @@ impl TcpIo for Tcp {
     fn read(&mut self, mut buf: Vec<u8>) -> impl Future<Output = Lent<usize>> + Send {
         let stream = &mut *self.0;
         ThreadBound::new(async move { (stream.read(&mut buf).await, buf) })
+    }
+}
+
+impl<S: AsyncWrite + Unpin + 'static> TcpWrite for Tcp<S> {
+    fn write_all(&mut self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<()>> + Send {
+        let stream = &mut *self.0;
+        ThreadBound::new(async move { (stream.write_all(&buf[..len]).await, buf) })
+    }
+}
+
+impl TcpIo for Tcp {
+    type ReadHalf = Tcp<ReadHalf<TcpStream>>;
+    type WriteHalf = Tcp<WriteHalf<TcpStream>>;
+
+    fn into_split(self) -> io::Result<(Self::ReadHalf, Self::WriteHalf)> {
+        let (reader, writer) = self.0.take().split();
+        Ok((Tcp(ThreadBound::new(reader)), Tcp(ThreadBound::new(writer))))
     }
 
     fn shutdown_write(&mut self) -> impl Future<Output = io::Result<()>> + Send {

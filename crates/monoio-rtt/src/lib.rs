@@ -12,13 +12,17 @@ use futures::future::{Either, select};
 use monoio::{
     IoUringDriver, RuntimeBuilder,
     buf::IoBuf,
-    io::{AsyncReadRent, AsyncReadRentExt, AsyncWriteRent, AsyncWriteRentExt},
-    net::{ListenerOpts, TcpListener, TcpStream, udp::UdpSocket},
+    io::{AsyncReadRent, AsyncReadRentExt, AsyncWriteRent, AsyncWriteRentExt, Splitable},
+    net::{
+        ListenerOpts, TcpListener, TcpStream,
+        tcp::{TcpOwnedReadHalf, TcpOwnedWriteHalf},
+        udp::UdpSocket,
+    },
     task::JoinHandle,
 };
 use rtt_core::runtime::{
-    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, ThreadBound, UdpIo, catching,
-    io_uring_unavailable,
+    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite,
+    ThreadBound, UdpIo, catching, io_uring_unavailable,
 };
 
 /// The ring monoio builds when not told (`IoUringDriver::DEFAULT_ENTRIES` in monoio 0.2.4).
@@ -134,16 +138,10 @@ pub type Task<T> = Rethrow<JoinHandle<std::thread::Result<T>>>;
 // `into_vec` move the pointer and neither copy nor allocate. A write lends `buf.slice(..len)`,
 // monoio's owned view, and gets the whole `Vec` back with `into_inner`.
 
-pub struct Tcp(ThreadBound<TcpStream>);
+/// A monoio stream, or one of its owned halves.
+pub struct Tcp<S = TcpStream>(ThreadBound<S>);
 
-impl TcpIo for Tcp {
-    fn write_all(&mut self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<()>> + Send {
-        ThreadBound::new(async move {
-            let (result, buf) = self.0.write_all(buf.slice(..len)).await;
-            (result.map(drop), buf.into_inner())
-        })
-    }
-
+impl<S: AsyncReadRent + 'static> TcpRead for Tcp<S> {
     fn read_exact(&mut self, buf: Vec<u8>) -> impl Future<Output = Lent<()>> + Send {
         ThreadBound::new(async move {
             let (result, buf) = self.0.read_exact(buf.into_boxed_slice()).await;
@@ -156,6 +154,25 @@ impl TcpIo for Tcp {
             let (result, buf) = self.0.read(buf.into_boxed_slice()).await;
             (result, buf.into_vec())
         })
+    }
+}
+
+impl<S: AsyncWriteRent + 'static> TcpWrite for Tcp<S> {
+    fn write_all(&mut self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<()>> + Send {
+        ThreadBound::new(async move {
+            let (result, buf) = self.0.write_all(buf.slice(..len)).await;
+            (result.map(drop), buf.into_inner())
+        })
+    }
+}
+
+impl TcpIo for Tcp {
+    type ReadHalf = Tcp<TcpOwnedReadHalf>;
+    type WriteHalf = Tcp<TcpOwnedWriteHalf>;
+
+    fn into_split(self) -> io::Result<(Self::ReadHalf, Self::WriteHalf)> {
+        let (reader, writer) = self.0.take().into_split();
+        Ok((Tcp(ThreadBound::new(reader)), Tcp(ThreadBound::new(writer))))
     }
 
     fn shutdown_write(&mut self) -> impl Future<Output = io::Result<()>> + Send {

@@ -116,14 +116,29 @@ pub trait Runtime: 'static {
 /// What an I/O call gives back: its result and the buffer it was lent, with the same length.
 pub type Lent<T> = (io::Result<T>, Vec<u8>);
 
-/// A connected TCP stream. Each call lends its buffer and gets it back (see the module's doc).
-pub trait TcpIo: Send + 'static {
-    /// Writes `buf[..len]`.
-    fn write_all(&mut self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<()>> + Send;
+/// Reads from a TCP stream, or from its reading half. Each call lends its buffer and gets it
+/// back (see the module's doc).
+pub trait TcpRead: Send + 'static {
     /// Fills the whole of `buf`.
     fn read_exact(&mut self, buf: Vec<u8>) -> impl Future<Output = Lent<()>> + Send;
     /// Reads what has come, at most `buf.len()` bytes, into the front of `buf`; 0 at the end.
     fn read(&mut self, buf: Vec<u8>) -> impl Future<Output = Lent<usize>> + Send;
+}
+
+/// Writes to a TCP stream, or to its writing half (lending its buffer, as [`TcpRead`]).
+pub trait TcpWrite: Send + 'static {
+    /// Writes `buf[..len]`.
+    fn write_all(&mut self, buf: Vec<u8>, len: usize) -> impl Future<Output = Lent<()>> + Send;
+}
+
+/// A connected TCP stream.
+pub trait TcpIo: TcpRead + TcpWrite {
+    type ReadHalf: TcpRead;
+    type WriteHalf: TcpWrite;
+
+    /// The stream as a reading and a writing half, which a receiver and a sender task use at
+    /// the same time (`--load open`): each the way the runtime's applications split a stream.
+    fn into_split(self) -> io::Result<(Self::ReadHalf, Self::WriteHalf)>;
     /// Closes the sending half: the peer reads end-of-stream, and can still answer.
     fn shutdown_write(&mut self) -> impl Future<Output = io::Result<()>> + Send;
     /// Makes each later blocking call on the stream give up by `deadline` (and after
@@ -163,7 +178,7 @@ pub trait UdpIo: Send + Sync + 'static {
 
 /// Writes a control message (a handshake, the counts) from a copy: the exchanges that are
 /// measured lend their own buffers instead.
-pub async fn write_copy<S: TcpIo>(stream: &mut S, bytes: &[u8]) -> io::Result<()> {
+pub async fn write_copy<S: TcpWrite>(stream: &mut S, bytes: &[u8]) -> io::Result<()> {
     stream.write_all(bytes.to_vec(), bytes.len()).await.0
 }
 
@@ -197,15 +212,10 @@ impl<S> FuturesTcp<S> {
     }
 }
 
-impl<S> TcpIo for FuturesTcp<S>
+impl<S> TcpRead for FuturesTcp<S>
 where
-    S: futures::AsyncRead + futures::AsyncWrite + Unpin + Send + 'static,
+    S: futures::AsyncRead + Unpin + Send + 'static,
 {
-    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
-        let result = futures::AsyncWriteExt::write_all(&mut self.stream, &buf[..len]).await;
-        (result, buf)
-    }
-
     async fn read_exact(&mut self, mut buf: Vec<u8>) -> Lent<()> {
         let result = futures::AsyncReadExt::read_exact(&mut self.stream, &mut buf).await;
         (result, buf)
@@ -214,6 +224,30 @@ where
     async fn read(&mut self, mut buf: Vec<u8>) -> Lent<usize> {
         let result = futures::AsyncReadExt::read(&mut self.stream, &mut buf).await;
         (result, buf)
+    }
+}
+
+impl<S> TcpWrite for FuturesTcp<S>
+where
+    S: futures::AsyncWrite + Unpin + Send + 'static,
+{
+    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
+        let result = futures::AsyncWriteExt::write_all(&mut self.stream, &buf[..len]).await;
+        (result, buf)
+    }
+}
+
+/// Both runtimes' streams are handles on one shared socket: a clone is the other half.
+impl<S> TcpIo for FuturesTcp<S>
+where
+    S: futures::AsyncRead + futures::AsyncWrite + Clone + Unpin + Send + 'static,
+{
+    type ReadHalf = Self;
+    type WriteHalf = Self;
+
+    fn into_split(self) -> io::Result<(Self, Self)> {
+        let reader = Self::new(self.stream.clone(), self.shutdown_write);
+        Ok((reader, self))
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {

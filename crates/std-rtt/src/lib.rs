@@ -19,7 +19,10 @@ use std::{
 
 use rtt_core::{
     build_info,
-    runtime::{Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, TcpIo, UdpIo},
+    runtime::{
+        Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, TcpIo, TcpRead, TcpWrite,
+        UdpIo,
+    },
 };
 
 pub struct Std;
@@ -269,17 +272,34 @@ impl Tcp {
     }
 }
 
-impl TcpIo for Tcp {
-    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
-        (self.write_slice(&buf[..len]), buf)
-    }
-
+impl TcpRead for Tcp {
     async fn read_exact(&mut self, mut buf: Vec<u8>) -> Lent<()> {
         (self.read_exact_slice(&mut buf), buf)
     }
 
     async fn read(&mut self, mut buf: Vec<u8>) -> Lent<usize> {
         (self.read_slice(&mut buf), buf)
+    }
+}
+
+impl TcpWrite for Tcp {
+    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
+        (self.write_slice(&buf[..len]), buf)
+    }
+}
+
+impl TcpIo for Tcp {
+    type ReadHalf = Self;
+    type WriteHalf = Self;
+
+    /// Two handles on the one socket (`try_clone`), sharing its timeouts.
+    fn into_split(self) -> io::Result<(Self, Self)> {
+        let reader = Self {
+            stream: self.stream.try_clone()?,
+            deadline: self.deadline,
+            stall_limit: self.stall_limit,
+        };
+        Ok((reader, self))
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {

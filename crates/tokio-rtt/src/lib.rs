@@ -12,8 +12,16 @@ use std::{
     time::Instant,
 };
 
-use rtt_core::runtime::{Flavor, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, UdpIo};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use rtt_core::runtime::{
+    Flavor, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite, UdpIo,
+};
+use tokio::{
+    io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt},
+    net::{
+        TcpStream,
+        tcp::{OwnedReadHalf, OwnedWriteHalf},
+    },
+};
 
 pub struct Tokio;
 
@@ -92,7 +100,7 @@ impl Runtime for Tokio {
     }
 
     async fn connect(address: SocketAddr) -> io::Result<Self::TcpStream> {
-        let stream = tokio::net::TcpStream::connect(address).await?;
+        let stream = TcpStream::connect(address).await?;
         stream.set_nodelay(true)?;
         Ok(Tcp(stream))
     }
@@ -131,19 +139,32 @@ impl<T> Future for Task<T> {
     }
 }
 
-pub struct Tcp(tokio::net::TcpStream);
+/// A tokio stream, or one of its owned halves.
+pub struct Tcp<S = TcpStream>(S);
 
-impl TcpIo for Tcp {
-    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
-        (self.0.write_all(&buf[..len]).await, buf)
-    }
-
+impl<S: AsyncRead + Unpin + Send + 'static> TcpRead for Tcp<S> {
     async fn read_exact(&mut self, mut buf: Vec<u8>) -> Lent<()> {
         (self.0.read_exact(&mut buf).await.map(drop), buf)
     }
 
     async fn read(&mut self, mut buf: Vec<u8>) -> Lent<usize> {
         (self.0.read(&mut buf).await, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin + Send + 'static> TcpWrite for Tcp<S> {
+    async fn write_all(&mut self, buf: Vec<u8>, len: usize) -> Lent<()> {
+        (self.0.write_all(&buf[..len]).await, buf)
+    }
+}
+
+impl TcpIo for Tcp {
+    type ReadHalf = Tcp<OwnedReadHalf>;
+    type WriteHalf = Tcp<OwnedWriteHalf>;
+
+    fn into_split(self) -> io::Result<(Self::ReadHalf, Self::WriteHalf)> {
+        let (reader, writer) = self.0.into_split();
+        Ok((Tcp(reader), Tcp(writer)))
     }
 
     async fn shutdown_write(&mut self) -> io::Result<()> {

@@ -18,8 +18,8 @@ use crate::{
     frame::Frame,
     options::{PingOptions, Protocol},
     runtime::{
-        Runtime, RuntimeInfo, STALL_LIMIT, TcpIo, UdpIo, connect_to_pong, send_copy, timed_out,
-        udp_to_pong, write_copy,
+        Runtime, RuntimeInfo, STALL_LIMIT, TcpIo, TcpRead, TcpWrite, UdpIo, connect_to_pong,
+        send_copy, timed_out, udp_to_pong, write_copy,
     },
     wire::{self, MAX_UDP_PAYLOAD},
 };
