@@ -12,6 +12,7 @@
 
 pub mod build_info;
 pub mod decoy;
+pub mod descriptors;
 pub mod frame;
 pub mod knobs;
 pub mod log;

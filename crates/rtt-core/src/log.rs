@@ -10,8 +10,9 @@ use crate::{machine::Machine, stats::RttStats};
 /// The `schema` field of every log; bumped when a field changes meaning.
 pub const SCHEMA: &str = "rtt-log/1";
 
-/// The header of an RTT run's CSV log: a row per reply received after the warm-up.
-pub const RTT_CSV_HEADER: &str = "seq,t_ns,rtt_ns";
+/// The header of an RTT run's CSV log: a row per reply received after the warm-up, by connection
+/// (`conn`, from 0; `seq` counts on each connection); `latency_ns` is empty in closed load.
+pub const RTT_CSV_HEADER: &str = "seq,t_ns,rtt_ns,conn,latency_ns";
 
 /// The header of a throughput run's CSV log: a row per measured window.
 pub const THROUGHPUT_CSV_HEADER: &str = "window,t_ns,messages,bytes";
@@ -29,7 +30,7 @@ pub const SCHEMA_FILE: &str = "schema/rtt-log.schema.json";
 pub enum Log {
     /// Round-trip times of paced messages (`--mode rtt`).
     #[schemars(extend("x-csv-header" = RTT_CSV_HEADER))]
-    Rtt(RttLog),
+    Rtt(Box<RttLog>),
     /// One-way throughput, counted by the pong in windows (`--mode throughput`).
     #[schemars(extend("x-csv-header" = THROUGHPUT_CSV_HEADER))]
     Throughput(ThroughputLog),
@@ -51,9 +52,8 @@ impl Log {
     /// Why the run did not end as planned, whatever its kind; `None` when it did.
     pub fn error(&self) -> Option<&str> {
         match self {
-            Log::Rtt(RttLog { context, .. }) | Log::Throughput(ThroughputLog { context, .. }) => {
-                context.error.as_deref()
-            }
+            Log::Rtt(log) => log.context.error.as_deref(),
+            Log::Throughput(log) => log.context.error.as_deref(),
             Log::Micro(log) => log.error.as_deref(),
         }
     }
@@ -160,8 +160,40 @@ pub struct RttLog {
     pub out_of_order: Option<u64>,
     /// Messages sent in the measured window per second.
     pub achieved_rate: f64,
-    /// The RTT distribution of the replies.
+    /// The RTT distribution of the replies (actual send → echo), across all connections.
     pub rtt_ns: RttSummary,
+    /// TCP connections or UDP sockets, each with its own task and sequence numbers (runtime
+    /// only; logs written before it existed had 1).
+    pub connections: Option<u32>,
+    /// `closed` (a connection's next message waits for its echo) or `open` (each sends on
+    /// schedule) (runtime only; logs written before it existed were `closed`).
+    pub load: Option<String>,
+    /// Open load: the most messages in flight per connection; `null` in closed load.
+    pub window: Option<u32>,
+    /// Open load: the latency of the replies from when each message was due (scheduled send →
+    /// echo), which counts the time a message waited to be sent (coordinated omission
+    /// corrected); `null` in closed load.
+    pub latency_ns: Option<RttSummary>,
+    /// How evenly the connections fared (runtime only).
+    pub per_connection: Option<Fairness>,
+}
+
+/// Per-connection counts, summarised across the connections.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Fairness {
+    pub sent: Range,
+    pub received: Range,
+    pub lost: Range,
+    /// Connections that received fewer than half the median received: starved by the others.
+    pub starved: u32,
+}
+
+/// The least, median (nearest rank) and most of a count across connections.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Range {
+    pub min: u64,
+    pub median: u64,
+    pub max: u64,
 }
 
 /// The RTTs of a run in ns; all but `n` are `null` when nothing was received. Percentiles by

@@ -12,10 +12,16 @@ use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum, error::ErrorKin
 use crate::{
     build_info,
     decoy::DecoyKind,
-    pacing,
+    descriptors, pacing,
     runtime::{Knob, Runtime, RuntimeOptions},
     wire::{self, MAX_TCP_PAYLOAD, MAX_UDP_PAYLOAD},
 };
+
+/// The most connections one ping opens (`--connections`).
+pub const MAX_CONNECTIONS: i64 = 100_000;
+
+/// Messages in flight per connection in open load when `--window` is not given.
+pub const DEFAULT_WINDOW: u32 = 64;
 
 /// The longest UDP throughput run: its per-window counts must fit one datagram.
 pub const MAX_UDP_THROUGHPUT_SECONDS: f64 = 400.0;
@@ -50,6 +56,23 @@ pub enum Mode {
     Rtt,
     /// One-way messages as fast as possible (the pong counts them)
     Throughput,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Load {
+    /// Each connection sends its next message once the previous echo is in
+    Closed,
+    /// Each connection sends on its schedule, echoes or not (up to --window in flight)
+    Open,
+}
+
+impl Load {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Load::Closed => "closed",
+            Load::Open => "open",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -90,6 +113,18 @@ pub struct PingOptions {
     /// Time sent and received before measuring, excluded from the statistics
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub warmup: f64,
+    /// TCP connections (or UDP sockets) to the pong, each driven by its own task (std: thread),
+    /// with its own sequence numbers; --rate is their aggregate, each sends at rate/N, staggered
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_CONNECTIONS))]
+    pub connections: u32,
+    /// closed: a connection's next message waits for its previous echo; open: each connection
+    /// sends on schedule (a sender and a receiver task), and latency_ns counts from when each
+    /// message was due
+    #[arg(long, value_enum, default_value_t = Load::Closed)]
+    pub load: Load,
+    /// Open load: the most messages in flight per connection; a send held back is late
+    #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub window: Option<u32>,
     /// CPU-bound decoy tasks spawned on the same runtime (std: threads)
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub tasks: u32,
@@ -142,6 +177,11 @@ impl PingOptions {
         Duration::from_millis(self.udp_timeout_ms)
     }
 
+    /// Open load's window (messages in flight per connection); `None` in closed load.
+    pub fn window(&self) -> Option<u32> {
+        (self.load == Load::Open).then(|| self.window.unwrap_or(DEFAULT_WINDOW))
+    }
+
     /// Checks that need more than one option at a time.
     fn check(&self) -> Result<(), String> {
         if self.protocol == Protocol::Udp && self.size > MAX_UDP_PAYLOAD {
@@ -150,7 +190,30 @@ impl PingOptions {
                 self.size
             ));
         }
+        if self.window.is_some() && self.load == Load::Closed {
+            return Err("--window applies to --load open: a closed loop has one message in flight per connection".to_owned());
+        }
+        if self.load == Load::Open {
+            if self.interval().is_zero() {
+                return Err("--load open sends on a schedule: give it one with --rate or --interval (not 0)".to_owned());
+            }
+            if self.pacing == PacingMode::Sleep {
+                return Err("--load open sends on a schedule: drop --pacing sleep".to_owned());
+            }
+        }
+        if self.pacing == PacingMode::Sleep && self.connections > 1 {
+            return Err(
+                "--pacing sleep (the 2022 method) drives one connection: drop it, or --connections"
+                    .to_owned(),
+            );
+        }
         if self.mode == Mode::Throughput {
+            if self.connections > 1 || self.load == Load::Open {
+                return Err(
+                    "--connections and --load apply to --mode rtt: a throughput run has one sender"
+                        .to_owned(),
+                );
+            }
             if self.interval.is_some() || self.rate.is_some() {
                 return Err("--interval and --rate do not apply to --mode throughput: it sends as fast as it can".to_owned());
             }
@@ -177,6 +240,10 @@ pub struct PongOptions {
     /// Transport
     #[arg(long, value_enum, default_value_t = Protocol::Tcp)]
     pub protocol: Protocol,
+    /// TCP clients to be ready for at once: the file-descriptor limit is checked for them
+    /// before listening
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_CONNECTIONS))]
+    pub connections: u32,
     #[command(flatten)]
     pub runtime: RuntimeOptions,
 }
@@ -201,6 +268,31 @@ pub fn check_ping<R: Runtime>(options: &PingOptions, command: &mut Command) {
         command.error(ErrorKind::ArgumentConflict, message).exit();
     }
     check_runtime::<R>(&options.runtime, command);
+    let what = format!("--connections {}", options.connections);
+    check_room(
+        descriptors::make_room_for(options.connections, &what),
+        command,
+    );
+}
+
+/// Rejects the options of a pong, once parsed.
+pub fn check_pong<R: Runtime>(options: &PongOptions, command: &mut Command) {
+    check_runtime::<R>(&options.runtime, command);
+    // A UDP pong serves every peer from its one socket.
+    if options.protocol == Protocol::Tcp {
+        let what = format!("serving --connections {}", options.connections);
+        check_room(
+            descriptors::make_room_for(options.connections, &what),
+            command,
+        );
+    }
+}
+
+/// Exits 2 when the open-files limit leaves no room for the sockets asked for.
+fn check_room(room: Result<(), String>, command: &mut Command) {
+    if let Err(message) = room {
+        command.error(ErrorKind::ValueValidation, message).exit();
+    }
 }
 
 /// Rejects runtime options the runtime under test does not have.

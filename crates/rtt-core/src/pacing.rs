@@ -4,6 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::options::PacingMode;
+
 /// How the ping paces its messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pacer {
@@ -27,14 +29,43 @@ pub enum Wait {
 }
 
 impl Pacer {
+    /// The pacer of connection `conn` (0-based) of `connections` that share an aggregate
+    /// `interval` from `start`: each sends every `connections × interval`, connection `conn`
+    /// offset by `conn × interval`, so that together they send evenly at the aggregate rate
+    /// rather than in bursts. Zero `interval` is back-to-back on each connection.
+    pub fn for_connection(
+        mode: PacingMode,
+        start: Instant,
+        interval: Duration,
+        conn: u32,
+        connections: u32,
+    ) -> Self {
+        match mode {
+            _ if interval.is_zero() => Pacer::BackToBack,
+            PacingMode::Schedule => Pacer::Schedule {
+                start: start + scaled(interval, conn.into()),
+                interval: scaled(interval, connections.into()),
+            },
+            PacingMode::Sleep => Pacer::Sleep { interval },
+        }
+    }
+
+    /// When message `seq` is due; `None` unless paced by a schedule.
+    pub fn due(&self, seq: u64) -> Option<Instant> {
+        match *self {
+            Pacer::Schedule { start, interval } => Some(start + scaled(interval, seq)),
+            Pacer::BackToBack | Pacer::Sleep { .. } => None,
+        }
+    }
+
     /// The wait before message `seq`, given that the previous reply came in at `now`.
     pub fn wait(&self, seq: u64, now: Instant) -> Wait {
         match *self {
             Pacer::BackToBack => Wait::None,
             Pacer::Sleep { .. } if seq == 0 => Wait::None,
             Pacer::Sleep { interval } => Wait::Until(now + interval),
-            Pacer::Schedule { start, interval } => {
-                let due = start + scaled(interval, seq);
+            Pacer::Schedule { .. } => {
+                let due = self.due(seq).unwrap_or(now);
                 if due > now {
                     Wait::Until(due)
                 } else {
@@ -101,6 +132,25 @@ mod tests {
         let pacer = Pacer::Sleep { interval: MS };
         assert_eq!(pacer.wait(0, now), Wait::None);
         assert_eq!(pacer.wait(7, now), Wait::Until(now + MS));
+    }
+
+    #[test]
+    fn connections_share_the_rate_staggered_evenly() {
+        let start = Instant::now();
+        let dues: Vec<_> = (0..4)
+            .map(|conn| Pacer::for_connection(PacingMode::Schedule, start, MS, conn, 4))
+            .flat_map(|pacer| (0..3).map(move |seq| pacer.due(seq)))
+            .map(|due| due.map(|d| (d - start).as_millis()))
+            .collect();
+        let mut sorted: Vec<_> = dues.iter().flatten().copied().collect();
+        sorted.sort_unstable();
+        // Four connections at an aggregate 1 ms: one message every ms, never two at once.
+        assert_eq!(sorted, (0..12).collect::<Vec<_>>());
+        assert_eq!(dues[1], Some(4), "connection 0 sends every 4 ms");
+        assert_eq!(
+            Pacer::for_connection(PacingMode::Schedule, start, Duration::ZERO, 1, 4),
+            Pacer::BackToBack
+        );
     }
 
     #[test]

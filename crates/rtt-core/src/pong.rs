@@ -24,7 +24,7 @@ const BUFFER: usize = 64 * 1024;
 pub fn main<R: Runtime>(name: &'static str) -> ExitCode {
     let about = "Echoes the messages of this suite's pings until killed";
     let (options, mut command) = options::parse::<PongOptions>(name, about);
-    options::check_runtime::<R>(&options.runtime, &mut command);
+    options::check_pong::<R>(&options, &mut command);
     let result =
         R::run(&options.runtime.clone(), move |_| serve::<R>(options)).and_then(|served| served);
     if let Err(error) = result {

@@ -1,7 +1,7 @@
 //! The few lines a person reads after a run, in the spirit of `ping`'s summary, and the warning
 //! of a run that missed its rate: built from the typed log alone, so they say what the log says.
 
-use crate::log::{Log, MicroLog, RttLog, RunContext, ThroughputLog};
+use crate::log::{Log, MicroLog, Range, RttLog, RttSummary, RunContext, ThroughputLog};
 
 /// The achieved rate may miss the target by this fraction before the ping warns.
 const RATE_TOLERANCE: f64 = 0.05;
@@ -45,10 +45,16 @@ impl RunContext {
 
 impl RttLog {
     fn human(&self) -> String {
-        let pace = match self.target_rate {
+        let mut pace = match self.target_rate {
             Some(rate) => format!("target {rate:.0} msg/s ({} pacing)", shown(&self.pacing)),
             None => "back-to-back".to_owned(),
         };
+        if let Some(n @ 2..) = self.connections {
+            pace += &format!(" over {n} connections");
+        }
+        if let Some(window) = self.window {
+            pace += &format!(", open load (window {window})");
+        }
         let mut text = self.context.headline(&pace);
         text += &format!(
             "  sent {}, received {}, lost {}, late {}, out of order {}\n",
@@ -58,19 +64,24 @@ impl RttLog {
             shown(&self.late),
             shown(&self.out_of_order),
         );
-        let s = &self.rtt_ns;
-        if let (Some(min), Some(p50), Some(p99), Some(p999), Some(max)) =
-            (s.min, s.p50, s.p99, s.p999, s.max)
-        {
+        text += &distribution("rtt", &self.rtt_ns);
+        if let Some(latency) = &self.latency_ns {
+            text += &distribution("latency from due time", latency);
+        }
+        if let (Some(n @ 2..), Some(f)) = (self.connections, &self.per_connection) {
+            let range = |r: &Range| format!("{}/{}/{}", r.min, r.median, r.max);
             text += &format!(
-                "  rtt min {}  p50 {}  p99 {}  p99.9 {}  max {}  (n = {})\n",
-                human_ns(min),
-                human_ns(p50),
-                human_ns(p99),
-                human_ns(p999),
-                human_ns(max),
-                s.n
+                "  per connection (min/median/max of {n}): sent {}, received {}, lost {}\n",
+                range(&f.sent),
+                range(&f.received),
+                range(&f.lost)
             );
+            if f.starved > 0 {
+                text += &format!(
+                    "  {} of {n} connections starved (received under half the median)\n",
+                    f.starved
+                );
+            }
         }
         text += &format!(
             "  achieved {:.1} msg/s over {} s\n",
@@ -155,6 +166,22 @@ pub fn human_ns(ns: u64) -> String {
         1_000..1_000_000 => format!("{:.1} µs", ns as f64 / 1e3),
         1_000_000..1_000_000_000 => format!("{:.2} ms", ns as f64 / 1e6),
         _ => format!("{:.2} s", ns as f64 / 1e9),
+    }
+}
+
+/// One line of a latency distribution, e.g. `  rtt min 50.1 µs  p50 …  (n = 9999)`.
+fn distribution(what: &str, s: &RttSummary) -> String {
+    match (s.min, s.p50, s.p99, s.p999, s.max) {
+        (Some(min), Some(p50), Some(p99), Some(p999), Some(max)) => format!(
+            "  {what} min {}  p50 {}  p99 {}  p99.9 {}  max {}  (n = {})\n",
+            human_ns(min),
+            human_ns(p50),
+            human_ns(p99),
+            human_ns(p999),
+            human_ns(max),
+            s.n
+        ),
+        _ => String::new(),
     }
 }
 

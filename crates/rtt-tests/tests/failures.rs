@@ -4,63 +4,10 @@
 
 mod common;
 
-use std::{
-    net::UdpSocket,
-    process::Command,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
-    thread,
-    time::Duration,
-};
+use std::{process::Command, time::Duration};
 
-use common::{Pong, binary, float, ping, ping_with, uint};
+use common::{LossyEcho, Pong, binary, float, ping, ping_with, uint};
 use rtt_core::log::Log;
-
-/// A UDP echo server that holds back every 4th datagram and sends it only after the next one
-/// arrives, long after the ping gave up on it: a loss followed by a late, stale reply.
-struct LossyEcho {
-    address: String,
-    stop: Arc<AtomicBool>,
-}
-
-impl LossyEcho {
-    fn start() -> Self {
-        let socket = UdpSocket::bind("127.0.0.1:0").expect("binds");
-        socket
-            .set_read_timeout(Some(Duration::from_millis(20)))
-            .expect("sets a timeout");
-        let address = socket.local_addr().expect("has an address").to_string();
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
-        thread::spawn(move || {
-            let (mut buf, mut count) = (vec![0u8; 65_536], 0u64);
-            let mut held: Option<(Vec<u8>, std::net::SocketAddr)> = None;
-            while !stopped.load(Ordering::Relaxed) {
-                let Ok((len, peer)) = socket.recv_from(&mut buf) else {
-                    continue;
-                };
-                count += 1;
-                if let Some((stale, to)) = held.take() {
-                    let _ = socket.send_to(&stale, to);
-                }
-                if count % 4 == 0 {
-                    held = Some((buf[..len].to_vec(), peer));
-                } else {
-                    let _ = socket.send_to(&buf[..len], peer);
-                }
-            }
-        });
-        LossyEcho { address, stop }
-    }
-}
-
-impl Drop for LossyEcho {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
 
 /// Sends `kill -SIGNAL pid`; whether it was delivered.
 fn signal(pid: u32, name: &str) -> bool {

@@ -17,7 +17,7 @@ fn rtt_log(run: &PingRun, what: &str) -> RttLog {
     let rewritten = serde_json::to_value(&log).expect("serialises");
     assert_eq!(&rewritten, json, "{what}: fields missing, extra or changed");
     match log {
-        Log::Rtt(log) => log,
+        Log::Rtt(log) => *log,
         other => panic!("{what}: not an RTT log: {other:?}"),
     }
 }

@@ -9,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{anyhow, bail};
 
 use crate::{
     options::PingOptions,
@@ -65,48 +65,71 @@ impl<S: TcpIo> Link for TcpLink<S> {
 
     async fn exchange(&mut self, seq: u64, _sent_at: Instant) -> anyhow::Result<Echo> {
         let address = self.address;
-        let stalled = |waiting_for: &str| {
-            anyhow!(
-                "the pong at {address} (tcp) {waiting_for} for {} s: is it stopped or overloaded?",
-                STALL_LIMIT.as_secs()
-            )
-        };
         let len = self.message.len();
         let written;
         (written, self.message) = self.stream.write_all(take(&mut self.message), len).await;
-        if let Err(error) = written {
-            return Err(match timed_out(&error) {
-                true => stalled("took no data"),
-                false => anyhow!(error).context(format!("sending to the pong at {address} (tcp)")),
-            });
-        }
+        written.map_err(|error| tcp_write_error(error, address))?;
         let read;
         (read, self.echo) = self.stream.read_exact(take(&mut self.echo)).await;
-        if let Err(error) = read {
-            return Err(match error.kind() {
-                io::ErrorKind::UnexpectedEof => {
-                    anyhow!("the pong at {address} (tcp) closed the connection")
-                }
-                _ if timed_out(&error) => anyhow!(
-                    "no echo from the pong at {address} (tcp) for {} s: is it stopped or overloaded?",
-                    STALL_LIMIT.as_secs()
-                ),
-                _ => anyhow!(error)
-                    .context(format!("reading the echo from the pong at {address} (tcp)")),
-            });
-        }
+        read.map_err(|error| tcp_read_error(error, address))?;
         let at = Instant::now();
-        match wire::read_seq(&self.echo) {
-            Some(echoed) if echoed == seq => Ok(Echo {
-                at,
-                received: true,
-                stale: 0,
-            }),
-            echoed => bail!(
-                "the pong at {address} (tcp) echoed sequence {echoed:?} for message {seq}: is it a pong of this suite?"
-            ),
-        }
+        check_tcp_echo(&self.echo, seq, address)?;
+        Ok(Echo {
+            at,
+            received: true,
+            stale: 0,
+        })
     }
+}
+
+/// What a failed TCP write of a message means.
+pub(super) fn tcp_write_error(error: io::Error, address: SocketAddr) -> anyhow::Error {
+    match timed_out(&error) {
+        true => anyhow!(
+            "the pong at {address} (tcp) took no data for {} s: is it stopped or overloaded?",
+            STALL_LIMIT.as_secs()
+        ),
+        false => anyhow!(error).context(format!("sending to the pong at {address} (tcp)")),
+    }
+}
+
+/// What a failed TCP read of an echo means.
+pub(super) fn tcp_read_error(error: io::Error, address: SocketAddr) -> anyhow::Error {
+    match error.kind() {
+        io::ErrorKind::UnexpectedEof => {
+            anyhow!("the pong at {address} (tcp) closed the connection")
+        }
+        _ if timed_out(&error) => anyhow!(
+            "no echo from the pong at {address} (tcp) for {} s: is it stopped or overloaded?",
+            STALL_LIMIT.as_secs()
+        ),
+        _ => anyhow!(error).context(format!("reading the echo from the pong at {address} (tcp)")),
+    }
+}
+
+/// A TCP echo must carry the sequence of the message it answers: the stream keeps their order.
+pub(super) fn check_tcp_echo(echo: &[u8], seq: u64, address: SocketAddr) -> anyhow::Result<()> {
+    match wire::read_seq(echo) {
+        Some(echoed) if echoed == seq => Ok(()),
+        echoed => bail!(
+            "the pong at {address} (tcp) echoed sequence {echoed:?} for message {seq}: is it a pong of this suite?"
+        ),
+    }
+}
+
+/// What a failed UDP send or receive means (`doing`: e.g. "sending to").
+pub(super) fn udp_error(error: io::Error, address: SocketAddr, doing: &str) -> anyhow::Error {
+    match error.kind() {
+        io::ErrorKind::ConnectionRefused => {
+            anyhow!("the pong at {address} (udp) refused the datagram: is it running?")
+        }
+        _ => anyhow!(error).context(format!("{doing} the pong at {address} (udp)")),
+    }
+}
+
+/// The sequence a UDP reply carries if it can answer a message of `size` bytes.
+pub(super) fn udp_echo_seq(echo: &[u8], size: usize) -> Option<u64> {
+    (echo.len() == size).then(|| wire::read_seq(echo)).flatten()
 }
 
 pub(super) struct UdpLink<U> {
@@ -137,15 +160,10 @@ impl<U: UdpIo> Link for UdpLink<U> {
 
     async fn exchange(&mut self, seq: u64, sent_at: Instant) -> anyhow::Result<Echo> {
         let address = self.address;
-        let refused =
-            || anyhow!("the pong at {address} (udp) refused the datagram: is it running?");
         let size = self.message.len();
         let sent;
         (sent, self.message) = self.socket.send(take(&mut self.message), size).await;
-        match sent {
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Err(refused()),
-            other => other.with_context(|| format!("sending to the pong at {address} (udp)"))?,
-        };
+        sent.map_err(|e| udp_error(e, address, "sending to"))?;
         let deadline = sent_at + self.timeout;
         let mut stale = 0;
         loop {
@@ -154,7 +172,7 @@ impl<U: UdpIo> Link for UdpLink<U> {
             match received {
                 Ok(Some(len)) => {
                     let at = Instant::now();
-                    if len == size && wire::read_seq(&self.echo[..len]) == Some(seq) {
+                    if udp_echo_seq(&self.echo[..len], size) == Some(seq) {
                         return Ok(Echo {
                             at,
                             received: true,
@@ -172,11 +190,7 @@ impl<U: UdpIo> Link for UdpLink<U> {
                         stale,
                     });
                 }
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Err(refused()),
-                Err(e) => {
-                    return Err(e)
-                        .with_context(|| format!("receiving from the pong at {address} (udp)"));
-                }
+                Err(e) => return Err(udp_error(e, address, "receiving from")),
             }
         }
     }

@@ -1,91 +1,195 @@
-//! The RTT client: connects to a pong, sends paced messages on the runtime under test and keeps
-//! the RTT of every reply in the measured window. One loop serves every runtime and both
+//! The RTT client: opens `--connections` TCP connections (or UDP sockets) to a pong, drives each
+//! from its own task on the runtime under test, and keeps the RTT of every reply in the measured
+//! window. One loop per load (closed here, open in [`open`]) serves every runtime and both
 //! transports; only the calls behind the [`Runtime`] traits and the `Link` (TCP or UDP) differ.
 
 mod link;
+mod open;
 mod report;
 
-use std::time::Instant;
+use std::{sync::Arc, time::Instant};
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{anyhow, bail};
 
 pub use report::RttReport;
 
 use self::link::{Link, TcpLink, UdpLink};
 use crate::{
     frame::Frame,
-    options::{PacingMode, PingOptions, Protocol},
+    options::{Load, PingOptions, Protocol},
     pacing::{Pacer, Wait},
     recorder::Recorder,
     runtime::{Runtime, RuntimeInfo, STALL_LIMIT, TcpIo, connect_to_pong, udp_to_pong},
     wire,
 };
 
+/// What one connection kept, and how it ended.
+type Outcome = (Recorder, anyhow::Result<()>);
+
 /// One RTT run on the runtime under test.
 pub async fn session<R: Runtime>(options: PingOptions, info: RuntimeInfo) -> RttReport {
     let frame = Frame::<R>::begin(&options);
-    let mut recorder = Recorder::new();
-    let outcome = measure::<R>(&options, &mut recorder).await;
+    let options = Arc::new(options);
+    let (recorders, outcome) = measure::<R>(&options).await;
     let context = frame.end(&options, info, outcome).await;
-    RttReport::new(context, &options, recorder)
+    RttReport::new(context, &options, recorders)
 }
 
-/// Connects and runs the exchange loop until the measured window ends.
-async fn measure<R: Runtime>(options: &PingOptions, recorder: &mut Recorder) -> anyhow::Result<()> {
-    let address = options.address;
-    match options.protocol {
-        Protocol::Tcp => {
-            let mut stream = connect_to_pong::<R>(address).await?;
-            // A TCP read or write has no deadline of its own: one guard for the whole run (UDP
-            // needs none, each datagram has its own), so a stalled pong cannot hold the ping
-            // forever. std's blocking calls have socket timeouts instead.
-            let deadline = Instant::now() + options.warmup() + options.duration() + STALL_LIMIT;
-            stream
-                .bound_by(deadline)
-                .with_context(|| format!("setting the timeouts of the stream to {address}"))?;
-            let mut link = TcpLink::new(stream, address, options.size);
-            let exchanges = exchange_loop::<R, _>(&mut link, options, recorder);
-            R::until(deadline, exchanges).await.unwrap_or_else(|| {
-                Err(anyhow!(
-                    "no echo from the pong at {address} (tcp) for {} s past the run's end: is it stopped or overloaded?",
-                    STALL_LIMIT.as_secs()
-                ))
-            })
-        }
-        Protocol::Udp => {
-            let socket = udp_to_pong::<R>(address).await?;
-            let mut link = UdpLink::new(socket, address, options);
-            exchange_loop::<R, _>(&mut link, options, recorder).await?;
-            if recorder.sent > 0 && recorder.received() == 0 {
-                bail!(
-                    "none of the {} datagrams sent to {address} (udp) was answered within {} ms: is the pong running and the port open?",
-                    recorder.sent,
-                    options.udp_timeout_ms
-                );
-            }
-            Ok(())
+/// The times every connection of a run shares.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// When the first message is due, once every connection is open.
+    start: Instant,
+    measure_start: Instant,
+    end: Instant,
+    /// A TCP read or write has no deadline of its own: one guard for the whole run (UDP needs
+    /// none, each datagram has its own), so a stalled pong cannot hold the ping forever.
+    deadline: Instant,
+}
+
+impl Plan {
+    fn starting_now(options: &PingOptions) -> Self {
+        let start = Instant::now();
+        let measure_start = start + options.warmup();
+        let end = measure_start + options.duration();
+        Self {
+            start,
+            measure_start,
+            end,
+            deadline: end + STALL_LIMIT,
         }
     }
+
+    /// Connection `conn`'s share of the schedule.
+    fn pacer(&self, conn: u32, options: &PingOptions) -> Pacer {
+        let (interval, n) = (options.interval(), options.connections);
+        Pacer::for_connection(options.pacing, self.start, interval, conn, n)
+    }
+
+    /// A connection's recorder, for this run's measured window.
+    fn recorder(&self) -> Recorder {
+        let mut recorder = Recorder::new();
+        recorder.window = Some((self.measure_start, self.end));
+        recorder
+    }
+}
+
+/// Opens every connection, then runs them all, each in its own task; their recorders, in the
+/// order of the connections, and the first error.
+async fn measure<R: Runtime>(options: &Arc<PingOptions>) -> (Vec<Recorder>, anyhow::Result<()>) {
+    let address = options.address;
+    let n = options.connections;
+    let tasks = match options.protocol {
+        Protocol::Tcp => {
+            let mut streams = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                match connect_to_pong::<R>(address).await {
+                    Ok(stream) => streams.push(stream),
+                    Err(error) => return (Vec::new(), Err(error)),
+                }
+            }
+            let plan = Plan::starting_now(options);
+            let run =
+                |(conn, stream)| R::spawn(tcp_connection::<R>(stream, conn, plan, options.clone()));
+            (0..).zip(streams).map(run).collect::<Vec<_>>()
+        }
+        Protocol::Udp => {
+            let mut sockets = Vec::with_capacity(n as usize);
+            for _ in 0..n {
+                match udp_to_pong::<R>(address).await {
+                    Ok(socket) => sockets.push(socket),
+                    Err(error) => return (Vec::new(), Err(error)),
+                }
+            }
+            let plan = Plan::starting_now(options);
+            let run =
+                |(conn, socket)| R::spawn(udp_connection::<R>(socket, conn, plan, options.clone()));
+            (0..).zip(sockets).map(run).collect()
+        }
+    };
+    let mut recorders = Vec::with_capacity(tasks.len());
+    let mut outcome = Ok(());
+    for (conn, task) in (0..).zip(tasks) {
+        let (recorder, result) = task.await;
+        recorders.push(recorder);
+        if let (Ok(()), Err(error)) = (&outcome, result) {
+            outcome = Err(match n {
+                1 => error,
+                _ => error.context(format!("connection {conn} of {n}")),
+            });
+        }
+    }
+    if outcome.is_ok() && options.protocol == Protocol::Udp {
+        let sent: u64 = recorders.iter().map(|r| r.sent).sum();
+        if sent > 0 && recorders.iter().all(|r| r.received() == 0) {
+            outcome = Err(anyhow!(
+                "none of the {sent} datagrams sent to {address} (udp) was answered within {} ms: is the pong running and the port open?",
+                options.udp_timeout_ms
+            ));
+        }
+    }
+    (recorders, outcome)
+}
+
+/// One TCP connection, under either load.
+async fn tcp_connection<R: Runtime>(
+    mut stream: R::TcpStream,
+    conn: u32,
+    plan: Plan,
+    options: Arc<PingOptions>,
+) -> Outcome {
+    let address = options.address;
+    // std's blocking calls have socket timeouts instead of the runtime's race against a timer.
+    if let Err(error) = stream.bound_by(plan.deadline) {
+        let error =
+            anyhow!(error).context(format!("setting the timeouts of the stream to {address}"));
+        return (Recorder::new(), Err(error));
+    }
+    let pacer = plan.pacer(conn, &options);
+    if options.load == Load::Open {
+        return open::tcp::<R>(stream, pacer, plan, &options).await;
+    }
+    let mut recorder = plan.recorder();
+    let mut link = TcpLink::new(stream, address, options.size);
+    let exchanges = exchange_loop::<R, _>(&mut link, pacer, plan, &mut recorder);
+    let result = R::until(plan.deadline, exchanges).await.unwrap_or_else(|| {
+        bail!(
+            "no echo from the pong at {address} (tcp) for {} s past the run's end: is it stopped or overloaded?",
+            STALL_LIMIT.as_secs()
+        )
+    });
+    (recorder, result)
+}
+
+/// One UDP socket, under either load.
+async fn udp_connection<R: Runtime>(
+    socket: R::UdpSocket,
+    conn: u32,
+    plan: Plan,
+    options: Arc<PingOptions>,
+) -> Outcome {
+    let pacer = plan.pacer(conn, &options);
+    if options.load == Load::Open {
+        return open::udp::<R>(socket, pacer, plan, &options).await;
+    }
+    let mut recorder = plan.recorder();
+    let mut link = UdpLink::new(socket, options.address, &options);
+    let result = exchange_loop::<R, _>(&mut link, pacer, plan, &mut recorder).await;
+    (recorder, result)
 }
 
 /// Sends message after message as the pacer says until the measured window ends; records the
 /// replies of messages sent inside the window.
 async fn exchange_loop<R: Runtime, L: Link>(
     link: &mut L,
-    options: &PingOptions,
+    pacer: Pacer,
+    plan: Plan,
     recorder: &mut Recorder,
 ) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let measure_start = start + options.warmup();
-    let end = measure_start + options.duration();
-    recorder.window = Some((measure_start, end));
-    let interval = options.interval();
-    let pacer = match options.pacing {
-        _ if interval.is_zero() => Pacer::BackToBack,
-        PacingMode::Schedule => Pacer::Schedule { start, interval },
-        PacingMode::Sleep => Pacer::Sleep { interval },
-    };
-    let mut now = start;
+    let Plan {
+        measure_start, end, ..
+    } = plan;
+    let mut now = Instant::now();
     for seq in 0.. {
         let late = match pacer.wait(seq, now) {
             Wait::None => false,

@@ -1,5 +1,5 @@
-//! What an RTT run reports: its typed log (counts, achieved rate, RTT statistics) and its CSV,
-//! a row per reply received in the measured window.
+//! What an RTT run reports: its typed log (counts, achieved rate, RTT statistics, how the
+//! connections fared) and its CSV, a row per reply received in the measured window.
 
 use std::{
     io::{self, Write},
@@ -7,49 +7,100 @@ use std::{
 };
 
 use crate::{
-    log::{Log, RTT_CSV_HEADER, RttLog, RttSummary, RunContext},
+    log::{Fairness, Log, RTT_CSV_HEADER, Range, RttLog, RttSummary, RunContext},
     options::PingOptions,
     output::Outcome,
     recorder::Recorder,
-    stats::RttStats,
+    stats::{RttStats, nearest_rank},
 };
 
 /// The result of an RTT run.
 #[derive(Debug)]
 pub struct RttReport {
     log: Log,
-    recorder: Recorder,
+    /// One per connection, in order.
+    recorders: Vec<Recorder>,
 }
 
 impl RttReport {
-    /// Summarises what `recorder` kept of a run described by `context`.
-    pub fn new(context: RunContext, options: &PingOptions, recorder: Recorder) -> Self {
-        let measured_for = recorder
-            .window
+    /// Summarises what the connections' `recorders` kept of a run described by `context`: the
+    /// totals are their sums, the percentiles those of all their samples together (exact).
+    pub fn new(context: RunContext, options: &PingOptions, recorders: Vec<Recorder>) -> Self {
+        let mut total = Recorder::new();
+        recorders.iter().for_each(|r| total.add_counts(r));
+        let measured_for = recorders
+            .iter()
+            .find_map(|r| r.window)
             .map(|(start, end)| Instant::now().clamp(start, end) - start)
             .unwrap_or_default();
         let achieved_rate = if measured_for.is_zero() {
             0.0
         } else {
-            recorder.sent as f64 / measured_for.as_secs_f64()
+            total.sent as f64 / measured_for.as_secs_f64()
         };
         let interval_s = options.interval().as_secs_f64();
-        let stats = RttStats::from_samples(&mut recorder.rtts_ns());
-        let log = Log::Rtt(RttLog {
+        let all = |values: fn(&Recorder) -> Vec<u64>| -> Vec<u64> {
+            recorders.iter().flat_map(values).collect()
+        };
+        let stats = RttStats::from_samples(&mut all(|r| r.rtts_ns().collect()));
+        let latency = options
+            .window()
+            .map(|_| RttStats::from_samples(&mut all(|r| r.latencies_ns().collect())));
+        let log = Log::Rtt(Box::new(RttLog {
             context,
             interval_s,
             target_rate: (interval_s > 0.0).then(|| 1.0 / interval_s),
             pacing: Some(options.pacing.as_str().to_owned()),
             udp_timeout_ms: Some(options.udp_timeout_ms),
-            sent: recorder.sent,
+            sent: total.sent,
             received: stats.as_ref().map_or(0, |s| s.n as u64),
-            lost: recorder.lost,
-            late: Some(recorder.late),
-            out_of_order: Some(recorder.out_of_order),
+            lost: total.lost,
+            late: Some(total.late),
+            out_of_order: Some(total.out_of_order),
             achieved_rate,
             rtt_ns: RttSummary::from(stats.as_ref()),
-        });
-        Self { log, recorder }
+            connections: Some(options.connections),
+            load: Some(options.load.as_str().to_owned()),
+            window: options.window(),
+            latency_ns: latency.map(|stats| RttSummary::from(stats.as_ref())),
+            per_connection: Some(fairness(&recorders)),
+        }));
+        Self { log, recorders }
+    }
+}
+
+/// The spread of the connections' counts, and how many starved.
+fn fairness(recorders: &[Recorder]) -> Fairness {
+    let received: Vec<u64> = recorders.iter().map(Recorder::received).collect();
+    let received = Range::of(received);
+    let starved = recorders
+        .iter()
+        .filter(|r| r.received() * 2 < received.median)
+        .count();
+    Fairness {
+        sent: Range::of(recorders.iter().map(|r| r.sent).collect()),
+        received,
+        lost: Range::of(recorders.iter().map(|r| r.lost).collect()),
+        starved: starved as u32,
+    }
+}
+
+impl Range {
+    /// Of counts, one per connection (all 0 without any).
+    fn of(mut counts: Vec<u64>) -> Self {
+        counts.sort_unstable();
+        match (counts.first(), counts.last()) {
+            (Some(&min), Some(&max)) => Self {
+                min,
+                median: nearest_rank(&counts, 50.0),
+                max,
+            },
+            _ => Self {
+                min: 0,
+                median: 0,
+                max: 0,
+            },
+        }
     }
 }
 
@@ -60,8 +111,14 @@ impl Outcome for RttReport {
 
     fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{RTT_CSV_HEADER}")?;
-        for s in self.recorder.samples() {
-            writeln!(out, "{},{},{}", s.seq, s.t_ns, s.rtt_ns)?;
+        for (conn, recorder) in self.recorders.iter().enumerate() {
+            for (s, latency) in recorder.samples() {
+                write!(out, "{},{},{},{conn},", s.seq, s.t_ns, s.rtt_ns)?;
+                match latency {
+                    Some(latency) => writeln!(out, "{latency}")?,
+                    None => writeln!(out)?,
+                }
+            }
         }
         Ok(())
     }

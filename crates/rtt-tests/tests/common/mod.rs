@@ -5,12 +5,16 @@
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses a different part; tests may panic
 
 use std::{
+    collections::HashMap,
     io::{BufRead, BufReader},
-    net::SocketAddr,
+    net::{SocketAddr, UdpSocket},
     path::{Path, PathBuf},
     process::{Child, Command, ExitStatus, Stdio},
-    sync::atomic::{AtomicUsize, Ordering},
-    sync::mpsc,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+        mpsc,
+    },
     thread,
     time::{Duration, Instant},
 };
@@ -157,6 +161,9 @@ pub struct PingRun {
     /// The rows of the CSV log, three numbers each: `(seq, t_ns, rtt_ns)` for an RTT run,
     /// `(window, messages, bytes)` (t_ns dropped) for a throughput run.
     pub rows: Vec<(u64, u64, u64)>,
+    /// An RTT run's CSV, beside `rows`: each row's connection and latency from its due time
+    /// (open load only).
+    pub conns: Vec<(u64, Option<u64>)>,
     _dir: TempDir,
 }
 
@@ -202,7 +209,7 @@ pub fn ping_on(
         deadline,
         during,
     );
-    let rows = std::fs::read_to_string(run.stem.with_extension("csv"))
+    let (rows, conns) = std::fs::read_to_string(run.stem.with_extension("csv"))
         .map(|text| parse_csv(&text))
         .unwrap_or_default();
     PingRun {
@@ -212,6 +219,7 @@ pub fn ping_on(
         elapsed: run.elapsed,
         json: run.json,
         rows,
+        conns,
         _dir: run.dir,
     }
 }
@@ -277,7 +285,9 @@ pub fn run_with_out(
     }
 }
 
-fn parse_csv(text: &str) -> Vec<(u64, u64, u64)> {
+type Rows = (Vec<(u64, u64, u64)>, Vec<(u64, Option<u64>)>);
+
+fn parse_csv(text: &str) -> Rows {
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
     let throughput = header == rtt_core::log::THROUGHPUT_CSV_HEADER;
@@ -287,14 +297,61 @@ fn parse_csv(text: &str) -> Vec<(u64, u64, u64)> {
     );
     lines
         .map(|line| {
-            let fields: Vec<u64> = line.split(',').map(|f| f.parse().unwrap()).collect();
-            if throughput {
-                (fields[0], fields[2], fields[3])
-            } else {
-                (fields[0], fields[1], fields[2])
+            // An empty field (latency_ns in closed load) is `None`.
+            let fields: Vec<Option<u64>> = line.split(',').map(|f| f.parse().ok()).collect();
+            let number = |i: usize| fields[i].unwrap_or_else(|| panic!("row {line:?}"));
+            match throughput {
+                true => ((number(0), number(2), number(3)), (0, None)),
+                false => ((number(0), number(1), number(2)), (number(3), fields[4])),
             }
         })
-        .collect()
+        .unzip()
+}
+
+/// A UDP echo server that holds back every 4th datagram of each peer and sends it only after
+/// that peer's next one arrives, long after the ping gave up on it: a loss followed by a late,
+/// stale reply, on every socket of a ping.
+pub struct LossyEcho {
+    pub address: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl LossyEcho {
+    pub fn start() -> Self {
+        let socket = UdpSocket::bind("127.0.0.1:0").expect("binds");
+        socket
+            .set_read_timeout(Some(Duration::from_millis(20)))
+            .expect("sets a timeout");
+        let address = socket.local_addr().expect("has an address").to_string();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        thread::spawn(move || {
+            let mut buf = vec![0u8; 65_536];
+            let mut peers: HashMap<SocketAddr, (u64, Option<Vec<u8>>)> = HashMap::new();
+            while !stopped.load(Ordering::Relaxed) {
+                let Ok((len, peer)) = socket.recv_from(&mut buf) else {
+                    continue;
+                };
+                let (count, held) = peers.entry(peer).or_default();
+                *count += 1;
+                if let Some(stale) = held.take() {
+                    let _ = socket.send_to(&stale, peer);
+                }
+                if *count % 4 == 0 {
+                    *held = Some(buf[..len].to_vec());
+                } else {
+                    let _ = socket.send_to(&buf[..len], peer);
+                }
+            }
+        });
+        LossyEcho { address, stop }
+    }
+}
+
+impl Drop for LossyEcho {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 /// A JSON field as u64, with a readable failure.

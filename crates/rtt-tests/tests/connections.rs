@@ -1,0 +1,242 @@
+//! Many connections per ping and open-loop load, on real pongs and pings: each connection keeps
+//! its own sequence and counts, the totals are their sums, losses land on the right socket, the
+//! latency from the due time shows a stall that the RTT hides, and the open-files limit is
+//! checked at both ends before anything runs.
+
+mod common;
+
+use std::{
+    collections::BTreeMap,
+    io::{Read, Write},
+    net::TcpListener,
+    process::Command,
+    thread,
+    time::Duration,
+};
+
+use common::{LossyEcho, PingRun, Pong, binary, ping, uint};
+
+const CONNECTIONS: u64 = 50;
+
+/// A row of an RTT run's CSV: (seq, t_ns, rtt_ns, latency_ns).
+type Row = (u64, u64, u64, Option<u64>);
+
+/// Each connection's rows of the CSV, in the order written.
+fn by_connection(run: &PingRun) -> BTreeMap<u64, Vec<Row>> {
+    let mut conns: BTreeMap<_, Vec<_>> = BTreeMap::new();
+    for (&(seq, t, rtt), &(conn, latency)) in run.rows.iter().zip(&run.conns) {
+        conns.entry(conn).or_default().push((seq, t, rtt, latency));
+    }
+    conns
+}
+
+/// The per-connection `range` of the log (`per_connection.received`, say) as (min, median, max).
+fn range(json: &serde_json::Value, count: &str) -> (u64, u64, u64) {
+    let r = &json["per_connection"][count];
+    (uint(r, "min"), uint(r, "median"), uint(r, "max"))
+}
+
+fn fifty_connections_each_keep_their_own_sequence(runtime: &str) {
+    for (protocol, load) in [("tcp", "closed"), ("tcp", "open"), ("udp", "open")] {
+        let what = format!("{runtime} {protocol} {load}");
+        let pong = Pong::start_with(runtime, &["--protocol", protocol, "--connections", "50"]);
+        let args = format!(
+            "--address {} --protocol {protocol} --connections {CONNECTIONS} --load {load} --rate 2000 --duration 0.6 --warmup 0.2",
+            pong.address
+        );
+        let run = ping(runtime, &args, Duration::from_secs(30));
+        assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
+        let json = run.json();
+        assert_eq!(uint(json, "connections"), CONNECTIONS, "{what}");
+        assert_eq!(json["load"], load, "{what}");
+        let conns = by_connection(&run);
+        assert_eq!(
+            conns.keys().copied().collect::<Vec<_>>(),
+            (0..CONNECTIONS).collect::<Vec<_>>(),
+            "{what}: every connection has rows in the CSV"
+        );
+        for (conn, rows) in &conns {
+            // Nothing is lost on loopback: each connection's echoes are its messages, in order,
+            // one sequence step apart.
+            assert!(
+                rows.windows(2)
+                    .all(|w| w[1].0 == w[0].0 + 1 && w[1].1 > w[0].1),
+                "{what}: connection {conn} out of sequence: {rows:?}"
+            );
+            let latencies_beside_rtts = rows.iter().all(|r| match (load, r.3) {
+                ("open", Some(latency)) => latency >= r.2,
+                ("closed", None) => true,
+                _ => false,
+            });
+            assert!(latencies_beside_rtts, "{what}: connection {conn}: {rows:?}");
+        }
+        // The totals are the sums over the connections, and the spread is theirs.
+        let counts: Vec<u64> = conns.values().map(|rows| rows.len() as u64).collect();
+        assert_eq!(counts.iter().sum::<u64>(), uint(json, "received"), "{what}");
+        assert_eq!(uint(json, "received"), uint(&json["rtt_ns"], "n"), "{what}");
+        let (min, _, max) = range(json, "received");
+        assert_eq!(
+            (min, max),
+            (
+                *counts.iter().min().unwrap_or(&0),
+                *counts.iter().max().unwrap_or(&0)
+            ),
+            "{what}"
+        );
+        let (sent_min, _, sent_max) = range(json, "sent");
+        let sent = uint(json, "sent");
+        assert!(
+            sent_min * CONNECTIONS <= sent && sent <= sent_max * CONNECTIONS && sent_min > 0,
+            "{what}: {json}"
+        );
+        // 2000 msg/s over 0.6 s, shared by 50 connections: 24 each.
+        assert!(sent.abs_diff(1200) <= 60, "{what}: sent {sent}");
+        assert_eq!(json["per_connection"]["starved"], 0, "{what}");
+        match load {
+            "open" => assert_eq!(
+                uint(&json["latency_ns"], "n"),
+                uint(json, "received"),
+                "{what}"
+            ),
+            _ => assert!(json["latency_ns"].is_null(), "{what}"),
+        }
+    }
+}
+
+fn a_hundred_udp_sockets_account_their_own_losses(runtime: &str) {
+    let echo = LossyEcho::start();
+    let args = format!(
+        "--address {} --protocol udp --connections 100 --rate 2000 --duration 1 --warmup 0 --udp-timeout-ms 50",
+        echo.address
+    );
+    let run = ping(runtime, &args, Duration::from_secs(30));
+    assert_eq!(run.code(), Some(0), "{runtime}: {}", run.stderr);
+    let json = run.json();
+    let (sent, received, lost) = (
+        uint(json, "sent"),
+        uint(json, "received"),
+        uint(json, "lost"),
+    );
+    assert_eq!(sent, received + lost, "{runtime}: {json}");
+    // The echo holds back every 4th datagram of each socket: each socket loses its own quarter.
+    let (lost_min, _, lost_max) = range(json, "lost");
+    let (sent_min, _, sent_max) = range(json, "sent");
+    assert!(
+        lost_min >= sent_min / 4 - 1 && lost_max <= sent_max.div_ceil(4),
+        "{runtime}: {json}"
+    );
+    assert!(
+        uint(json, "out_of_order").abs_diff(lost) <= 100,
+        "{runtime}: the late replies must be set aside, one per loss: {json}"
+    );
+    for (conn, rows) in by_connection(&run) {
+        assert!(
+            rows.iter().all(|&(seq, ..)| (seq + 1) % 4 != 0),
+            "{runtime}: a message held back on socket {conn} was credited: {rows:?}"
+        );
+    }
+}
+
+for_each_runtime!(
+    fifty_connections_each_keep_their_own_sequence,
+    a_hundred_udp_sockets_account_their_own_losses,
+);
+
+/// A TCP echo server for one client that, once, holds message number `nth` (from 1) for `stall`
+/// before echoing it.
+fn stalling_echo(nth: u64, stall: Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let address = listener.local_addr().expect("has an address").to_string();
+    thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        let _ = stream.set_nodelay(true);
+        let mut message = [0u8; 64];
+        for count in 1.. {
+            if stream.read_exact(&mut message).is_err() {
+                return;
+            }
+            if count == nth {
+                thread::sleep(stall);
+            }
+            if stream.write_all(&message).is_err() {
+                return;
+            }
+        }
+    });
+    address
+}
+
+#[test]
+fn open_load_counts_a_stall_that_the_rtt_hides() {
+    // 1000 msg/s, one message in flight: during the 100 ms stall the sender is held back, so the
+    // ~100 messages due meanwhile go late, each with an ordinary RTT. Their latency from the due
+    // time keeps the wait: about 100 ms for the first, 1 ms less for each next one.
+    let stall = Duration::from_millis(100);
+    let address = stalling_echo(700, stall);
+    let args =
+        format!("--address {address} --load open --window 1 --rate 1000 --duration 1 --warmup 0.2");
+    let run = ping("std", &args, Duration::from_secs(30));
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let json = run.json();
+    let (latency, rtt) = (&json["latency_ns"], &json["rtt_ns"]);
+    let ms = 1_000_000;
+    assert!(uint(latency, "max") >= 100 * ms, "{json}");
+    // The 10 worst of 1000 were due in the stall's first 10 ms.
+    assert!(uint(latency, "p99") >= 88 * ms, "{json}");
+    assert!(
+        uint(rtt, "p99") < 10 * ms,
+        "the RTT shows the stall as a tail: {json}"
+    );
+    let affected = run
+        .conns
+        .iter()
+        .filter(|(_, latency)| latency.is_some_and(|l| l > 2 * ms))
+        .count();
+    assert!(
+        affected.abs_diff(100) <= 25,
+        "{affected} messages waited over 2 ms, expected about rate × stall = 100: {json}"
+    );
+    assert!(uint(json, "late") >= 90, "{json}");
+}
+
+/// Runs `sh -c 'ulimit -n LIMIT; exec BINARY ARGS'`: the binary under a lower open-files limit.
+fn with_open_files(limit: &str, binary_name: &str, args: &str) -> std::process::Output {
+    let script = format!(
+        "ulimit -n {limit} && exec {} {args}",
+        binary(binary_name).display()
+    );
+    Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .expect("runs sh")
+}
+
+#[test]
+fn the_open_files_limit_is_checked_at_both_ends_before_the_run() {
+    let ping_args = "--address 127.0.0.1:9 --connections 500 --duration 1";
+    for (name, args) in [
+        ("std-ping", ping_args),
+        ("tokio-ping", ping_args),
+        ("tokio-pong", "--address 127.0.0.1:0 --connections 500"),
+    ] {
+        let output = with_open_files("100", name, args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains("ulimit -n") && stderr.contains("--connections 500"),
+            "{name}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{name} started anyway");
+    }
+    // A soft limit below the need, under a hard one above it, is raised: the run goes ahead.
+    let pong = Pong::start("std", "tcp");
+    let args = format!(
+        "--address {} --connections 200 --rate 1000 --duration 0.3 --warmup 0",
+        pong.address
+    );
+    let output = with_open_files("-S 100", "std-ping", &args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
