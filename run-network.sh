@@ -235,6 +235,8 @@ preflight_peer() {
   local binary proto port pong_args bad=() probe=(--udp-timeout-ms 500) mode=""
   if [[ $MODE == throughput ]]; then probe=(--mode throughput) mode="MODE=throughput "; fi
   if [[ -n $VARIANTS ]]; then mode+="VARIANTS=$(sh_quote "$VARIANTS") "; fi
+  # The pongs of --serve are made ready for the most connections of its CONNECTIONS.
+  if [[ $MODE == rtt && $CONNECTIONS != 1 ]]; then mode+="CONNECTIONS=$(sh_quote "$CONNECTIONS") "; fi
   say "Checking the pongs on $PEER ..."
   while IFS=$'\t' read -r binary proto port pong_args; do
     if ! timeout 20 "$BIN_DIR/$binary-ping" --address "$(hostport "$PEER" "$port")" \

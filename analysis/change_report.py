@@ -16,11 +16,12 @@ def has_deltas(points) -> bool:
 def delta_pages(sweep, points):
     """A page per payload, a panel per transport × decoy count, a line per runtime."""
     drawn = points[(points["verdict"] != "") & points["delta_p50"].notna()]
-    for payload, group in drawn.groupby("payload", sort=True):
+    for (payload, connections, load), group in drawn.groupby(["payload", *report.SHAPE], sort=True):
         panels = group[["transport_rank", "transport", "tasks"]].drop_duplicates().sort_values(
             ["transport_rank", "transport", "tasks"])
         fig, axes = report.new_page(f"Latency each runtime adds over std, against message rate — {payload} B "
-                                    "payload", report.context(sweep, group), len(panels), cols=2)
+                                    f"payload{report.shape(connections, load)}", report.context(sweep, group),
+                                    len(panels), cols=2)
         positions = plots.rate_positions(group["interval_s"])
         symlog = change_plots.wants_symlog(group)  # one scale for every panel of the page
         for ax, (_, transport, tasks) in zip(axes, panels.itertuples(index=False), strict=True):

@@ -18,12 +18,15 @@ rank. Without -t or --summary it does both: every figure to one PDF and the tabl
 Each point may have been run several times (stems ending -r1, -r2…): its numbers are the means
 over the repeats with a 95 % t interval across them, and the latency each runtime adds over std
 (Δ, paired by round) gets a verdict: slower, faster, same or unknown. --compare OLD NEW compares
-two sweeps point by point. With -k throughput: -t stat draws msg/s and Gb/s against payload
-size, -t time the rate per window over each run; -r does not apply. With -k micro (the in-process
+two sweeps point by point. -t connections draws p50 and p99 (open load: the corrected latency's
+p99 too) against the connections of each ping (CONNECTIONS, LOAD). With -k throughput: -t stat
+draws msg/s and Gb/s against payload size, -t time the rate per window over each run; -r does not
+apply. With -k micro (the in-process
 benchmarks, MODE=micro): -t scheduler, notify, channel or all; only -f filters.
 """
 
-PLOTS = ("delta", "stat", "ecdf", "pdf", "time", "tasks", "compare", "scheduler", "notify", "channel", "all")
+PLOTS = ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections", "compare", "scheduler", "notify", "channel",
+         "all")
 THROUGHPUT_PLOTS = ("stat", "time", "compare", "all")  # the others describe RTT distributions
 MICRO_PLOTS = ("scheduler", "notify", "channel", "all")
 DEFAULT_ROOT = Path("latency-logs")
@@ -264,6 +267,9 @@ def run(args) -> int:
         if not has_deltas(sweep.points):
             raise NothingUsable(f"no Δ to draw in {folder}: it needs {style.BASELINE} and another "
                                 "runtime measured at the same points")
+    if plot == "connections" and (sweep.points["transport"] == "icmp").all():
+        raise NothingUsable(f"nothing to draw against connections in {folder}: the ICMP reference has one "
+                            "stream; sweep a runtime (e.g. CONNECTIONS=\"1 10 100\" ./run-localhost.sh -S)")
     if show_table:
         formats = {"text": summary.text, "csv": summary.csv, "markdown": summary.markdown}
         sys.stdout.write(formats[args.format or "text"](sweep.points, args.kind, sweep.noise))

@@ -16,6 +16,7 @@ from . import uncertainty as u
 
 COLUMNS = ["framework", "transport", "payload", "interval_s", "tasks", "metric", "old", "new", "ratio",
            "ratio_low", "ratio_high", "verdict"]
+RTT_COLUMNS = [*COLUMNS, "connections", "load"]  # after the others, so that a script reading COLUMNS still can
 METRICS = {"rtt": ("p50", "p99"), "throughput": ("msg_per_s",)}
 _SOURCE = {"p50": "p50", "p99": "p99", "msg_per_s": "msg_per_s_p50"}  # metric → column of a run
 
@@ -30,9 +31,12 @@ class Comparison:
 
 
 def label(key: dict, kind: str) -> str:
-    """A point in words: "tokio tcp 64 B 1 k msg/s 0 tasks"."""
+    """A point in words: "tokio tcp 64 B 1 k msg/s 0 tasks", then "100 conns" and "open" unless one
+    connection in a closed loop."""
     rate = f" {style.rate_label(key['interval_s'])} msg/s" if kind == "rtt" else ""
-    return f"{key['framework']} {key['transport']} {key['payload']} B{rate} {key['tasks']} tasks"
+    shape = (f" {key['connections']} conns" if key.get("connections", 1) != 1 else "") + (
+        f" {key['load']}" if key.get("load", "closed") != "closed" else "")
+    return f"{key['framework']} {key['transport']} {key['payload']} B{rate} {key['tasks']} tasks{shape}"
 
 
 def compare(old: pd.DataFrame, new: pd.DataFrame, kind: str, noise: float = u.NOISE) -> Comparison:
@@ -58,7 +62,8 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, kind: str, noise: float = u.NO
                          "repeats_old": len(a), "repeats_new": len(b)})
     only_old = [label(dict(zip(point, k, strict=True)), kind) for k in olds if k not in news]
     only_new = [label(dict(zip(point, k, strict=True)), kind) for k in news if k not in olds]
-    table = pd.DataFrame(rows, columns=[*COLUMNS, "label", "repeats_old", "repeats_new"])
+    columns = RTT_COLUMNS if kind == "rtt" else COLUMNS
+    table = pd.DataFrame(rows, columns=[*columns, "label", "repeats_old", "repeats_new"])
     return Comparison(table, only_old, only_new, kind, noise)
 
 
@@ -93,9 +98,13 @@ def _layout(c: Comparison) -> tuple[list[str], list[list[str]], list[str]]:
     unit = "µs" if rtt else "msg/s"
     headers = ["framework", "transport", "size B", *(["target msg/s"] if rtt else []), "tasks", "metric",
                "repeats old/new", f"old {unit}", f"new {unit}", "new/old [95 % CI]", "verdict"]
+    shapes = rtt and summary.has_connections(c.rows)  # conns and load columns where they vary
+    if shapes:
+        headers[headers.index("tasks") + 1:headers.index("tasks") + 1] = ["conns", "load"]
     body = [[r.framework, r.transport, str(r.payload), *([style.rate_label(r.interval_s)] if rtt else []),
-             str(r.tasks), r.metric, f"{r.repeats_old}/{r.repeats_new}", _value(r.old, r.metric),
-             _value(r.new, r.metric), summary.interval(r.ratio, r.ratio_low, r.ratio_high, _ratio), r.verdict]
+             str(r.tasks), *([str(r.connections), r.load] if shapes else []), r.metric,
+             f"{r.repeats_old}/{r.repeats_new}", _value(r.old, r.metric), _value(r.new, r.metric),
+             summary.interval(r.ratio, r.ratio_low, r.ratio_high, _ratio), r.verdict]
             for r in c.rows.itertuples()]
     better = "< 1: the new sweep is faster" if rtt else "> 1: the new sweep is faster"
     notes = [f"new/old: ratio of the geometric means over the repeats ({better}), 95 % Welch t interval on "
@@ -115,8 +124,9 @@ def markdown(c: Comparison) -> str:
 
 
 def csv(c: Comparison) -> str:
-    """Exactly COLUMNS: RTT in integer ns (means over repeats), msg/s to 0.1, ratios to 6 digits."""
-    table = c.rows[COLUMNS].copy()
+    """Exactly COLUMNS (RTT: RTT_COLUMNS): RTT in integer ns (means over repeats), msg/s to 0.1, ratios to
+    6 digits."""
+    table = c.rows[RTT_COLUMNS if c.kind == "rtt" else COLUMNS].copy()
     digits = 0 if c.kind == "rtt" else 1
     for column in ("old", "new"):
         table[column] = table[column].astype(float).round(digits)

@@ -18,6 +18,7 @@ import pandas as pd
 from . import logschema
 
 HEADERS = {kind: header for kind in logschema.schema().kinds if (header := logschema.schema().csv_header(kind))}
+RTT_HEADER_BEFORE_CONNECTIONS = "seq,t_ns,rtt_ns"  # an RTT CSV of a suite version before --connections
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 SWEEP_INFO = "sweep.json"
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
@@ -104,11 +105,12 @@ def scan(folder: Path, kind: str, warn) -> Found:
         except OSError as e:
             warn(path, f"unreadable ({e.strerror or e})")
             continue
+        ours = {k: {h, RTT_HEADER_BEFORE_CONNECTIONS} if k == "rtt" else {h} for k, h in HEADERS.items()}
         if header == OLD_HEADER:
             found.old_csvs.append(path)
-        elif header == HEADERS.get(kind):
+        elif header in ours.get(kind, ()):
             warn(path, f"no {path.with_suffix('.json').name} beside it")
-        elif header not in HEADERS.values():  # a lone CSV of the other kind is not ours to judge
+        elif not any(header in headers for headers in ours.values()):  # another kind's is not ours to judge
             warn(path, "not an RTT log (unknown CSV header)")
     return found
 
@@ -136,7 +138,10 @@ def series(data: dict) -> dict:
 
 
 def run_meta(data: dict) -> dict:
-    """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit."""
+    """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit.
+    A log without `connections` and `load` (from before --connections, or the ICMP reference's, whose
+    are null) is one connection in a closed loop: one stream of messages, each sent when the one before
+    it was answered or due, which is what such a ping ran."""
     _needed(data, "interval_s", "payload", "tasks")
     interval, target = float(data["interval_s"]), data["target_rate"]
     return {
@@ -147,6 +152,11 @@ def run_meta(data: dict) -> dict:
         "target_rate": float(target) if target is not None else (1.0 / interval if interval > 0 else math.inf),
         "achieved_rate": data["achieved_rate"],
         "tasks": int(data["tasks"]),
+        "connections": int(data.get("connections") or 1),
+        "load": data.get("load") or "closed",
+        "window": data.get("window"),
+        "starved": (data.get("per_connection") or {}).get("starved"),
+        "json_latency_n": (data.get("latency_ns") or {}).get("n"),
         "lost": data["lost"],
         "complete": data["complete"] is not False,
         "pacing": data["pacing"],
@@ -156,7 +166,7 @@ def run_meta(data: dict) -> dict:
         "json_n": data["rtt_ns"]["n"],
         "format": data["schema"],
         "time_estimated": False,
-        "details": {k: v for k, v in data.items() if k != "rtt_ns"},
+        "details": {k: v for k, v in data.items() if k not in ("rtt_ns", "latency_ns", "per_connection")},
     }
 
 
@@ -229,17 +239,25 @@ def read_windows(csv: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return frame["t_ns"].to_numpy(), messages, size
 
 
-def read_samples(csv: Path, with_time: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """RTTs (and send times when asked) of a STEM.csv, as int64 ns."""
-    columns = ["t_ns", "rtt_ns"] if with_time else ["rtt_ns"]
+def read_samples(csv: Path, with_time: bool, conn: bool = False, latency: bool = False) -> tuple:
+    """RTTs of a STEM.csv as int64 ns, and when asked: send times (ns), each reply's connection (0-based;
+    all 0 in a CSV from before --connections) and its latency from the scheduled send (ns; open load
+    only: a closed-loop CSV leaves that column empty). What was not asked for is None."""
     try:
+        header = _first_line(csv).split(",")
+        if latency and "latency_ns" not in header:
+            raise LogError("its CSV has no latency_ns column, though its JSON says open load")
+        columns = ["rtt_ns", *(["t_ns"] if with_time else []), *(["conn"] if conn and "conn" in header else []),
+                   *(["latency_ns"] if latency else [])]
         frame = pd.read_csv(csv, usecols=columns, dtype=np.int64, engine="c")
     except FileNotFoundError:
         raise LogError("its CSV is missing") from None
     except (OSError, ValueError, pd.errors.ParserError) as e:
         raise LogError(f"unreadable CSV ({str(e).splitlines()[0]})") from None
     rtt = frame["rtt_ns"].to_numpy()
-    return rtt, frame["t_ns"].to_numpy() if with_time else None
+    connection = frame["conn"].to_numpy() if "conn" in frame else np.zeros(len(rtt), np.int64) if conn else None
+    return (rtt, frame["t_ns"].to_numpy() if with_time else None, connection,
+            frame["latency_ns"].to_numpy() if latency else None)
 
 
 def read_2022(csv: Path, kind: str, with_time: bool) -> list[tuple[dict, np.ndarray, np.ndarray | None]]:
@@ -273,7 +291,8 @@ def read_2022(csv: Path, kind: str, with_time: bool) -> list[tuple[dict, np.ndar
             "runtime_config": None,
             "transport": str(transport), "payload": int(payload), "interval_s": float(rate),
             "target_rate": 1.0 / rate if rate > 0 else math.inf, "achieved_rate": None,
-            "tasks": int(tasks), "lost": None, "complete": True, "pacing": "sleep",
+            "tasks": int(tasks), "connections": 1, "load": "closed", "window": None, "starved": None,
+            "json_latency_n": None, "lost": None, "complete": True, "pacing": "sleep",
             "started_at": None, "host": None, "address": None, "json_n": None,
             "format": "2022 CSV", "time_estimated": True, "details": {},
             "source": str(csv), "round": 1,

@@ -173,6 +173,40 @@ def tasks(ax, runs, scale: str) -> None:
     _rtt_axis(ax, scale)
 
 
+def connections(ax, points, scale: str) -> None:
+    """p50 (solid) and p99 (dashed) RTT against the connections of the ping, each with a pale bar from
+    the smallest to the largest of the connections' own p50 (p99) and its 95 % interval; in open load
+    the corrected latency's p99 (dotted). Means over repeats; the runtimes are drawn slightly apart at
+    each count, so that their bars do not hide each other."""
+    lines = list(points.groupby(["framework_rank", "framework"], sort=True))
+    for i, ((_, framework), line) in enumerate(lines):
+        line = line[line["n"] > 0].sort_values("connections")
+        colour = style.colour(framework)
+        x = line["connections"].to_numpy() * 10 ** (0.025 * (i - (len(lines) - 1) / 2))
+        for metric, ls, marker in (("p50", "-", "o"), ("p99", "--", "^")):
+            y = line[metric].to_numpy(dtype=float) / 1e3
+            ax.vlines(x, line[f"conn_{metric}_min"] / 1e3, line[f"conn_{metric}_max"] / 1e3, color=colour, lw=5,
+                      alpha=0.2, zorder=1)
+            ax.plot(x, y, color=colour, ls=ls, marker=marker, ms=4, lw=1.5 if metric == "p50" else 1)
+            error_bars(ax, x, y, line[f"{metric}_low"] / 1e3, line[f"{metric}_high"] / 1e3, colour)
+        corrected = line["latency_p99"].notna().to_numpy()
+        if corrected.any():
+            y = line["latency_p99"].to_numpy(dtype=float)[corrected] / 1e3
+            ax.plot(x[corrected], y, color=colour, ls=":", marker="x", ms=5, lw=1.2)
+            error_bars(ax, x[corrected], y, line["latency_p99_low"][corrected] / 1e3,
+                       line["latency_p99_high"][corrected] / 1e3, colour)
+    counts = sorted(set(points["connections"]))
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(counts))
+    ax.xaxis.set_major_formatter(PLAIN)
+    ax.xaxis.set_minor_locator(NullLocator())
+    if counts:
+        ax.set_xlim(counts[0] / 1.6, counts[-1] * 1.6)
+    ax.set_xlabel("connections of the ping (sharing the rate asked for)")
+    _rtt_axis(ax, scale)
+    ax.set_ylabel("round-trip time; open: latency (µs)")
+
+
 THROUGHPUT_LABELS = {"msg_per_s": "messages received per second", "gbit_per_s": "Gb/s received (10⁹ bit/s)"}
 _SI = FuncFormatter(lambda v, _: style.si(v))
 _MAX_SIZE_TICKS = 9
@@ -264,9 +298,10 @@ def framework_handles(frameworks, transport: str = "tcp") -> list:
             for f in names]
 
 
-def style_handles(transports=(), band=False, missed=False, percentiles=(), ci=False, series=()) -> list:
+def style_handles(transports=(), band=False, missed=False, percentiles=(), ci=False, series=(),
+                  spread: str | None = None) -> list:
     """Legend entries for what line styles and marks mean; with a variant among `series`, the
-    variants' line style of each transport too."""
+    variants' line style of each transport too; `spread` labels the pale bars of a spread."""
     order = sorted(set(transports), key=lambda t: (style.order_key([t], style.TRANSPORT_ORDER), t))
     handles = [Line2D([], [], color="0.3", ls=style.linestyle(t), label=t.upper()) for t in order]
     if any(style.is_variant(f) for f in series):
@@ -276,6 +311,8 @@ def style_handles(transports=(), band=False, missed=False, percentiles=(), ci=Fa
         handles.append(Line2D([], [], color="0.3", ls=ls, marker=marker, ms=4, label=label))
     if band:
         handles.append(Patch(color="0.3", alpha=0.15, label="p5–p95 band"))
+    if spread:
+        handles.append(Line2D([], [], color="0.3", alpha=0.3, lw=5, label=spread))
     if ci:
         handles.append(Line2D([], [], color="0.3", ls="", marker="|", ms=9, label="95 % interval\nof the median"))
     if missed:

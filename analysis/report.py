@@ -15,7 +15,8 @@ from matplotlib.figure import Figure
 
 from . import plots, style, summary
 
-KINDS = ("delta", "stat", "ecdf", "pdf", "time", "tasks")  # the order of -t all
+KINDS = ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections")  # the order of -t all
+SHAPE = ["connections", "load"]  # a sweep's pages are split by them: one connection in a closed loop, or not
 TABLE_ROWS = 32  # summary rows per page
 TEXT_LINES = 42  # lines per column on the machine page
 _LOOPBACK = ("127.", "localhost", "[::1]", "::1")
@@ -50,8 +51,15 @@ def context(sweep, runs) -> str:
     return f"{where} · {when} · {sweep.folder.name}"
 
 
-def point(payload, tasks) -> str:
-    return f"{payload} B payload, {tasks} decoy task{'s' if tasks != 1 else ''}"
+def point(payload, tasks, connections=1, load="closed") -> str:
+    """A page's point in words: payload and decoy tasks, then `shape`."""
+    return f"{payload} B payload, {tasks} decoy task{'s' if tasks != 1 else ''}" + shape(connections, load)
+
+
+def shape(connections=1, load="closed") -> str:
+    """Connections and load in a title (", 100 connections, open loop"); nothing for one connection in
+    a closed loop, so that the pages of a sweep without CONNECTIONS and LOAD read as before."""
+    return (f", {connections} connections" if connections != 1 else "") + (", open loop" if load == "open" else "")
 
 
 def _rate_title(interval: float) -> str:
@@ -91,10 +99,11 @@ def panel_title(ax, text: str) -> None:
 def stat_pages(sweep, runs, scale):
     """A page per payload and decoy count, a panel per transport; the ICMP baseline in each. `runs`
     are points (points.combine): the mean median over repeats with its 95 % interval."""
-    for (payload, tasks), group in runs.groupby(["payload", "tasks"], sort=True):
+    for (payload, tasks, connections, load), group in runs.groupby(["payload", "tasks", *SHAPE], sort=True):
         transports = [t for t in ordered(group["transport"]) if t != "icmp"] or ["icmp"]
-        fig, axes = new_page(f"Median round-trip time against message rate — {point(payload, tasks)}",
-                          context(sweep, group), len(transports), cols=2)
+        fig, axes = new_page(f"Median round-trip time against message rate — "
+                             f"{point(payload, tasks, connections, load)}", context(sweep, group), len(transports),
+                             cols=2)
         positions = plots.rate_positions(group["interval_s"])
         for ax, transport in zip(axes, transports, strict=True):
             panel = group[(group["transport"] == transport) | (group["transport"] == "icmp")]
@@ -110,13 +119,14 @@ def ordered(values) -> list:
     return sorted(set(values), key=lambda v: (style.order_key([v], style.TRANSPORT_ORDER), v))
 
 
-def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload", "tasks")):
+def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload", "tasks", *SHAPE)):
     """A page per `by` value, a panel per message rate, a line per framework."""
     for key, group in runs.groupby(list(by), sort=False):
         key = dict(zip(by, key, strict=True))
         intervals = sorted(set(group["interval_s"]), key=lambda i: math.inf if i <= 0 else 1 / i)
         title = f"{what} — {key['transport'].upper()}, " + (
-            point(key["payload"], key["tasks"]) if "tasks" in key else f"{key['payload']} B payload")
+            point(key["payload"], key["tasks"]) if "tasks" in key else f"{key['payload']} B payload") + shape(
+            key["connections"], key["load"])
         fig, axes = new_page(title, context(sweep, group), len(intervals))
         for ax, interval in zip(axes, intervals, strict=True):
             panel = group[group["interval_s"] == interval]
@@ -133,6 +143,30 @@ def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload",
         elif draw is plots.tasks:
             handles += plots.style_handles(percentiles=[("p50", "-", "o"), ("p99", "--", "^")])
         finish(fig, axes, handles, "y" if draw is plots.time else "xy")
+        yield fig
+
+
+def connection_pages(sweep, points, scale):
+    """A page per payload, rate and decoy count, a panel per transport and load (closed, open), a line per
+    framework against the number of connections; the ICMP reference has one stream and is left out."""
+    points = points[points["transport"] != "icmp"]
+    for (payload, interval, tasks), group in points.groupby(["payload", "interval_s", "tasks"], sort=False):
+        loads = sorted(set(group["load"]))  # closed, open: a column each
+        panels = [(transport, load) for transport in ordered(group["transport"]) for load in loads]
+        fig, axes = new_page(f"Round-trip time against connections per ping — {payload} B payload, "
+                             f"{_rate_title(interval)}, {tasks} decoy task{'s' if tasks != 1 else ''}",
+                             context(sweep, group), len(panels), cols=len(loads))
+        for ax, (transport, load) in zip(axes, panels, strict=True):
+            plots.connections(ax, group[(group["transport"] == transport) & (group["load"] == load)], scale)
+            window = {int(w) for w in group.loc[group["load"] == load, "window"].dropna()}
+            panel_title(ax, f"{transport.upper()}, {load} loop" + (
+                f" (window {', '.join(map(str, sorted(window)))})" if load == "open" and window else ""))
+        handles = plots.framework_handles(group["framework"]) + plots.style_handles(
+            percentiles=[("p50", "-", "o"), ("p99", "--", "^")]
+            + ([("corrected latency p99\n(open: from the\nscheduled send)", ":", "x")] if "open" in loads else []),
+            ci=bool((group["repeats"] > 1).any()), spread="min–max across\nconnections of each\nconnection's own\n"
+            "p50 and p99")
+        finish(fig, axes, handles, "xy", cols=len(loads))
         yield fig
 
 
@@ -164,7 +198,7 @@ def table_pages(sweep, runs, kind: str = "rtt"):
 _RESULTS = {"schema", "kind", "framework", "transport", "payload", "interval_s", "target_rate", "tasks",
             "started_at", "sent", "received", "lost", "late", "out_of_order", "achieved_rate", "complete",
             "decoy_iterations", "framework_version", "error", "windows", "sent_bytes", "received_bytes",
-            "msg_per_s", "gbit_per_s"}
+            "msg_per_s", "gbit_per_s", "latency_ns", "per_connection"}
 
 
 def _facts(sweep, runs) -> list[str]:
@@ -242,14 +276,17 @@ def pages(sweep, runs, kind: str, scale: str):
         "time": lambda: _grid_pages(sweep, runs, scale, plots.time, "Round-trip time over the run"),
         "tasks": lambda: _grid_pages(sweep, points, scale, plots.tasks,
                                      "Round-trip time against CPU-bound decoy tasks",
-                                     by=("transport", "payload")),
+                                     by=("transport", "payload", *SHAPE)),
+        "connections": lambda: connection_pages(sweep, points, scale),
     }
     if kind == "all":
-        # A decoy-count figure says nothing where a sweep tried one count only.
-        varied = points.groupby(["transport", "payload"])["tasks"].transform("nunique") > 1
+        # A decoy-count or connection-count figure says nothing where a sweep tried one count only.
+        varied = points.groupby(["transport", "payload", *SHAPE])["tasks"].transform("nunique") > 1
         makers["tasks"] = lambda: _grid_pages(sweep, points[varied], scale, plots.tasks,
                                               "Round-trip time against CPU-bound decoy tasks",
-                                              by=("transport", "payload"))
+                                              by=("transport", "payload", *SHAPE))
+        several = points.groupby(["payload", "interval_s", "tasks"])["connections"].transform("nunique") > 1
+        makers["connections"] = lambda: connection_pages(sweep, points[several], scale)
     for name in (KINDS if kind == "all" else (kind,)):
         yield from makers[name]()
     if kind == "all":

@@ -21,6 +21,12 @@ RAW_TIME_POINTS = 2_000  # runs up to this size are drawn sample by sample over 
 TIME_BINS = 250  # at most, and at least 100 samples a bin so that its p99 means something
 RATE_PERCENTILES = {"p5": 5, "p50": 50, "p95": 95}  # of msg/s and Gb/s across windows
 WITHIN_RUN = {"p50": 0.5, "p99": 0.99, "p999": 0.999}  # quantiles given a one-run interval (…_wlow, …_whigh)
+# Open load: percentiles of the latency from the scheduled send (coordinated omission corrected), and
+# the one given an interval (latency_p99_wlow, …_whigh).
+LATENCY_PERCENTILES = {"latency_p50": 50, "latency_p99": 99, "latency_p999": 99.9}
+LATENCY_WITHIN_RUN = {"p99": 0.99}  # named latency_p99_wlow, …_whigh
+# Each connection's own p50 and p99 of RTT: their smallest and largest across a run's connections.
+CONNECTION_SPREAD = {"p50": 50, "p99": 99}
 _RTT_BITS = 40  # RTTs below 2**40 ns (18 min) pack under a time-bin index into one int64
 
 
@@ -49,18 +55,23 @@ class Shape:
     time_p99_ns: np.ndarray  # each bin's p99 (empty for small runs)
 
 
-def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None) -> tuple[dict, Shape | None]:
+def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None, conn: np.ndarray | None = None,
+             latency_ns: np.ndarray | None = None) -> tuple[dict, Shape | None]:
     """Scalar statistics of a run and its Shape (None when it has no samples).
 
     The scalars are n, min, mean, stdev (divided by n - 1, as rtt-core; 0 for one sample), max and
     every entry of PERCENTILES, in ns; NaN without samples; and for each of WITHIN_RUN the bounds of
     its within-run order-statistics interval (p50_wlow, p50_whigh…), used when a point has one repeat.
     `t_ns` (send times, same length) gives the RTT-over-time curve; without it that is empty.
+    `conn` (each reply's connection) gives the spread across connections (`connection_spread`; without
+    it the run is one connection), `latency_ns` (open load) the corrected latency's percentiles
+    (latency_n, LATENCY_PERCENTILES, latency_max and latency_p99's within-run bounds; NaN without it).
     """
     n = len(rtt_ns)
-    scalars = {"n": n}
+    scalars = {"n": n, **latency(latency_ns)}
     if n == 0:
-        scalars.update(dict.fromkeys(["min", "mean", "stdev", "max", *PERCENTILES, *_within_names("")], np.nan))
+        scalars.update(dict.fromkeys(["min", "mean", "stdev", "max", *PERCENTILES, *_within_names(""),
+                                      *_spread_names()], np.nan))
         return scalars, None
     ordered = np.sort(rtt_ns)
     values = percentiles(ordered, list(PERCENTILES.values()))
@@ -68,6 +79,9 @@ def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None) -> tuple[dict, 
     scalars.update(min=int(ordered[0]), max=int(ordered[-1]), mean=float(ordered.mean()),
                    stdev=float(ordered.std(ddof=1)) if n > 1 else 0.0)
     scalars.update(_within(ordered, ""))
+    scalars.update(connection_spread(rtt_ns, conn) if conn is not None else  # one connection: its own
+                   {"connections_seen": 1, **{f"conn_{name}_{end}": scalars[name] for name in CONNECTION_SPREAD
+                                              for end in ("min", "max")}})
     shape = Shape(
         *_ecdf(ordered),
         *_log_histogram(ordered),
@@ -77,8 +91,43 @@ def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None) -> tuple[dict, 
     return scalars, shape
 
 
-def _within_names(prefix: str) -> list[str]:
-    return [f"{prefix}{name}_{end}" for name in WITHIN_RUN for end in ("wlow", "whigh")]
+def latency(latency_ns: np.ndarray | None) -> dict:
+    """The corrected latency of an open-loop run (scheduled send → echo): its count, percentiles and
+    max in ns, and latency_p99's within-run bounds; NaN where there is none (closed loop)."""
+    names = ["latency_n", *LATENCY_PERCENTILES, "latency_max", *_within_names("latency_", LATENCY_WITHIN_RUN)]
+    if latency_ns is None or len(latency_ns) == 0:
+        return dict.fromkeys(names, np.nan) | ({"latency_n": 0} if latency_ns is not None else {})
+    ordered = np.sort(latency_ns)
+    values = percentiles(ordered, list(LATENCY_PERCENTILES.values()))
+    return {"latency_n": len(ordered), **dict(zip(LATENCY_PERCENTILES, values.tolist(), strict=True)),
+            "latency_max": int(ordered[-1]),
+            **_within(ordered, "latency_", which=LATENCY_WITHIN_RUN)}
+
+
+def _spread_names() -> list[str]:
+    return ["connections_seen", *(f"conn_{name}_{end}" for name in CONNECTION_SPREAD for end in ("min", "max"))]
+
+
+def connection_spread(rtt_ns: np.ndarray, conn: np.ndarray) -> dict:
+    """How a run's connections differ: each connection's own nearest-rank p50 and p99 of RTT, and their
+    smallest and largest across the connections that got replies (conn_p50_min, conn_p50_max…), and how
+    many did (connections_seen). One sort of (connection, RTT) keys, as _over_time does for time bins."""
+    if len(rtt_ns) == 0:
+        return dict.fromkeys(_spread_names(), np.nan)
+    mask = (1 << _RTT_BITS) - 1
+    keys = np.sort((conn.astype(np.int64) << _RTT_BITS) | np.minimum(rtt_ns, mask))
+    ids = keys >> _RTT_BITS
+    first = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+    size = np.diff(np.append(first, len(keys)))
+    out = {"connections_seen": len(first)}
+    for name, p in CONNECTION_SPREAD.items():
+        values = keys[first + percentile.index(size, p)] & mask
+        out[f"conn_{name}_min"], out[f"conn_{name}_max"] = int(values.min()), int(values.max())
+    return out
+
+
+def _within_names(prefix: str, which=WITHIN_RUN) -> list[str]:
+    return [f"{prefix}{name}_{end}" for name in which for end in ("wlow", "whigh")]
 
 
 def _within(ordered: np.ndarray, prefix: str, scale: float = 1.0, which=WITHIN_RUN) -> dict:

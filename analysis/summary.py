@@ -15,10 +15,20 @@ from .sweep import MISSED_BY
 CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate", "achieved_rate",
                "tasks", "n", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "lost",
                "repeats", "p50_low_ns", "p50_high_ns", "p99_low_ns", "p99_high_ns", "p999_low_ns",
-               "p999_high_ns", "delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns", "verdict"]
+               "p999_high_ns", "delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns", "verdict",
+               "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved"]
 HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
            "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [95 % CI]",
            "verdict", "lost"]
+# The columns of many connections and open load, in the text and Markdown tables of a sweep that has
+# either (a table of one connection in a closed loop stays as it was): header → the column it follows.
+CONNECTION_HEADERS = {"conns": "tasks", "load": "conns", "latency p99 µs [95 % CI]": "p99 µs [95 % CI]",
+                      "starved": "lost"}
+CONNECTION_NOTE = ("conns: connections (UDP: sockets) of the ping, sharing the rate asked for; load: closed (each "
+                   "message waits for the reply before it) or open (sent on schedule); latency p99: open load's "
+                   "latency from the scheduled send to the echo, which counts the wait behind a late reply "
+                   "(coordinated omission corrected); starved: connections that got under half the median "
+                   "replies, the most of any repeat")
 THROUGHPUT_CSV_COLUMNS = ["framework", "transport", "payload", "tasks", "windows",
                           "msg_per_s_p5", "msg_per_s_p50", "msg_per_s_p95",
                           "gbit_per_s_p5", "gbit_per_s_p50", "gbit_per_s_p95", "sent", "received", "lost",
@@ -53,6 +63,26 @@ def interval(value, low, high, fmt=style.us) -> str:
 
 def repeats(point) -> str:
     return f"{point.repeats} (within-run)" if point.repeats == 1 else str(point.repeats)
+
+
+def has_connections(points: pd.DataFrame) -> bool:
+    """Whether a sweep measured more than one connection per ping or an open load."""
+    return "connections" in points and bool(((points["connections"] != 1) | (points["load"] != "closed")).any())
+
+
+def _with_connections(headers: list[str], body: list[list[str]], points: pd.DataFrame) -> tuple[list, list]:
+    """CONNECTION_HEADERS' columns added to the RTT table, each after the column it follows."""
+    cells = {"conns": [str(c) for c in points["connections"]], "load": list(points["load"]),
+             "latency p99 µs [95 % CI]": [interval(p.latency_p99, p.latency_p99_low, p.latency_p99_high)
+                                          for p in points.itertuples()],
+             "starved": [style.count(v) for v in points["starved"]]}
+    headers, body = list(headers), [list(row) for row in body]
+    for header, after in CONNECTION_HEADERS.items():
+        at = headers.index(after) + 1
+        headers.insert(at, header)
+        for row, cell in zip(body, cells[header], strict=True):
+            row.insert(at, cell)
+    return headers, body
 
 
 def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], list[str]]:
@@ -143,7 +173,10 @@ def _si(value: float) -> str:
 def _layout(points: pd.DataFrame, kind: str, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
     if kind == "throughput":
         return THROUGHPUT_HEADERS, *throughput_rows(points)
-    return HEADERS, *rows(points, noise)
+    body, notes = rows(points, noise)
+    if not has_connections(points):
+        return HEADERS, body, notes
+    return *_with_connections(HEADERS, body, points), [*notes, CONNECTION_NOTE]
 
 
 def aligned(headers: list[str], body: list[list[str]], notes: list[str], left: int = _LEFT) -> str:
@@ -187,11 +220,14 @@ def csv(points: pd.DataFrame, kind: str = "rtt", noise: float = 0.02) -> str:
         "target_rate": finite.map(lambda r: "" if pd.isna(r) else style.plain(r)),
         "achieved_rate": points["achieved_rate"].astype(float).round(1),
         "tasks": points["tasks"], "n": points["n"], "repeats": points["repeats"], "verdict": points["verdict"],
+        "connections": points["connections"], "load": points["load"],
     })
     for name in ("p50", "p90", "p99", "p999", "max", "p50_low", "p50_high", "p99_low", "p99_high",
-                 "p999_low", "p999_high", "delta_p50", "delta_p50_low", "delta_p50_high"):
+                 "p999_low", "p999_high", "delta_p50", "delta_p50_low", "delta_p50_high", "latency_p99",
+                 "latency_p99_low", "latency_p99_high"):
         table[f"{name}_ns"] = _integers(points, name)
     table["lost"] = _integers(points, "lost")
+    table["starved"] = _integers(points, "starved")
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, columns=CSV_COLUMNS, lineterminator="\n")
     return buffer.getvalue()

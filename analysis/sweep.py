@@ -73,11 +73,12 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, no
     seen, rows, shapes = [], [], []  # seen: every run's metadata, for the message when none is left
     tried = 0
 
-    def add(meta: dict, rtt: np.ndarray, t) -> None:
-        scalars, shape = stats.describe(rtt, t)
-        if meta["json_n"] is not None and meta["json_n"] != scalars["n"]:
-            warn(Path(meta["source"] + ".csv"),
-                 f"{scalars['n']} samples but its JSON says n = {meta['json_n']}", skipped=False)
+    def add(meta: dict, rtt: np.ndarray, t, conn=None, latency=None) -> None:
+        scalars, shape = stats.describe(rtt, t, conn, latency)
+        for key, json_key in (("n", "json_n"), ("latency_n", "json_latency_n")):
+            if meta[json_key] is not None and meta[json_key] != scalars[key]:
+                warn(Path(meta["source"] + ".csv"), f"{scalars[key]} samples but its JSON says "
+                     f"{'n' if key == 'n' else 'latency_ns.n'} = {meta[json_key]}", skipped=False)
         rows.append({**meta, **scalars})
         shapes.append(shape)
 
@@ -99,7 +100,8 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, no
             if kind == "throughput":
                 add_windows(meta, *load.read_windows(csv))
             else:
-                add(meta, *load.read_samples(csv, with_time))
+                add(meta, *load.read_samples(csv, with_time, conn=meta["connections"] > 1,
+                                             latency=meta["load"] == "open"))
         except load.LogError as e:
             warn(csv, str(e))
     for csv in found.old_csvs if kind == "rtt" else ():  # the 2022 suite wrote RTTs only
@@ -154,11 +156,11 @@ def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFra
         transport_rank=style.order_key(runs["transport"], style.TRANSPORT_ORDER),
         started=runs["started_at"].fillna("").astype(str),
     )
-    # Throughput runs have no rate asked for: they send back-to-back.
-    point = ["framework", "transport", "payload", *(["interval_s"] if kind == "rtt" else []), "tasks"]
+    # Throughput runs have no rate asked for: they send back-to-back. Rates ascend (intervals descend).
+    point = points.keys(kind)
     runs = runs.sort_values(["round", "started"], kind="stable").sort_values(
         ["framework_rank", "framework", "transport_rank", "transport", *point[2:]],
-        ascending=[True, True, True, True, True, *([False] if kind == "rtt" else []), True], kind="stable")
+        ascending=[True] * 4 + [c != "interval_s" for c in point[2:]], kind="stable")
     twice = runs.duplicated([*point, "round"], keep=False)
     for source in runs.loc[twice, "source"]:  # a loop over runs, not samples
         warn(Path(source), "another log has the same point and round; both are used", skipped=False)

@@ -26,6 +26,9 @@ JSON schema. Loss is counted between the first and last sequence number answered
 """
 
 SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
+# A CSV row's cells by column of the schema's header: one stream of echoes is connection 0, and ping
+# keeps no schedule of its own to correct for, so latency_ns is empty as in a runtime's closed loop.
+CELLS = {"seq": "{seq}", "t_ns": "{t_ns}", "rtt_ns": "{rtt_ns}", "conn": "0", "latency_ns": ""}
 
 
 def rtt_stats(values):
@@ -74,7 +77,9 @@ def convert(lines, csv_out, interval, warmup, duration):
     """Writes the CSV rows of the measured window; returns (rtts, first_seq, last_seq, t0)."""
     rtts = array("q")
     first_seq = last_seq = t0 = None
-    csv_out.write(logschema.schema().csv_header("rtt") + "\n")
+    header = logschema.schema().csv_header("rtt")
+    row = ",".join(CELLS[column] for column in header.split(",")) + "\n"
+    csv_out.write(header + "\n")
     for seq, sent_at, rtt_ns in replies(lines):
         if t0 is None:
             # The first send: earlier than this reply's by the sequences before it.
@@ -86,7 +91,7 @@ def convert(lines, csv_out, interval, warmup, duration):
             first_seq = seq
         last_seq = seq
         rtts.append(rtt_ns)
-        csv_out.write(f"{seq - 1},{max(0, round(since_start * 1e9))},{rtt_ns}\n")
+        csv_out.write(row.format(seq=seq - 1, t_ns=max(0, round(since_start * 1e9)), rtt_ns=rtt_ns))
     return rtts, first_seq, last_seq, t0
 
 

@@ -12,6 +12,7 @@ import queue
 import signal
 import stat
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +21,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from analysis import logschema  # noqa: E402  (the CSV headers the logs must have)
+
 BIN_DIR = REPO / "target" / "release"
 BIN_PREFIX = {e["label"]: e["binary_prefix"] for e in json.loads((REPO / "runtimes.json").read_text())["runtimes"]}
 FAST = {"DURATION": "1", "WARMUP": "0.2", "REPEATS": "1"}
@@ -186,7 +190,7 @@ def check_log_pair(folder, stem, framework, transport):
     assert log["complete"] is True, log
     assert log["rtt_ns"]["n"] > 0 and log["rtt_ns"]["p50"] > 0
     csv = (folder / f"{stem}.csv").read_text().splitlines()
-    assert csv[0] == "seq,t_ns,rtt_ns"
+    assert csv[0] == logschema.schema().csv_header("rtt")
     assert len(csv) - 1 == log["rtt_ns"]["n"]
     return log
 
@@ -207,7 +211,7 @@ def check_throughput_pair(folder, framework, transport, payload):
     assert log["received_bytes"] == log["received"] * payload
     assert log["msg_per_s"]["p50"] > 0 and log["gbit_per_s"]["p50"] > 0
     csv = (folder / f"{stem}.csv").read_text().splitlines()
-    assert csv[0] == "window,t_ns,messages,bytes"
+    assert csv[0] == logschema.schema().csv_header("throughput")
     rows = [[int(x) for x in line.split(",")] for line in csv[1:]]
     assert len(rows) == log["windows"]
     assert sum(r[2] for r in rows) == log["received"]

@@ -50,8 +50,11 @@ def test_warm_up_replies_are_dropped_and_times_start_at_the_window(tmp_path):
     rc, log, csv = convert(tmp_path, ping_output(replies), "--interval", "0.1",
                            "--warmup", "0.25", "--duration", "0.5")
     assert rc == 0
-    assert csv[0] == "seq,t_ns,rtt_ns"
-    rows = [tuple(map(int, row.split(","))) for row in csv[1:]]
+    assert csv[0] == "seq,t_ns,rtt_ns,conn,latency_ns"
+    # One stream of echoes: connection 0; ping keeps no schedule to correct for: no latency_ns.
+    cells = [row.split(",") for row in csv[1:]]
+    assert all(c[3:] == ["0", ""] for c in cells)
+    rows = [tuple(map(int, c[:3])) for c in cells]
     assert [r[0] for r in rows] == [3, 4, 5, 6, 7]  # 0-based: icmp_seq 4..8
     assert all(r[2] == 50_000 for r in rows)
     assert abs(rows[1][1] - 150_000_000) < 2_000  # µs timestamps
@@ -61,7 +64,7 @@ def test_warm_up_replies_are_dropped_and_times_start_at_the_window(tmp_path):
     assert log["target_rate"] == 10 and log["achieved_rate"] == 10
     assert log["complete"] is True
     for key in ("flavor", "threads", "pacing", "decoy", "decoy_work_us", "decoy_iterations",
-                "late", "out_of_order", "rustc"):
+                "late", "out_of_order", "rustc", "connections", "load", "window", "latency_ns", "per_connection"):
         assert log[key] is None, key
 
 
@@ -89,7 +92,7 @@ def test_no_reply_in_the_window_is_a_failure_with_an_incomplete_log(tmp_path):
                            "--exit-status", "1")
     assert rc == 1
     assert log["complete"] is False and log["rtt_ns"]["n"] == 0
-    assert csv == ["seq,t_ns,rtt_ns"]
+    assert csv == ["seq,t_ns,rtt_ns,conn,latency_ns"]
 
 
 def test_it_runs_on_a_python_without_third_party_packages(tmp_path):

@@ -119,7 +119,7 @@ BAD_KNOBS = [
     {"DURATION": "abc"}, {"DURATION": "-1"}, {"DURATION": "0"}, {"INTERVALS": "-0.5"},
     {"INTERVALS": "0.1 fast"}, {"SIZE": "3"}, {"SIZE": "70000"}, {"PROTOCOLS": "sctp"},
     {"TASKS": "-2"}, {"NICE": "-40"}, {"WARMUP": "1e3"}, {"PING_CPUS": "one"},
-    {"PING_GRACE": "0"}, {"READY_TIMEOUT": "soon"},
+    {"PING_GRACE": "0"}, {"READY_TIMEOUT": "soon"}, {"CONNECTIONS": "0"}, {"LOAD": "half"},
 ]
 
 

@@ -147,7 +147,8 @@ def test_a_reference_with_binaries_is_planned_like_a_runtime_with_its_own_argume
         ("ping-icmp-64B-0s-0t", None, None, (), ())]
     k = checked("B", INTERVALS="0", PROTOCOLS="tcp").knobs
     (run,) = plan.runs(planned("B", INTERVALS="0", PROTOCOLS="tcp"), 1, seed=1)
-    assert plan.line(0, run, k).split("\t")[-4:] == ["-", "1", "--pacing schedule", "--mode rtt"]
+    assert plan.line(0, run, k).split("\t")[-4:] == ["-", "1", "--pacing schedule --connections 1 --load closed",
+                                                     "--mode rtt --connections 1"]
     assert checked("B", "peer", BASE_PORT="65532").errors == ["BASE_PORT='65532': expected a port from 1 to 65531"]
     # Its binaries are std's, listed once; it measures throughput too, where ICMP is dropped.
     result = checked("SBP", MODE="throughput")
@@ -159,7 +160,8 @@ def test_a_reference_with_binaries_is_planned_like_a_runtime_with_its_own_argume
         "-B: its pong (--mode rtt) stays up beside the others for the whole sweep; to be sure it takes no CPU "
         "time from them, serve it on its own (--serve -B)"]
     doc = {"knobs": checked("SB", "serve", INTERVALS="0", PROTOCOLS="tcp").knobs, "frameworks": ["std", "busy-poll"]}
-    assert cli.serve_pongs(doc) == [("std", "std", "tcp", 9009, ()), ("busy-poll", "std", "tcp", 9013, ("--mode", "rtt"))]
+    assert cli.serve_pongs(doc) == [("std", "std", "tcp", 9009, ("--connections", "1")),
+                                    ("busy-poll", "std", "tcp", 9013, ("--mode", "rtt", "--connections", "1"))]
     cli.main(["help", "--network"])
     assert "BASE_PORT=9009         first port of --serve/--peer: std on BASE_PORT, tokio +1, async-std +2, " \
            "smol +3, busy-poll +4" in capsys.readouterr().out
@@ -196,8 +198,9 @@ def test_plan_lines_have_every_field_and_no_empty_one():
     k = checked("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp").knobs
     points = planned("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp")
     lines = sorted(plan.line(i, r, k).split("\t", 1)[1] for i, r in enumerate(plan.runs(points, 2, seed=1)))
-    assert lines == ["async-std-tcp-64B-0s-0t-r1\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t1\t-\t-",
-                     "async-std-tcp-64B-0s-0t-r2\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t2\t-\t-",
+    ends = "--connections 1 --load closed\t--connections 1"  # an RTT point's own: see the connections test
+    assert lines == [f"async-std-tcp-64B-0s-0t-r1\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t1\t{ends}",
+                     f"async-std-tcp-64B-0s-0t-r2\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t2\t{ends}",
                      "ping-icmp-64B-0s-0t-r1\ticmp\t-\ticmp\t64\t0\t0\t5.5\t-\t1\t-\t-",
                      "ping-icmp-64B-0s-0t-r2\ticmp\t-\ticmp\t64\t0\t0\t5.5\t-\t2\t-\t-"]
     assert all(len(line.split("\t")) == len(plan.LINE_FIELDS) - 1 for line in lines)
@@ -257,14 +260,14 @@ def test_a_throughput_ping_has_time_for_its_handshake():
 def test_point_and_run_records_have_the_fields_of_their_kind():
     rtt, tput = planned("S", INTERVALS="0.001", PROTOCOLS="tcp")[0], planned("S", MODE="throughput",
                                                                               SIZES="8", PROTOCOLS="tcp")[0]
-    assert list(rtt.record()) == ["stem", "framework", "transport", "payload", "interval_s", "tasks", "status",
-                                  "repeats_ok", "message"]
+    assert list(rtt.record()) == ["stem", "framework", "transport", "payload", "interval_s", "tasks", "connections",
+                                  "load", "status", "repeats_ok", "message"]
     assert rtt.record()["interval_s"] == 0.001
     assert list(tput.record()) == ["stem", "framework", "transport", "payload", "tasks", "status", "repeats_ok",
                                    "message"]
     assert plan.Run(rtt, 2).record() == {"stem": "std-tcp-64B-0.001s-0t-r2", "point": "std-tcp-64B-0.001s-0t",
                                          "round": 2, "status": "planned", "start_s": None, "wall_s": None,
-                                         "p50_ns": None, "achieved_rate": None, "message": None}
+                                         "p50_ns": None, "achieved_rate": None, "starved": None, "message": None}
     assert list(plan.Run(tput, 1).record())[-3:] == ["msg_per_s_p50", "gbit_per_s_p50", "message"]
 
 

@@ -58,14 +58,22 @@ def test_the_fallback_table_shows_each_kind_it_finds(tmp_path):
     write_logs(tmp_path, rtt=RTT_LOG, tput=THROUGHPUT_LOG)
     lines = table.summary(tmp_path)
     assert "p50 µs" in lines[0] and "" in lines and any("msg/s p50" in line for line in lines)
-    rtt_row = cells(lines[1])
-    assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "–", "10", "21", "40", "41", "42", "0"]
+    rtt_row = cells(lines[1])  # a log from before --connections: its connections, load, starved unknown
+    assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "–", "–", "–", "10", "21", "40", "41", "42", "0", "–"]
+
+
+def test_the_fallback_table_shows_connections_load_and_starved_connections(tmp_path):
+    write_logs(tmp_path, **{"tokio-tcp-64B-0.001s-0t-4c-open-r1": RTT_LOG | {
+        "connections": 4, "load": "open", "per_connection": {"starved": 1}}})
+    assert cells(table.summary(tmp_path)[1]) == ["tokio", "tcp", "1 k", "1 k", "0", "4", "open", "r1", "10", "21",
+                                                 "40", "41", "42", "0", "1"]
+    assert table.starved(RTT_LOG) is None
 
 
 def test_the_fallback_table_keeps_a_points_repeats_together_in_order(tmp_path):
     write_logs(tmp_path, **{f"tokio-tcp-64B-0.001s-0t-r{k}": dict(RTT_LOG, rtt_ns={"n": k}) for k in (10, 2, 1)})
     write_logs(tmp_path, **{"tokio-tcp-64B-0.001s-0t-x-r3": RTT_LOG})
-    runs = [cells(line)[5:7] for line in table.summary(tmp_path)[1:]]
+    runs = [cells(line)[7:9] for line in table.summary(tmp_path)[1:]]
     assert runs == [["r1", "1"], ["r2", "2"], ["r10", "10"], ["r3", "10"]]
 
 

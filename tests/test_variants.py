@@ -95,7 +95,8 @@ def test_a_variant_has_every_point_of_its_base_under_its_own_label_with_its_argu
     runs = plan.runs(points, 3, seed=7)
     assert len(runs) == 3 * 12 and all(not plan.blocks([r.point for r in runs[i:i + 12]]) for i in (0, 12, 24))
     line = plan.line(0, next(r for r in runs if r.point == ct), result.knobs).split("\t")
-    assert line[-2:] == ["--flavor current_thread --variant tokio-ct", "--flavor current_thread"]
+    assert line[-2:] == ["--flavor current_thread --variant tokio-ct --connections 1 --load closed",
+                         "--flavor current_thread --connections 1"]
 
 
 def test_sweep_json_records_each_variant_and_serving_names_them(tmp_path, monkeypatch, capsys):
@@ -114,8 +115,9 @@ def test_sweep_json_records_each_variant_and_serving_names_them(tmp_path, monkey
         "std-tcp-64B-0s-0t", "tokio-ct-tcp-64B-0s-0t", "tokio-ei8-tcp-64B-0s-0t"]
     capsys.readouterr()
     assert cli.main(["pongs", "--state", str(state_file)]) == 0
-    assert capsys.readouterr().out.splitlines() == ["std\ttcp\t9009\t-", "tokio\ttcp\t9014\t--flavor current_thread",
-                                                    "tokio\ttcp\t9015\t--event-interval 8"]
+    assert capsys.readouterr().out.splitlines() == [  # every pong ready for the most connections of the sweep
+        "std\ttcp\t9009\t--connections 1", "tokio\ttcp\t9014\t--flavor current_thread --connections 1",
+        "tokio\ttcp\t9015\t--event-interval 8 --connections 1"]
     assert cli.main(["serving", "--state", str(state_file), "--bind", "10.0.0.2"]) == 0
     out = capsys.readouterr().out
     assert "  tokio-ct  10.0.0.2:9014" in out

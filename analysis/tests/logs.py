@@ -35,29 +35,65 @@ def samples(seed: int, n: int, median_ns: float = 30_000, spread: float = 0.3) -
     return rtt.astype(np.int64)
 
 
-def stem(framework, transport, payload, interval, tasks, repeat=None) -> str:
-    """A sweep's stem; with `repeat` k, the stem of round k of a repeated sweep (-r{k})."""
-    return f"{framework}-{transport}-{payload}B-{interval:g}s-{tasks}t" + (f"-r{repeat}" if repeat else "")
+def stem(framework, transport, payload, interval, tasks, repeat=None, connections=1, load="closed") -> str:
+    """A sweep's stem (-{N}c and -open unless one connection in a closed loop); with `repeat` k, the stem
+    of round k of a repeated sweep (-r{k})."""
+    shape = (f"-{connections}c" if connections != 1 else "") + ("-open" if load == "open" else "")
+    return f"{framework}-{transport}-{payload}B-{interval:g}s-{tasks}t{shape}" + (f"-r{repeat}" if repeat else "")
+
+
+def summary_of(values) -> dict:
+    """An `rtt_ns`-shaped summary (n, min, mean, stdev, percentiles, max) of samples, by the reference."""
+    values = np.asarray(values, dtype=np.int64)
+    return {"n": len(values), "min": int(values.min()), "mean": float(values.mean()), "stdev": float(values.std()),
+            "max": int(values.max()),
+            **{k: reference_percentile(values, p) for k, p in
+               (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99))}}
+
+
+# An RTT CSV and the fields of its JSON from before --connections and --load (issue 14).
+HEADER_BEFORE_CONNECTIONS = "seq,t_ns,rtt_ns"
+FIELDS_SINCE_CONNECTIONS = ("connections", "load", "window", "latency_ns", "per_connection")
+
+
+def per_connection(conn, connections: int) -> dict:
+    """The `per_connection` summary of replies per connection, as a ping writes it: starved are the
+    connections with fewer than half the median replies."""
+    received = np.bincount(np.asarray(conn, dtype=np.int64), minlength=connections)
+
+    def spread(counts):  # the lower median, a count that was observed
+        return {"min": int(counts.min()), "median": int(np.sort(counts)[(len(counts) - 1) // 2]),
+                "max": int(counts.max())}
+
+    median = spread(received)["median"]
+
+    return {"sent": spread(received), "received": spread(received), "lost": spread(received * 0),
+            "starved": int((received < median / 2).sum())}
 
 
 def write_run(folder: Path, framework: str, transport: str, interval: float, rtt, *, payload=64,
               tasks=0, achieved=None, lost=0, host="testhost", started="2024-05-01T12:00:00Z",
-              repeat=None, **fields) -> Path:
+              repeat=None, connections=1, load="closed", conn=None, latency=None, window=64,
+              before_connections=False, **fields) -> Path:
     """A log pair like a ping's --out; returns the stem's path. `fields` override JSON fields;
-    `repeat` k names it round k of a repeated point."""
+    `repeat` k names it round k of a repeated point. `conn` gives each reply's connection (else all
+    0), `latency` each reply's latency from the scheduled send (open load); `before_connections`
+    writes a log of a suite version before --connections: the old CSV header, none of their fields."""
     folder.mkdir(parents=True, exist_ok=True)
     rtt = np.asarray(rtt, dtype=np.int64)
     gap = int(interval * 1e9)
     t = np.arange(len(rtt), dtype=np.int64) * gap if gap else np.concatenate([[0], np.cumsum(rtt[:-1])])
-    base = folder / stem(framework, transport, payload, interval, tasks, repeat)
+    conn = np.zeros(len(rtt), np.int64) if conn is None else np.asarray(conn, dtype=np.int64)
+    base = folder / stem(framework, transport, payload, interval, tasks, repeat, connections, load)
+    header = HEADER_BEFORE_CONNECTIONS if before_connections else logschema.schema().csv_header("rtt")
+    cells = {"seq": np.arange(len(rtt)).astype(str), "t_ns": t.astype(str), "rtt_ns": rtt.astype(str),
+             "conn": conn.astype(str),
+             "latency_ns": np.full(len(rtt), "") if latency is None else np.asarray(latency).astype(str)}
     with open(f"{base}.csv", "w") as f:
-        f.write(logschema.schema().csv_header("rtt") + "\n")
-        np.savetxt(f, np.column_stack([np.arange(len(rtt)), t, rtt]), fmt="%d", delimiter=",")
+        f.write(header + "\n")
+        np.savetxt(f, np.column_stack([cells[c] for c in header.split(",")]), fmt="%s", delimiter=",")
     target = 1 / interval if interval > 0 else None
-    stats = {"n": len(rtt), "min": int(rtt.min()), "mean": float(rtt.mean()), "stdev": float(rtt.std()),
-             "max": int(rtt.max()),
-             **{k: reference_percentile(rtt, p) for k, p in
-                (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99))}}
+    stats = summary_of(rtt)
     log = logschema.schema().blank("rtt") | {
         "schema": "rtt-log/1", "kind": "rtt", "framework": framework, "framework_version": "1.0.0",
         "flavor": "multi_thread", "threads": 1, "transport": transport, "payload": payload,
@@ -68,9 +104,14 @@ def write_run(folder: Path, framework: str, transport: str, interval: float, rtt
         "suite_version": "0.1.0", "started_at": started, "sent": len(rtt) + lost,
         "received": len(rtt), "lost": lost, "late": 0, "out_of_order": 0,
         "achieved_rate": achieved if achieved is not None else (target or 30_000.0),
-        "complete": True, "rtt_ns": stats,
+        "complete": True, "rtt_ns": stats, "connections": connections, "load": load,
+        "window": window if load == "open" else None,
+        "latency_ns": None if latency is None else summary_of(latency),
+        "per_connection": per_connection(conn, connections),
     }
     logschema.schema().validate(log)  # before `fields`, which may spoil it on purpose
+    if before_connections:  # what parse.py reads as null, as it did for runtime_config and variant
+        log = {k: v for k, v in log.items() if k not in FIELDS_SINCE_CONNECTIONS}
     log.update(fields)
     Path(f"{base}.json").write_text(json.dumps(log, indent=2))
     return base

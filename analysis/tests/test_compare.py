@@ -11,7 +11,8 @@ import pytest
 from .conftest import cli, pages
 from .logs import windows, write_repeats, write_throughput
 
-COLUMNS = "framework,transport,payload,interval_s,tasks,metric,old,new,ratio,ratio_low,ratio_high,verdict"
+COLUMNS = ("framework,transport,payload,interval_s,tasks,metric,old,new,ratio,ratio_low,ratio_high,verdict,"
+           "connections,load")
 REPEATS, SPREAD = 10, 0.05
 
 

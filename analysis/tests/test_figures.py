@@ -17,8 +17,9 @@ from .conftest import pages, parse_py
 from .logs import samples, write_2022
 
 # sweep_dir: one payload and decoy count; transports tcp, udp (std, tokio) and icmp (ping).
-SWEEP_PAGES = {"delta": 1, "stat": 1, "ecdf": 3, "pdf": 3, "time": 3, "tasks": 3}
-# all = delta + stat + ecdf + pdf + time + (no tasks page: one decoy count) + 1 table + 1 machine page.
+SWEEP_PAGES = {"delta": 1, "stat": 1, "ecdf": 3, "pdf": 3, "time": 3, "tasks": 3, "connections": 3}
+# all = delta + stat + ecdf + pdf + time + (no tasks or connections page: one decoy count, one
+# connection count) + 1 table + 1 machine page.
 SWEEP_ALL = 1 + 1 + 3 + 3 + 3 + 0 + 1 + 1
 
 

@@ -18,6 +18,7 @@ from .logs import samples, write_repeats, write_run
 
 NEW_COLUMNS = ("repeats,p50_low_ns,p50_high_ns,p99_low_ns,p99_high_ns,p999_low_ns,p999_high_ns,"
                "delta_p50_ns,delta_p50_low_ns,delta_p50_high_ns,verdict")
+CONNECTION_COLUMNS = "connections,load,latency_p99_ns,latency_p99_low_ns,latency_p99_high_ns,starved"
 
 
 def csv_table(capsys, *args) -> pd.DataFrame:
@@ -48,9 +49,9 @@ def test_the_round_comes_from_the_stem_and_is_1_without_a_suffix():
     assert round_of("tokio-tcp-64B-0.001s-0t") == 1
 
 
-def test_csv_keeps_its_columns_and_adds_exactly_the_interval_columns(capsys, paired_dir):
+def test_csv_keeps_its_columns_and_adds_exactly_the_interval_and_connection_columns(capsys, paired_dir):
     table = csv_table(capsys, "-d", paired_dir)
-    assert ",".join(CSV_COLUMNS).endswith(",lost," + NEW_COLUMNS)
+    assert ",".join(CSV_COLUMNS).endswith(f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS}")
     assert list(table.columns) == CSV_COLUMNS
 
 

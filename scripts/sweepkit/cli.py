@@ -40,6 +40,11 @@ Knobs (environment variables, with their defaults):
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
                          (UDP points above 65507 bytes are skipped)
   TASKS="0"              decoy task counts
+  CONNECTIONS="1"        MODE=rtt: connections (UDP: sockets) per ping, a point each, e.g. "1 10 100 1000";
+                         they share the rate asked for (each sends at rate/N)
+  LOAD="closed"          MODE=rtt: closed (each message waits for the previous reply), open (sent on
+                         schedule, latency counted from the scheduled send) or "closed open";
+                         open needs an interval other than 0
   PROTOCOLS="tcp udp"
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
@@ -170,9 +175,11 @@ def cmd_record(args) -> int:
         outcome = state.micro_outcome if kind == "micro" else state.ping_outcome
         status, message = outcome(args.exit_code, limit, sweep_dir / run["stem"])
     status, message = state.skip_unavailable(status, message, args.tail, sweep_dir / run["stem"])
-    figures = table.log_figures(sweep_dir / f"{run['stem']}.json") if status == "ok" else (None, None)
+    log = table.read(sweep_dir / f"{run['stem']}.json") if status == "ok" else None
+    figures = table.figures(log) if log is not None else (None, None)
     run["start_s"] = round(state.epoch(args.t0) - state.epoch(args.since), 2)
-    state.settle(run, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures)
+    state.settle(run, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures,
+                 table.starved(log) if log is not None else None)
     state.save(args.state, doc)
     elapsed = state.epoch(args.t1) - state.epoch(args.since)
     lines = [progress.progress_line(doc, args.index, elapsed)]
@@ -224,10 +231,14 @@ def cmd_finish(args) -> int:
 
 
 def serve_pongs(doc: dict) -> list[tuple]:
-    """(label, binary, transport, port, pong arguments) of every pong of --serve/--peer, in the plan's order."""
-    points = plan_mod.build(doc["knobs"], [runtimes.by_label(label) for label in doc["frameworks"]], None,
+    """(label, binary, transport, port, pong arguments) of every pong of --serve/--peer, in the plan's order;
+    an RTT pong is made ready for the most connections of CONNECTIONS, since it serves every point."""
+    k = doc["knobs"]
+    points = plan_mod.build(k, [runtimes.by_label(label) for label in doc["frameworks"]], None,
                             variants.from_records(doc.get("variants")))
-    return list(dict.fromkeys((p.framework, p.binary, p.transport, p.port, p.pong_args) for p in points if p.binary))
+    ready = ("--connections", str(max(map(int, k["CONNECTIONS"].split())))) if k["MODE"] == "rtt" else ()
+    return list(dict.fromkeys((p.framework, p.binary, p.transport, p.port, (*p.pong_args, *ready))
+                              for p in points if p.binary))
 
 
 def cmd_pongs(args) -> int:
@@ -258,6 +269,8 @@ def cmd_serving(args) -> int:
     prefix = "MODE=throughput " if k["MODE"] == "throughput" else ""
     if k.get("VARIANTS", "").split():  # host A plans the same ports only with the same variants
         prefix += f"VARIANTS={shlex.quote(k['VARIANTS'])} "
+    if k["MODE"] == "rtt" and k["CONNECTIONS"] != "1":  # the pongs are ready for this many, no more
+        prefix += f"CONNECTIONS={shlex.quote(k['CONNECTIONS'])} "
     flags = "".join(doc_flags(doc))
     print(f"On host A: {prefix}BASE_PORT={k['BASE_PORT']} ./run-network.sh --peer <this host's address>"
           + (f" -{flags}" if flags else ""))

@@ -18,6 +18,8 @@ MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
 MAX_UDP_THROUGHPUT_S = 400  # a UDP throughput run's counts must come back in one datagram
 MAX_PORT = 65535
 MAX_REPEATS = 1000
+MAX_CONNECTIONS = 100_000  # the most a ping and a pong accept
+LOADS = ("closed", "open")
 
 # Every knob of both scripts, in sweep.json's order, with its default.
 DEFAULTS = {
@@ -30,6 +32,8 @@ DEFAULTS = {
     "INTERVALS": "0.1 0.01 0.001 0.0001 0",
     "SIZES": "8 64 1024 16384 65536 1048576",
     "TASKS": "0",
+    "CONNECTIONS": "1",  # MODE=rtt: connections (UDP: sockets) per ping, sharing the rate asked for
+    "LOAD": "closed",  # MODE=rtt: closed (a message waits for the reply before it) or open (sent on schedule)
     "PROTOCOLS": "tcp udp",
     "PONG_CPUS": "0",  # empty: no pinning
     "PING_CPUS": "1",
@@ -58,8 +62,8 @@ MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times alread
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS"}
 # What a micro sweep does not use: named in a warning when given.
-NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", "TASKS", "PROTOCOLS", "PONG_CPUS", "PING_CPUS",
-             "PING_EXTRA", "PONG_EXTRA")
+NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", "TASKS", "CONNECTIONS", "LOAD", "PROTOCOLS",
+             "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA")
 SEED_DIGITS = 20  # up to 2**64: a seed anyone can retype
 
 DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
@@ -201,6 +205,33 @@ def _check_measure(k: dict, problems: list[str]) -> None:
             problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
 
 
+def _check_connections(k: dict, problems: list[str]) -> None:
+    """MODE=rtt: CONNECTIONS and LOAD, each value once and CONNECTIONS as plain numbers. Open load sends
+    on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
+    counts = k["CONNECTIONS"].split()
+    if not counts:
+        problems.append('CONNECTIONS is empty: expected connection counts per ping, e.g. "1 100"')
+    bad = [x for x in counts if not (UINT.fullmatch(x) and len(x) <= 6 and 1 <= int(x) <= MAX_CONNECTIONS)]
+    for x in bad:
+        problems.append(f"CONNECTIONS: '{x}' is not a connection count from 1 to {MAX_CONNECTIONS}")
+    if counts and not bad:
+        k["CONNECTIONS"] = " ".join(dict.fromkeys(str(int(x)) for x in counts))
+    loads = k["LOAD"].split()
+    if not loads:
+        problems.append('LOAD is empty: expected closed, open or "closed open"')
+    for x in loads:
+        if x not in LOADS:
+            problems.append(f"LOAD: '{x}' is not closed or open")
+    if not loads or any(x not in LOADS for x in loads):
+        return
+    k["LOAD"] = " ".join(dict.fromkeys(loads))
+    intervals = k["INTERVALS"].split()
+    if ("open" in loads and intervals and all(DECIMAL.fullmatch(x) for x in intervals)
+            and all(float(x) == 0 for x in intervals)):
+        problems.append("LOAD=open needs a schedule to send on: INTERVALS has only 0 (back-to-back), which "
+                        'only a closed loop runs; give an interval, e.g. INTERVALS="0.001"')
+
+
 def _check_repeats(k: dict, problems: list[str]) -> None:
     """REPEATS, and SEED: a random one (recorded like any knob) when none is given."""
     repeats = k["REPEATS"]
@@ -255,6 +286,13 @@ def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
             if x.startswith(("--interval", "--rate", "--pacing")):
                 problems.append(f"PING_EXTRA: {x.split('=')[0]} does not apply to MODE=throughput "
                                 "(the ping sends as fast as it can)")
+    else:  # the plan gives both ends of each RTT point its connection count, and the ping its load
+        for extra, knob_of in (("PING_EXTRA", {"--connections": "CONNECTIONS", "--load": "LOAD"}),
+                               ("PONG_EXTRA", {"--connections": "CONNECTIONS"})):
+            for x in k[extra].split():
+                if x.split("=")[0] in knob_of:
+                    problems.append(f"{extra}: {x.split('=')[0]} is set by the sweep for each point; "
+                                    f"use the {knob_of[x.split('=')[0]]} knob")
     if "BASE_PORT" in k:
         last = MAX_PORT - (len(pong_entries()) + variants - 1)  # one port per pong from BASE_PORT on
         port = k["BASE_PORT"]
@@ -292,15 +330,24 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     for x in tasks:
         if not (UINT.fullmatch(x) and len(x) < 7):
             problems.append(f"TASKS: '{x}' is not a decoy task count (0..100000)")
+    if k["MODE"] == "rtt":
+        _check_connections(k, problems)
     _check_protocols(k, warmup, duration, problems)
     _check_setup(k, problems, len(result.variants))
     if problems:
         return result
+    if k["MODE"] == "rtt" and "open" in k["LOAD"].split() and any(float(x) == 0 for x in k["INTERVALS"].split()):
+        result.warnings.append("LOAD=open: interval 0 (back-to-back) has no schedule to send on, so its "
+                               "open-loop points are not planned")
     if k["MODE"] == "throughput":
         if "SIZE" in given:
             result.warnings.append(f'SIZE applies to MODE=rtt; this throughput sweep uses SIZES="{k["SIZES"]}"')
         if "INTERVALS" in given:
             result.warnings.append("INTERVALS applies to MODE=rtt: a throughput point sends as fast as it can")
+        rtt_only = [name for name in ("CONNECTIONS", "LOAD") if name in given]
+        if rtt_only:
+            result.warnings.append(f"{' and '.join(rtt_only)} {'applies' if len(rtt_only) == 1 else 'apply'} to "
+                                   "MODE=rtt: a throughput point runs one connection")
         for reference in [e for e in result.selection if not has_pong(e)]:
             result.selection.remove(reference)
             baseline = f"-{reference.flag}: the {reference.transport.upper()} baseline measures no throughput"

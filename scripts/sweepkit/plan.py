@@ -35,8 +35,10 @@ class Point:
     tasks: int  # decoy tasks
     port: int | None = None  # the pong's port under run-network.sh --serve/--peer
     skipped: str | None = None  # why the plan skips it
-    ping_args: tuple[str, ...] = ()  # a reference's own arguments (runtimes.json)
+    ping_args: tuple[str, ...] = ()  # a reference's own arguments (runtimes.json), or a variant's
     pong_args: tuple[str, ...] = ()
+    connections: int = 1  # RTT: connections (UDP: sockets) of the ping, sharing the rate asked for
+    load: str = "closed"  # RTT: closed or open loop
 
     @property
     def kind(self) -> str:
@@ -46,9 +48,22 @@ class Point:
 
     @property
     def stem(self) -> str:
-        """The point's name: {framework}-{transport}-{payload}B-{interval}s|throughput-{tasks}t."""
+        """The point's name: {framework}-{transport}-{payload}B-{interval}s|throughput-{tasks}t, then
+        -{connections}c unless one connection, and -open in open load: a sweep of one connection in a
+        closed loop keeps the names of the sweeps before those knobs."""
         measure = "throughput" if self.interval is None else f"{self.interval}s"
-        return f"{self.framework}-{self.transport}-{self.payload}B-{measure}-{self.tasks}t"
+        stem = f"{self.framework}-{self.transport}-{self.payload}B-{measure}-{self.tasks}t"
+        return stem + (f"-{self.connections}c" if self.connections != 1 else "") + (
+            f"-{self.load}" if self.load != "closed" else "")
+
+    def end_args(self, end: str) -> tuple[str, ...]:
+        """The `ping` or `pong` arguments of this point: a reference's or a variant's own, then an RTT
+        point's connection count (both ends: the pong checks it can hold them) and load (the ping)."""
+        own = self.ping_args if end == "ping" else self.pong_args
+        if self.kind != "rtt":
+            return own
+        load = ("--load", self.load) if end == "ping" else ()
+        return (*own, "--connections", str(self.connections), *load)
 
     def record(self) -> dict:
         """The point's entry in sweep.json, before it runs; its status and repeats_ok follow its runs."""
@@ -56,8 +71,11 @@ class Point:
                  "payload": self.payload}
         if self.interval is not None:
             entry["interval_s"] = float(self.interval)
-        return entry | {"tasks": self.tasks, "status": "skipped" if self.skipped else "planned",
-                        "repeats_ok": 0, "message": self.skipped}
+        entry["tasks"] = self.tasks
+        if self.kind == "rtt":
+            entry |= {"connections": self.connections, "load": self.load}
+        return entry | {"status": "skipped" if self.skipped else "planned", "repeats_ok": 0,
+                        "message": self.skipped}
 
 
 @dataclass(frozen=True)
@@ -82,6 +100,8 @@ class Run:
             entry |= {"msg_per_s_p50": None, "gbit_per_s_p50": None}
         else:
             entry |= {"p50_ns": None, "achieved_rate": None}
+        if self.point.kind == "rtt":
+            entry["starved"] = None  # connections that got under half the median replies (per_connection)
         return entry | {"message": None}
 
 
@@ -110,10 +130,11 @@ def why_skipped(point: Point, knobs: dict, icmp_unusable: str | None = None) -> 
 
 def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=()) -> list[Point]:
     """Every point, in the list's order: each entry with a pong (runtimes, then references the suite's
-    binaries measure) × protocols × intervals (throughput: sizes) × task counts, then each variant
-    (sweepkit/variants.py: its base's binaries with its arguments, under its own label) the same
-    way, then each other reference × intervals. More axes (connection counts) would land here as
-    data. MODE=micro: micro.build's points."""
+    binaries measure) × protocols × intervals (throughput: sizes) × task counts × connection counts
+    × loads (RTT only), then each variant (sweepkit/variants.py: its base's binaries with its
+    arguments, under its own label) the same way, then each other reference × intervals. Open load
+    at interval 0 is not planned: back-to-back has no schedule to send on (knobs.check warns).
+    MODE=micro: micro.build's points."""
     mode = knobs["MODE"]
     if mode == "micro":
         return micro.build(knobs, selection)
@@ -121,8 +142,10 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=())
     tasks = [int(t) for t in knobs["TASKS"].split()]
     if mode == "throughput":
         measures = [(int(size), None) for size in knobs["SIZES"].split()]
+        shapes = [(1, "closed")]
     else:
         measures = [(int(knobs["SIZE"]), interval) for interval in knobs["INTERVALS"].split()]
+        shapes = list(itertools.product(map(int, knobs["CONNECTIONS"].split()), knobs["LOAD"].split()))
     with_pongs = [e.label for e in runtimes.entries() if has_pong(e)]
     base_port = int(knobs["BASE_PORT"]) if "BASE_PORT" in knobs else None
 
@@ -136,9 +159,11 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=())
     lines += [(v.label, v.entry.binary_prefix, None if base_port is None else base_port + len(with_pongs) + i,
                (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.args))
               for i, v in enumerate(variants)]
-    points = [Point(label, binary, proto, size, interval, t, at, ping_args=ping_args, pong_args=pong_args)
-              for (label, binary, at, ping_args, pong_args), proto, (size, interval), t
-              in itertools.product(lines, protocols, measures, tasks)]
+    points = [Point(label, binary, proto, size, interval, t, at, ping_args=ping_args, pong_args=pong_args,
+                    connections=n, load=load)
+              for (label, binary, at, ping_args, pong_args), proto, (size, interval), t, (n, load)
+              in itertools.product(lines, protocols, measures, tasks, shapes)
+              if not (load == "open" and float(interval) == 0)]
     if mode == "rtt":
         points += [Point(e.label, None, e.transport, int(knobs["SIZE"]), interval, 0)
                    for e in selection if not has_pong(e) for interval in knobs["INTERVALS"].split()]
@@ -198,14 +223,16 @@ LINE_FIELDS = ("index", "stem", "kind", "binary", "transport", "payload", "inter
 
 
 def line(index: int, run: Run, knobs: dict) -> str:
-    """The plan line the shell reads: LINE_FIELDS, tab-separated, "-" for an empty field; a
-    reference's own arguments space-separated in one field. A micro run has the benchmark binary's
-    arguments (but --out) in the ping_args field, and no transport, payload, interval, tasks or port."""
+    """The plan line the shell reads: LINE_FIELDS, tab-separated, "-" for an empty field; each end's
+    arguments of the point (Point.args) space-separated in one field. A micro run has the benchmark
+    binary's arguments (but --out) in the ping_args field, and no transport, payload, interval, tasks
+    or port."""
     p = run.point
     if p.kind == "micro":
         fields = [index, run.stem, p.kind, p.binary, None, None, None, None, plain(ping_limit_s(p.kind, knobs)),
                   None, run.round, " ".join(p.args(knobs)), None]
     else:
         fields = [index, run.stem, p.kind, p.binary, p.transport, p.payload, p.interval, p.tasks,
-                  plain(ping_limit_s(p.kind, knobs)), p.port, run.round, " ".join(p.ping_args), " ".join(p.pong_args)]
+                  plain(ping_limit_s(p.kind, knobs)), p.port, run.round, " ".join(p.end_args("ping")),
+                  " ".join(p.end_args("pong"))]
     return "\t".join(EMPTY if f is None or f == "" else str(f).replace("\t", " ") for f in fields)

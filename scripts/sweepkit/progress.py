@@ -57,6 +57,9 @@ def plan_lines(doc: dict) -> list[str]:
              f"about {duration(estimate_s(doc))} in all",
              f"  {repeats} round{'s' if repeats != 1 else ''}, each point once per round, in an order "
              f"shuffled with SEED={doc['seed']}"]
+    if knobs["MODE"] == "rtt" and (knobs.get("CONNECTIONS", "1") != "1" or knobs.get("LOAD", "closed") != "closed"):
+        lines.append(f"  connections per ping: {knobs['CONNECTIONS']} (sharing the rate asked for: each sends at "
+                     f"rate/N); load: {knobs['LOAD']}")
     for i, p in enumerate(points, 1):
         if p["status"] == "skipped":
             lines.append(f"  {i:3d}  {p['stem']:<38} skipped: {p['message']}")
@@ -87,8 +90,9 @@ def micro_eta_s(doc: dict, index: int, elapsed_s: float) -> float:
     return scale * sum(g for g, r in zip(guesses[index + 1:], runs[index + 1:]) if r["status"] == "planned")
 
 
-def result(run: dict) -> str:
-    """The middle of a progress line: the run's figures, or why it has none."""
+def result(run: dict, connections: int | None = None) -> str:
+    """The middle of a progress line: the run's figures, or why it has none; connections that starved
+    (of `connections`, its point's) are a finding, so they are said."""
     if run["status"] == "failed":
         return f"FAILED: {run['message']}"
     if run["status"] != "ok":
@@ -102,8 +106,9 @@ def result(run: dict) -> str:
         return (f"p50 {UNKNOWN if msgs is None else style.si(msgs):>10} msg/s   "
                 f"{UNKNOWN if gbit is None else style.si(gbit):>8} Gb/s")
     p50, rate = run["p50_ns"], run["achieved_rate"]
+    starved = f"   {run['starved']}/{connections or UNKNOWN} conns starved" if run.get("starved") else ""
     return (f"p50 {UNKNOWN if p50 is None else style.us(p50) + ' µs':>8}   "
-            f"{UNKNOWN if rate is None else style.si(rate):>10} msg/s")
+            f"{UNKNOWN if rate is None else style.si(rate):>10} msg/s{starved}")
 
 
 def progress_line(doc: dict, index: int, elapsed_s: float) -> str:
@@ -116,7 +121,8 @@ def progress_line(doc: dict, index: int, elapsed_s: float) -> str:
     else:
         eta = duration(eta_s(runs, index, elapsed_s, doc["knobs"]))
     where = f"{index + 1:>{len(str(n))}}/{n} r{run['round']:<{len(str(doc['repeats']))}}"
-    return f"[{where}] {run['point']:<34} {result(run)}   ({wall} s)   ETA {eta}"
+    point = next((p for p in doc.get("points", ()) if p["stem"] == run["point"]), {})
+    return f"[{where}] {run['point']:<34} {result(run, point.get('connections'))}   ({wall} s)   ETA {eta}"
 
 
 def tails(paths, count: int = 6) -> list[str]:
@@ -171,7 +177,11 @@ def closing_lines(doc: dict, sweep_dir) -> list[str]:
         lines.append(f"{full} of {len(points)} points have all {doc['repeats']} repeats")
         short = [f"{p['stem']}: {p['message']}" for p in points if p["status"] in ("partial", "failed", "interrupted")]
     failed = [f"{r['stem']}: {r['message']}" for r in runs if r["status"] == "failed"]
-    for title, items in (("Skipped", listed), ("Incomplete", short), ("FAILED", failed)):
+    connections = {p["stem"]: p.get("connections") for p in points}
+    starved = [f"{r['stem']}: {r['starved']} of {connections[r['point']]} connections got under half the median "
+               "replies" for r in runs if r.get("starved")]
+    for title, items in (("Skipped", listed), ("Incomplete", short), ("Starved connections", starved),
+                         ("FAILED", failed)):
         if items:
             lines.append(f"{title} ({len(items)}):")
             lines += [f"  {item}" for item in items]

@@ -190,10 +190,11 @@ def micro_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | 
     return status, message
 
 
-def settle(run: dict, status: str, message: str | None, wall_s: float, figures=(None, None)) -> None:
+def settle(run: dict, status: str, message: str | None, wall_s: float, figures=(None, None),
+           starved: int | None = None) -> None:
     """Records a run's end: its status, why (unless ok), its wall time and its two figures (p50 RTT
     and achieved rate; throughput: p50 msg/s and Gb/s; micro: the median ns per operation and
-    operations per second)."""
+    operations per second), and for an RTT run how many of its connections starved."""
     run["status"] = status
     run["wall_s"] = round(wall_s, 2) if math.isfinite(wall_s) else None
     if "ns_per_op_median" in run:
@@ -204,4 +205,6 @@ def settle(run: dict, status: str, message: str | None, wall_s: float, figures=(
         keys = ("msg_per_s_p50", "gbit_per_s_p50")
     for key, value in zip(keys, figures):
         run[key] = value
+    if "starved" in run:
+        run["starved"] = starved
     run["message"] = message

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from analysis import style
 
-RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "run", "n", "p50 µs", "p99 µs",
-              "p99.9 µs", "max µs", "lost"]
+RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
+              "p99 µs", "p99.9 µs", "max µs", "lost", "starved"]
 THROUGHPUT_HEADER = ["framework", "transport", "payload", "tasks", "run", "windows", "msg/s p5", "msg/s p50",
                      "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "lost"]
 MICRO_HEADER = ["framework", "bench", "sizes", "run", "repeats", "ns/op median", "op/s median", "peak RSS"]
@@ -28,12 +28,25 @@ def figures(log: dict) -> tuple:
     return (log.get("rtt_ns") or {}).get("p50"), log.get("achieved_rate")
 
 
+def starved(log: dict) -> int | None:
+    """How many connections of an RTT run got fewer than half the median replies (the ping's
+    per_connection.starved); None when its log does not say (one from before --connections, ICMP)."""
+    return (log.get("per_connection") or {}).get("starved")
+
+
+def read(path) -> dict | None:
+    """A JSON log, or None when it cannot be read."""
+    try:
+        log = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return log if isinstance(log, dict) else None
+
+
 def log_figures(path) -> tuple:
     """`figures` of a log file; unknown ones when it cannot be read."""
-    try:
-        return figures(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        return None, None
+    log = read(path)
+    return (None, None) if log is None else figures(log)
 
 
 def series(log: dict) -> str:
@@ -58,8 +71,9 @@ def rtt_row(log: dict, run: str = UNKNOWN) -> list[str]:
     interval = log.get("interval_s")
     return [series(log), str(log.get("transport")),
             UNKNOWN if interval is None else style.rate_label(interval), si(log.get("achieved_rate")),
-            count(log.get("tasks")), run, count(rtt.get("n")),
-            *(style.us(rtt.get(p)) for p in ("p50", "p99", "p999", "max")), lost(log)]
+            count(log.get("tasks")), count(log.get("connections")), str(log.get("load") or UNKNOWN), run,
+            count(rtt.get("n")), *(style.us(rtt.get(p)) for p in ("p50", "p99", "p999", "max")), lost(log),
+            count(starved(log))]
 
 
 def throughput_row(log: dict, run: str = UNKNOWN) -> list[str]:
