@@ -79,33 +79,29 @@ impl Plan {
 async fn measure<R: Runtime>(options: &Arc<PingOptions>) -> (Vec<Recorder>, anyhow::Result<()>) {
     let address = options.address;
     let n = options.connections;
-    let tasks = match options.protocol {
-        Protocol::Tcp => {
-            let mut streams = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                match connect_to_pong::<R>(address).await {
-                    Ok(stream) => streams.push(stream),
-                    Err(error) => return (Vec::new(), Err(error)),
-                }
-            }
-            let plan = Plan::starting_now(options);
-            let run =
-                |(conn, stream)| R::spawn(tcp_connection::<R>(stream, conn, plan, options.clone()));
-            (0..).zip(streams).map(run).collect::<Vec<_>>()
-        }
-        Protocol::Udp => {
-            let mut sockets = Vec::with_capacity(n as usize);
-            for _ in 0..n {
-                match udp_to_pong::<R>(address).await {
-                    Ok(socket) => sockets.push(socket),
-                    Err(error) => return (Vec::new(), Err(error)),
-                }
-            }
-            let plan = Plan::starting_now(options);
-            let run =
-                |(conn, socket)| R::spawn(udp_connection::<R>(socket, conn, plan, options.clone()));
-            (0..).zip(sockets).map(run).collect()
-        }
+    let opened = match options.protocol {
+        Protocol::Tcp => open_all(n, || connect_to_pong::<R>(address))
+            .await
+            .map(|streams| {
+                let plan = Plan::starting_now(options);
+                let run = |(conn, stream)| tcp_connection::<R>(stream, conn, plan, options.clone());
+                (0..)
+                    .zip(streams)
+                    .map(run)
+                    .map(R::spawn)
+                    .collect::<Vec<_>>()
+            }),
+        Protocol::Udp => open_all(n, || udp_to_pong::<R>(address))
+            .await
+            .map(|sockets| {
+                let plan = Plan::starting_now(options);
+                let run = |(conn, socket)| udp_connection::<R>(socket, conn, plan, options.clone());
+                (0..).zip(sockets).map(run).map(R::spawn).collect()
+            }),
+    };
+    let tasks = match opened {
+        Ok(tasks) => tasks,
+        Err(error) => return (Vec::new(), Err(error)),
     };
     let mut recorders = Vec::with_capacity(tasks.len());
     let mut outcome = Ok(());
@@ -129,6 +125,18 @@ async fn measure<R: Runtime>(options: &Arc<PingOptions>) -> (Vec<Recorder>, anyh
         }
     }
     (recorders, outcome)
+}
+
+/// Opens `n` sockets with `open`, one after the other, before any is used; the first error ends it.
+async fn open_all<T, F>(n: u32, mut open: impl FnMut() -> F) -> anyhow::Result<Vec<T>>
+where
+    F: Future<Output = anyhow::Result<T>>,
+{
+    let mut opened = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        opened.push(open().await?);
+    }
+    Ok(opened)
 }
 
 /// One TCP connection, under either load.
