@@ -11,6 +11,7 @@ use async_std::{
 };
 use rtt_core::runtime::{
     FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, available_cpus,
+    deep_listener,
 };
 
 /// async-std reads its worker count from this variable when its executor first starts.
@@ -73,7 +74,7 @@ impl Runtime for AsyncStd {
     }
 
     async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
-        TcpListener::bind(address).await
+        Ok(TcpListener::from(deep_listener(address)?))
     }
 
     fn listener_address(listener: &TcpListener) -> io::Result<SocketAddr> {

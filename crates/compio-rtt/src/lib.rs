@@ -20,7 +20,7 @@ use compio::{
 use futures::future::{Either, select};
 use rtt_core::runtime::{
     Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite, ThreadBound, UdpIo,
-    io_uring_unavailable,
+    deep_listener, io_uring_unavailable,
 };
 
 /// compio-driver's `ProactorBuilder::new()` sets `capacity: 1024` (compio-driver 0.12, lib.rs):
@@ -106,7 +106,7 @@ impl Runtime for Compio {
     }
 
     async fn listen(address: SocketAddr) -> io::Result<ThreadBound<TcpListener>> {
-        let listener = ThreadBound::new(TcpListener::bind(address)).await?;
+        let listener = TcpListener::from_std(deep_listener(address)?)?;
         Ok(ThreadBound::new(listener))
     }
 

@@ -270,6 +270,21 @@ pub async fn connect_to_pong<R: Runtime>(address: SocketAddr) -> anyhow::Result<
     }
 }
 
+/// A pong's listening socket, as std: `SO_REUSEADDR`, and an accept queue as deep as the kernel
+/// allows (`net.core.somaxconn`, 4096 by default) instead of the 128 of std's `bind` and of the
+/// runtimes built on it. A ping opens its connections faster than a pong that spawns a thread or
+/// a task per client accepts them; a full queue drops SYNs, and each costs its client a 1 s
+/// retransmission (10 000 connections then take minutes to open). Each runtime wraps it in its
+/// own listener, as its documentation shows for a socket configured beforehand.
+pub fn deep_listener(address: SocketAddr) -> io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(address), Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&address.into())?;
+    socket.listen(i32::MAX)?; // Linux caps it at net.core.somaxconn
+    Ok(socket.into())
+}
+
 /// Whether an I/O error is a blocking call's timeout (std's socket timeouts).
 pub fn timed_out(error: &io::Error) -> bool {
     matches!(

@@ -5,7 +5,9 @@ pub mod micro;
 
 use std::{future::Future, io, net::SocketAddr, time::Instant};
 
-use rtt_core::runtime::{FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo};
+use rtt_core::runtime::{
+    FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, deep_listener,
+};
 use smol::{
     Timer,
     net::{TcpListener, TcpStream, UdpSocket},
@@ -76,7 +78,7 @@ impl Runtime for Smol {
     }
 
     async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
-        TcpListener::bind(address).await
+        TcpListener::try_from(deep_listener(address)?)
     }
 
     fn listener_address(listener: &TcpListener) -> io::Result<SocketAddr> {

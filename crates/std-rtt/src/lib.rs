@@ -17,20 +17,15 @@ use std::{
     time::{Duration, Instant},
 };
 
-use socket2::{Domain, Socket, Type};
-
 use rtt_core::{
     build_info,
     runtime::{
         Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, TcpIo, TcpRead, TcpWrite,
-        UdpIo,
+        UdpIo, deep_listener,
     },
 };
 
 pub struct Std;
-
-/// The deepest accept queue asked for; Linux caps it at `net.core.somaxconn` (4096 by default).
-const LISTEN_BACKLOG: i32 = 65_535;
 
 /// Whether this process spins on non-blocking sockets (`--busy-poll`) instead of blocking in
 /// them: set once, before the run starts.
@@ -138,15 +133,8 @@ impl Runtime for Std {
         Tcp::new(stream, Some(STALL_LIMIT))
     }
 
-    /// std's `bind` listens with a backlog of 128. A thread per client accepts more slowly than
-    /// a ping opening thousands of connections connects, so that queue would overflow, and each
-    /// SYN dropped costs its client a 1 s retransmission: listen as deep as the kernel allows.
     async fn listen(address: SocketAddr) -> io::Result<TcpListener> {
-        let socket = Socket::new(Domain::for_address(address), Type::STREAM, None)?;
-        socket.set_reuse_address(true)?;
-        socket.bind(&address.into())?;
-        socket.listen(LISTEN_BACKLOG)?;
-        Ok(socket.into())
+        deep_listener(address)
     }
 
     fn listener_address(listener: &TcpListener) -> io::Result<SocketAddr> {
