@@ -39,13 +39,13 @@ impl RttReport {
             total.sent as f64 / measured_for.as_secs_f64()
         };
         let interval_s = options.interval().as_secs_f64();
-        let all = |values: fn(&Recorder) -> Vec<u64>| -> Vec<u64> {
-            recorders.iter().flat_map(values).collect()
-        };
-        let stats = RttStats::from_samples(&mut all(|r| r.rtts_ns().collect()));
-        let latency = options
-            .window()
-            .map(|_| RttStats::from_samples(&mut all(|r| r.latencies_ns().collect())));
+        let mut rtts: Vec<u64> = recorders.iter().flat_map(Recorder::rtts_ns).collect();
+        let stats = RttStats::from_samples(&mut rtts);
+        let latency = options.window().map(|_| {
+            let mut latencies: Vec<u64> =
+                recorders.iter().flat_map(Recorder::latencies_ns).collect();
+            RttStats::from_samples(&mut latencies)
+        });
         let log = Log::Rtt(Box::new(RttLog {
             context,
             interval_s,
