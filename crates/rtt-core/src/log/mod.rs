@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{machine::Machine, stats::RttStats};
 
+mod micro;
+
+pub use micro::{MedianInterval, MicroLog, MicroParams};
+
 /// The `schema` field of every log; bumped when a field changes meaning.
 pub const SCHEMA: &str = "rtt-log/1";
 
@@ -268,94 +272,6 @@ pub struct Spread {
     pub p95: Option<f64>,
 }
 
-/// The log of an in-process micro-benchmark: the wall time of each timed repeat, and the median
-/// and its 95 % interval across them (`stats::median_interval`). Written by `*-micro`, and under
-/// framework `go` by `go-micro`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct MicroLog {
-    /// The log format, `rtt-log/1`.
-    #[schemars(extend("const" = SCHEMA))]
-    pub schema: String,
-    /// `std`, `tokio`, `async-std`, `smol` or `go`.
-    pub framework: String,
-    /// The exact crate version built; for std the rustc release; for go the Go release.
-    pub framework_version: String,
-    /// `multi_thread`, `current_thread`, `global_executor`, `os_threads` or `goroutines`.
-    pub flavor: String,
-    /// Worker threads the runtime ran tasks on (std: the most threads alive at once by the
-    /// benchmark's design; go: GOMAXPROCS).
-    pub threads: usize,
-    #[serde(flatten)]
-    pub machine: Machine,
-    /// `rustc --version` of the compiler that built the binary; `null` for go.
-    pub rustc: Option<String>,
-    /// The suite's version and git commit.
-    pub suite_version: String,
-    /// When the run started (UTC, RFC 3339, ms).
-    pub started_at: String,
-    /// Whether every repeat asked for ran (and passed its completion check), or the benchmark
-    /// was deliberately not run (`not_run`).
-    pub complete: bool,
-    /// Why the run did not complete (a timeout, a failed check); `null` when it did.
-    pub error: Option<String>,
-    /// `spawn_many`, `yield_many`, `ping_pong`, `chained_spawn`, `notify`, `oneshot`, `channel`.
-    pub bench: String,
-    /// What was measured: the synchronisation primitive, or for the scheduler benchmarks the
-    /// spawn (and yield) used, e.g. `tokio::sync::Notify`, `async-channel`, `tokio::spawn`.
-    pub primitive: String,
-    /// The sizes of the benchmark; those that do not apply to it are `null`.
-    pub params: MicroParams,
-    /// Operations in one repeat: tasks spawned, yields, round trips, chain depth, waiters woken,
-    /// events received.
-    pub ops: u64,
-    /// Timed repeats asked for (`--repeat`).
-    pub repeat: u32,
-    /// Untimed iterations run before them.
-    pub warmup: u32,
-    /// Wall time of each finished timed repeat, in ns, in order; for `notify` and `oneshot`
-    /// less the holders' sleep.
-    pub times_ns: Vec<u64>,
-    /// The time of a repeat divided by `ops`, in ns.
-    pub ns_per_op: MedianInterval,
-    /// `ops` divided by the time of a repeat.
-    pub ops_per_s: MedianInterval,
-    /// The process's peak resident set size, in bytes (VmHWM: getrusage's ru_maxrss).
-    pub peak_rss_bytes: Option<u64>,
-    /// Why the benchmark was not run at these sizes (std above its thread cap); `null` when it
-    /// ran.
-    pub not_run: Option<String>,
-}
-
-/// The sizes of a micro-benchmark, by option; `null` where they do not apply.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct MicroParams {
-    /// `--tasks`: tasks spawned, yielding tasks, round trips or chain depth.
-    pub tasks: Option<u64>,
-    /// `--yields`: yields per task.
-    pub yields: Option<u64>,
-    /// `--instances`: holder and waiter pairs.
-    pub instances: Option<u64>,
-    /// `--hold-ms`: how long each holder sleeps before waking its waiter.
-    pub hold_ms: Option<u64>,
-    /// `--workers`: receiving tasks, each with its own queue and producer.
-    pub workers: Option<u64>,
-    /// `--events`: events each producer sends.
-    pub events: Option<u64>,
-    /// `--queue`: the bound of each queue.
-    pub queue: Option<u64>,
-    /// `--event-type`: `int`, `string` (freshly allocated) or `shared`.
-    pub event_type: Option<String>,
-}
-
-/// The median across repeats and its distribution-free 95 % interval; `low` and `high` are
-/// `null` with fewer than 6 repeats, all three without any.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct MedianInterval {
-    pub median: Option<f64>,
-    pub low: Option<f64>,
-    pub high: Option<f64>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,7 +289,7 @@ mod tests {
         let committed = fs::read_to_string(&path).unwrap_or_default();
         assert!(
             committed == generated,
-            "{SCHEMA_FILE} is not what the log structs in crates/rtt-core/src/log.rs generate: \
+            "{SCHEMA_FILE} is not what the log structs in crates/rtt-core/src/log/ generate: \
              regenerate it with `UPDATE_SCHEMA=1 cargo test -p rtt-core schema` and commit it"
         );
     }

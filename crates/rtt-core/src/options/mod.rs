@@ -1,21 +1,19 @@
 //! Command-line options, defined once and flattened into every ping and pong so all runtimes
 //! accept exactly the same flags. Bad values are rejected here, before anything runs (exit 2).
 
-use std::{
-    net::{SocketAddr, ToSocketAddrs},
-    path::PathBuf,
-    time::Duration,
-};
+mod command;
+mod values;
 
-use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum, error::ErrorKind};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
-use crate::{
-    build_info,
-    decoy::DecoyKind,
-    descriptors, pacing,
-    runtime::{Knob, Runtime, RuntimeOptions},
-    wire::{self, MAX_TCP_PAYLOAD, MAX_UDP_PAYLOAD},
+use clap::{Args, ValueEnum};
+
+pub use self::command::{check_ping, check_pong, check_runtime, parse};
+use self::values::{
+    parse_address, parse_interval, parse_positive_seconds, parse_rate, parse_seconds, parse_size,
+    parse_variant,
 };
+use crate::{decoy::DecoyKind, pacing, runtime::RuntimeOptions, wire::MAX_UDP_PAYLOAD};
 
 /// The most connections one ping opens (`--connections`).
 pub const MAX_CONNECTIONS: i64 = 100_000;
@@ -246,145 +244,6 @@ pub struct PongOptions {
     pub connections: u32,
     #[command(flatten)]
     pub runtime: RuntimeOptions,
-}
-
-/// Parses the command line of binary `name` into `T`; on bad input prints the problem and exits 2.
-pub fn parse<T: Args + FromArgMatches>(name: &'static str, about: &'static str) -> (T, Command) {
-    let command = T::augment_args(
-        Command::new(name)
-            .version(build_info::SUITE_VERSION)
-            .about(about),
-    );
-    let matches: ArgMatches = command.clone().get_matches();
-    match T::from_arg_matches(&matches) {
-        Ok(options) => (options, command),
-        Err(error) => error.format(&mut command.clone()).exit(),
-    }
-}
-
-/// Rejects option combinations a single option's parser cannot see.
-pub fn check_ping<R: Runtime>(options: &PingOptions, command: &mut Command) {
-    if let Err(message) = options.check() {
-        command.error(ErrorKind::ArgumentConflict, message).exit();
-    }
-    check_runtime::<R>(&options.runtime, command);
-    let what = format!("--connections {}", options.connections);
-    check_room(
-        descriptors::make_room_for(options.connections, &what),
-        command,
-    );
-}
-
-/// Rejects the options of a pong, once parsed.
-pub fn check_pong<R: Runtime>(options: &PongOptions, command: &mut Command) {
-    check_runtime::<R>(&options.runtime, command);
-    // A UDP pong serves every peer from its one socket.
-    if options.protocol == Protocol::Tcp {
-        let what = format!("serving --connections {}", options.connections);
-        check_room(
-            descriptors::make_room_for(options.connections, &what),
-            command,
-        );
-    }
-}
-
-/// Exits 2 when the open-files limit leaves no room for the sockets asked for.
-fn check_room(room: Result<(), String>, command: &mut Command) {
-    if let Err(message) = room {
-        command.error(ErrorKind::ValueValidation, message).exit();
-    }
-}
-
-/// Rejects runtime options the runtime under test does not have.
-pub fn check_runtime<R: Runtime>(options: &RuntimeOptions, command: &mut Command) {
-    let Some(knob) = Knob::ALL
-        .into_iter()
-        .find(|knob| knob.is_set(options) && !R::KNOBS.contains(knob))
-    else {
-        return;
-    };
-    let honoured = match R::KNOBS {
-        [] => "it has none".to_owned(),
-        knobs => {
-            let flags: Vec<_> = knobs.iter().map(|knob| knob.flag()).collect();
-            format!("its options are {}", flags.join(", "))
-        }
-    };
-    let problem = format!(
-        "{} does not apply to {}: drop it ({honoured})",
-        knob.flag(),
-        R::FRAMEWORK
-    );
-    command.error(ErrorKind::ArgumentConflict, problem).exit();
-}
-
-fn parse_address(text: &str) -> Result<SocketAddr, String> {
-    let hint = "expected HOST:PORT, e.g. 127.0.0.1:9009";
-    let mut addresses = text.to_socket_addrs().map_err(|e| format!("{e}; {hint}"))?;
-    addresses
-        .next()
-        .ok_or_else(|| format!("'{text}' resolves to no address; {hint}"))
-}
-
-fn parse_variant(text: &str) -> Result<String, String> {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
-    match text.chars().all(allowed) && !text.is_empty() {
-        true => Ok(text.to_owned()),
-        false => Err("letters, digits, '.', '_' and '-' only, e.g. tokio-ei8".to_owned()),
-    }
-}
-
-fn parse_size(text: &str) -> Result<usize, String> {
-    let size: usize = text
-        .parse()
-        .map_err(|_| "not a whole number of bytes".to_owned())?;
-    if size < wire::SEQ_LEN {
-        return Err(format!(
-            "must be at least {} bytes, the sequence number",
-            wire::SEQ_LEN
-        ));
-    }
-    if size > MAX_TCP_PAYLOAD {
-        return Err(format!("must be at most {MAX_TCP_PAYLOAD} bytes"));
-    }
-    Ok(size)
-}
-
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| "not a number of seconds".to_owned())?;
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Err("must be a finite number of seconds, 0 or more".to_owned());
-    }
-    Ok(seconds)
-}
-
-fn parse_positive_seconds(text: &str) -> Result<f64, String> {
-    match parse_seconds(text)? {
-        s if s > 0.0 => Ok(s),
-        _ => Err("must be more than 0 seconds".to_owned()),
-    }
-}
-
-fn parse_interval(text: &str) -> Result<f64, String> {
-    let seconds = parse_seconds(text)?;
-    if seconds > 0.0 && seconds < 1e-6 {
-        return Err("must be 0 (back-to-back) or at least 0.000001 s".to_owned());
-    }
-    Ok(seconds)
-}
-
-fn parse_rate(text: &str) -> Result<f64, String> {
-    let rate: f64 = text
-        .parse()
-        .map_err(|_| "not a number of messages per second".to_owned())?;
-    if !rate.is_finite() || rate <= 0.0 || rate > 1e6 {
-        return Err(
-            "must be more than 0 and at most 1000000 msg/s; omit it for back-to-back".to_owned(),
-        );
-    }
-    Ok(rate)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! window. One loop per load (closed here, open in [`open`]) serves every runtime and both
 //! transports; only the calls behind the [`Runtime`] traits and the `Link` (TCP or UDP) differ.
 
+mod in_flight;
 mod link;
 mod open;
 mod report;

@@ -5,20 +5,13 @@
 //! so it never measures the messages that should have gone meanwhile (coordinated omission);
 //! here they are sent, late or held back, and their wait counts.
 
-use std::{
-    collections::VecDeque,
-    future::poll_fn,
-    mem::take,
-    net::SocketAddr,
-    sync::{Arc, Mutex, MutexGuard},
-    task::{Poll, Waker},
-    time::Instant,
-};
+use std::{mem::take, net::SocketAddr, sync::Arc, time::Instant};
 
 use anyhow::anyhow;
 
 use super::{
     Outcome, Plan,
+    in_flight::{Flight, InFlight},
     link::{check_tcp_echo, tcp_read_error, tcp_write_error, udp_echo_seq, udp_error},
 };
 use crate::{
@@ -108,124 +101,6 @@ where
     });
     in_flight.close();
     outcome
-}
-
-/// A message sent and not yet answered.
-#[derive(Clone, Copy, Debug)]
-struct Flight {
-    seq: u64,
-    due: Instant,
-    sent_at: Instant,
-    /// Due inside the measured window.
-    measured: bool,
-}
-
-/// The messages of one connection in flight, oldest first, at most `window` of them: the sender
-/// waits for room, the receiver for a message to wait for. Either end closes it when it stops.
-struct InFlight {
-    window: usize,
-    state: Mutex<FlightState>,
-}
-
-#[derive(Default)]
-struct FlightState {
-    flights: VecDeque<Flight>,
-    closed: bool,
-    sender: Option<Waker>,
-    receiver: Option<Waker>,
-}
-
-impl InFlight {
-    fn new(window: u32) -> Self {
-        Self {
-            window: window as usize,
-            state: Mutex::default(),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, FlightState> {
-        // A panic elsewhere is re-raised where its task is awaited; the queue itself stays valid.
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Waits until fewer than `window` messages are in flight: `Some(true)` if it had to wait,
-    /// `None` once the receiver has stopped.
-    async fn room(&self) -> Option<bool> {
-        let mut waited = false;
-        poll_fn(|cx| {
-            let mut state = self.lock();
-            if state.closed {
-                Poll::Ready(None)
-            } else if state.flights.len() < self.window {
-                Poll::Ready(Some(waited))
-            } else {
-                waited = true;
-                state.sender = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        })
-        .await
-    }
-
-    fn push(&self, flight: Flight) {
-        let waker = {
-            let mut state = self.lock();
-            state.flights.push_back(flight);
-            state.receiver.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-    }
-
-    /// The oldest message in flight, once there is one; `None` once the sender has stopped and
-    /// every message it sent is answered or lost.
-    async fn oldest(&self) -> Option<Flight> {
-        poll_fn(|cx| {
-            let mut state = self.lock();
-            match state.flights.front() {
-                Some(flight) => Poll::Ready(Some(*flight)),
-                None if state.closed => Poll::Ready(None),
-                None => {
-                    state.receiver = Some(cx.waker().clone());
-                    Poll::Pending
-                }
-            }
-        })
-        .await
-    }
-
-    /// Whether message `seq` is in flight.
-    fn holds(&self, seq: u64) -> bool {
-        let state = self.lock();
-        let (Some(oldest), Some(newest)) = (state.flights.front(), state.flights.back()) else {
-            return false;
-        };
-        (oldest.seq..=newest.seq).contains(&seq)
-    }
-
-    /// Takes the oldest message out: answered or lost.
-    fn pop(&self) -> Option<Flight> {
-        let (flight, waker) = {
-            let mut state = self.lock();
-            (state.flights.pop_front(), state.sender.take())
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
-        flight
-    }
-
-    fn close(&self) {
-        let wakers = {
-            let mut state = self.lock();
-            state.closed = true;
-            [state.sender.take(), state.receiver.take()]
-        };
-        wakers.into_iter().flatten().for_each(Waker::wake);
-    }
 }
 
 /// How the sender puts a message on the wire.
