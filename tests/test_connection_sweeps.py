@@ -70,7 +70,7 @@ def test_the_plan_names_the_connections_and_serve_readies_its_pongs_for_the_most
     env = {"CONNECTIONS": "1 100", "LOAD": "closed open", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "SEED": "1",
            "BIN_DIR": str(BIN_DIR)}
     monkeypatch.setattr(os, "environ", env)
-    monkeypatch.setattr(knobs, "missing_binaries", lambda *args: [])
+    monkeypatch.setattr(cli, "missing_binaries", lambda *args: [])
     state_file = tmp_path / "state.json"
     assert cli.main(["check", "--state", str(state_file), "--context", "serve", "--binaries", "pong", "S"]) == 0
     assert cli.main(["plan", "--state", str(state_file), "--lines", str(tmp_path / "plan.tsv")]) == 0

@@ -10,7 +10,7 @@ from sweep_helpers import REPO
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
-from sweepkit import cli, knobs, micro, plan, progress, state  # noqa: E402
+from sweepkit import cli, knobs, micro, plan, progress, selection, state  # noqa: E402
 
 EVERY_BENCH = "spawn_many, yield_many, ping_pong, chained_spawn, notify, oneshot, channel"
 
@@ -31,7 +31,7 @@ def test_the_go_reference_is_in_the_list_for_micro_only():
     assert go.takes_part("micro") and not go.takes_part("rtt") and not go.takes_part("throughput")
     assert all(e.takes_part(m) for e in runtimes.runtimes() if not e.modes for m in ("rtt", "throughput", "micro"))
     assert not runtimes.by_flag("P").takes_part("micro") and runtimes.by_flag("B").takes_part("rtt")
-    assert not knobs.has_pong(go) and "go" not in [e.label for e in knobs.pong_entries()]
+    assert not selection.has_pong(go) and "go" not in [e.label for e in selection.pong_entries()]
     # crates/rtt-tests/build.rs reads "runtimes" only: go is not one.
     listed = json.loads((REPO / "runtimes.json").read_text())
     assert "go" not in [e["label"] for e in listed["runtimes"]]
@@ -98,7 +98,7 @@ def test_a_runtime_without_a_micro_binary_is_skipped_in_micro_and_swept_in_the_o
     assert checked("m").usage.startswith("-m: the monoio runtime measures no in-process benchmark; with MODE=micro")
     for mode in ("rtt", "throughput"):
         swept = knobs.check({"MODE": mode}, "m", "localhost")
-        assert not swept.usage and not swept.errors and knobs.has_pong(monoio)
+        assert not swept.usage and not swept.errors and selection.has_pong(monoio)
         assert [p.binary for p in plan.build(swept.knobs, swept.selection)][:1] == ["monoio"]
 
 

@@ -11,7 +11,7 @@ from sweep_helpers import REPO
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
-from sweepkit import cli, knobs, plan, progress, state, timefmt  # noqa: E402
+from sweepkit import cli, knobs, plan, progress, selection, state, timefmt  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -153,8 +153,8 @@ def test_a_reference_with_binaries_is_planned_like_a_runtime_with_its_own_argume
     # Its binaries are std's, listed once; it measures throughput too, where ICMP is dropped.
     result = checked("SBP", MODE="throughput")
     assert [e.label for e in result.selection] == ["std", "busy-poll"]
-    assert knobs.missing_binaries(result.knobs, result.selection, ["ping"]) == []
-    assert [p.name for p in knobs.missing_binaries({"BIN_DIR": "/nowhere"}, result.selection, ["ping"])] == [
+    assert selection.missing_binaries(result.knobs, result.selection, ["ping"]) == []
+    assert [p.name for p in selection.missing_binaries({"BIN_DIR": "/nowhere"}, result.selection, ["ping"])] == [
         "std-ping"]
     assert checked("SB", "serve").warnings == [
         "-B: its pong (--mode rtt) stays up beside the others for the whole sweep; to be sure it takes no CPU "

@@ -13,7 +13,7 @@ from sweep_helpers import (shim, BIN_DIR, REPO, check_log_pair, load_json, progr
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
-from sweepkit import cli, knobs, plan, state, table, variants  # noqa: E402
+from sweepkit import cli, knobs, plan, selection, state, table, variants  # noqa: E402
 
 SCRIPT = "run-localhost.sh"
 TWO = "tokio-ct=tokio:--flavor current_thread tokio-ei8=tokio:--event-interval 8"
@@ -67,7 +67,7 @@ def test_variants_are_refused_in_micro_and_need_no_flag_elsewhere():
     alone = knobs.check({"VARIANTS": TWO}, "")
     assert not alone.usage and not alone.errors and alone.selection == []
     assert [e.label for e in alone.measured] == ["tokio"]
-    assert [p.name for p in knobs.missing_binaries({"BIN_DIR": "/nowhere"}, [v.entry for v in alone.variants],
+    assert [p.name for p in selection.missing_binaries({"BIN_DIR": "/nowhere"}, [v.entry for v in alone.variants],
                                                    ["ping", "pong"])] == ["tokio-ping", "tokio-pong"]
     assert knobs.check({}, "").usage.startswith("choose what to measure")
 
@@ -103,7 +103,7 @@ def test_sweep_json_records_each_variant_and_serving_names_them(tmp_path, monkey
     state_file = tmp_path / "state.json"
     monkeypatch.setattr(os, "environ", {"VARIANTS": TWO, "INTERVALS": "0", "PROTOCOLS": "tcp", "BIN_DIR": str(BIN_DIR),
                                         "SEED": "1"})
-    monkeypatch.setattr(knobs, "missing_binaries", lambda *args: [])
+    monkeypatch.setattr(cli, "missing_binaries", lambda *args: [])
     assert cli.main(["check", "--state", str(state_file), "--context", "serve", "--binaries", "pong", "S"]) == 0
     out = capsys.readouterr().out
     assert "RUNTIMES\tstd tokio\n" in out and "RUNTIME_FLAGS\t-S\n" in out

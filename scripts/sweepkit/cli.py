@@ -24,7 +24,8 @@ from analysis import runtimes
 from . import knobs as knobs_mod
 from . import plan as plan_mod
 from . import progress, state, table, variants
-from .knobs import SUITE_DIR, binary_ends, has_pong, pong_entries
+from .knobs import SUITE_DIR
+from .selection import binary_ends, has_pong, missing_binaries, pong_entries
 
 KNOBS_HELP = """\
 Knobs (environment variables, with their defaults):
@@ -103,7 +104,7 @@ def cmd_check(args) -> int:
     if checked.usage is not None:
         print(f"{prog}: {checked.usage}\nTry {prog} -h.", file=sys.stderr)
         return 2
-    missing = knobs_mod.missing_binaries(checked.knobs, checked.selection + [v.entry for v in checked.variants],
+    missing = missing_binaries(checked.knobs, checked.selection + [v.entry for v in checked.variants],
                                          args.binaries.split())
     if missing:
         print(f"{prog}: missing binaries:", *(f"  {path}" for path in missing), sep="\n", file=sys.stderr)

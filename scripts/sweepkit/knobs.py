@@ -11,6 +11,7 @@ from pathlib import Path
 from analysis import runtimes
 
 from . import micro, variants as variants_mod
+from .selection import extra_args, flag_list, has_pong, pong_entries, select
 
 SUITE_DIR = Path(__file__).resolve().parents[2]
 MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
@@ -95,24 +96,6 @@ class Checked:
         return [e for e in runtimes.entries() if e.label in chosen]
 
 
-def has_pong(entry) -> bool:
-    """A runtime, or a reference the suite's own binaries measure (e.g. busy-poll: std-ping against
-    std-pong, with extra arguments); the ICMP reference runs another program and has no pong, and
-    the Go reference (MODE=micro only) has its benchmark binary alone."""
-    return entry.binary_prefix is not None and (entry.takes_part("rtt") or entry.takes_part("throughput"))
-
-
-def extra_args(entry, end: str) -> tuple[str, ...]:
-    """A reference's own arguments for its `ping` or `pong` (runtimes.json `ping_args`, `pong_args`)."""
-    return entry.ping_args if end == "ping" else entry.pong_args
-
-
-def pong_entries() -> list:
-    """Every entry with a pong in the list's order (runtimes, then such references): a pong's
-    position here is its --serve port's offset from BASE_PORT."""
-    return [e for e in runtimes.entries() if has_pong(e)]
-
-
 def read(environ, network: bool = False) -> tuple[dict[str, str], list[str]]:
     """Every knob's value (the default where unset, or empty where that is not allowed) and the given ones."""
     defaults = DEFAULTS | (NETWORK_DEFAULTS if network else {})
@@ -124,39 +107,6 @@ def read(environ, network: bool = False) -> tuple[dict[str, str], list[str]]:
         value = environ.get(name)
         values[name] = value if value is not None and (value or name in MAY_BE_EMPTY) else default
     return values, given
-
-
-def flag_list(entries) -> str:
-    """-S, -t, -a or -s"""
-    flags = [f"-{e.flag}" for e in entries]
-    return flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} or {flags[-1]}"
-
-
-def select(flags: str, context: str, mode: str = "rtt", variants: bool = False) -> tuple[list[runtimes.Entry], str | None]:
-    """The entries chosen by the flag letters, in the list's order, or a usage problem; no flag is
-    enough when VARIANTS gives something to measure (`variants`)."""
-    chosen = set()
-    for letter in flags:
-        entry = runtimes.by_flag(letter)
-        if entry is None:
-            return [], f"unknown flag -{letter}"
-        chosen.add(entry.label)
-    selection = [e for e in runtimes.entries() if e.label in chosen]
-    if not selection and not variants:
-        every = " ".join(f"-{e.flag}" for e in runtimes.entries())
-        return [], f"choose what to measure: at least one of {every}"
-    for e in selection:  # MODE=micro drops an entry without a benchmark with a warning: _check_micro
-        if e.modes and mode not in e.modes and mode != "micro":  # e.g. -G, the Go reference of MODE=micro
-            only = " or ".join(f"MODE={m}" for m in e.modes)
-            return [], f"-{e.flag} ({e.label}) runs only with {only}, not MODE={mode}: {e.about}"
-    if context == "serve":
-        reference = next((e for e in selection if not has_pong(e)), None)
-        if reference is not None:
-            return [], f"-{reference.flag} needs no pong: leave it out of --serve"
-    for e in selection:  # the shell splits them on spaces, as PING_EXTRA
-        if any(not arg or any(c.isspace() for c in arg) for arg in extra_args(e, "ping") + extra_args(e, "pong")):
-            return [], f"-{e.flag}: runtimes.json gives it an empty argument or one with a space"
-    return selection, None
 
 
 def _seconds(knobs, name, problems, positive=True):
@@ -403,19 +353,3 @@ def _check_micro(result: Checked) -> Checked:
             return result
         result.warnings.append(f"-{entry.flag}: {why}; skipped with MODE=micro")
     return result
-
-
-def binary_ends(knobs: dict, ends: list[str]) -> list[str]:
-    """The binaries a sweep of this MODE needs of each entry: the ends asked for, or micro."""
-    return ["micro"] if knobs.get("MODE") == "micro" else ends
-
-
-def missing_binaries(knobs: dict, selection, ends: list[str]) -> list[Path]:
-    """The binaries (ends: "ping", "pong"; with MODE=micro, "micro") of the selected entries that BIN_DIR
-    lacks, each once."""
-    bin_dir = Path(knobs["BIN_DIR"])
-    ends = binary_ends(knobs, ends)
-    measured = (lambda e: e.binary_prefix is not None) if ends == ["micro"] else has_pong
-    prefixes = dict.fromkeys(e.binary_prefix for e in selection if measured(e))
-    wanted = [bin_dir / f"{prefix}-{end}" for prefix in prefixes for end in ends]
-    return [path for path in wanted if not (path.is_file() and path.stat().st_mode & 0o111)]

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from analysis import runtimes
 
 from . import micro
-from .knobs import MAX_UDP_SIZE, extra_args, has_pong
+from .knobs import MAX_UDP_SIZE
+from .selection import extra_args, has_pong
 
 # Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
 # Measured on the 2-core test machine: 0.3 to 0.5 s; an ICMP run more (ping's tail, its conversion).
