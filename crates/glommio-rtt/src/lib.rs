@@ -131,8 +131,17 @@ impl Runtime for Glommio {
         })
     }
 
+    /// glommio's own `UdpSocket::bind` sets SO_REUSEPORT, so two of a ping's sockets bound to
+    /// port 0 may be given the same port, and the kernel then hands one of them the other's
+    /// replies (seen: one of 100 sockets received nothing). Bound as std binds instead, and given
+    /// to glommio as the socket2 socket it takes.
     fn bind_udp(address: SocketAddr) -> impl Future<Output = io::Result<Udp>> + Send {
-        ThreadBound::new(async move { Ok(Udp(ThreadBound::new(UdpSocket::bind(address)?))) })
+        use glommio_socket2::{Domain, Socket, Type};
+        ThreadBound::new(async move {
+            let socket = Socket::new(Domain::for_address(address), Type::DGRAM, None)?;
+            socket.bind(&address.into())?;
+            Ok(Udp(ThreadBound::new(UdpSocket::from(socket))))
+        })
     }
 }
 
