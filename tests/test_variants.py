@@ -149,6 +149,10 @@ def test_the_fallback_table_shows_the_variant_label(tmp_path):
     ("ct=tokyo:--threads 1", "'tokyo' is not a runtime; the runtimes are std, tokio, "),
     ("ct=tokio:", "gives no arguments: a variant runs its base with other options"),
     ("smol=tokio:--threads 1", "the label 'smol' is already a label of runtimes.json"),
+    # What only the binaries know, asked with --check-options: a knob the base lacks, an option of one end only.
+    ("s-ei=smol:--event-interval 8", "smol-pong refuses --event-interval 8: --event-interval does not apply to smol: "
+                                     "drop it (its options are --threads)"),
+    ("t-w=tokio:--window 8", "tokio-pong refuses --window 8: unexpected argument '--window' found"),
 ])
 def test_a_sweep_with_bad_variants_exits_2_before_anything_starts(tmp_path, text, named):
     run = run_script(SCRIPT, ["-t"], tmp_path, timeout=30, VARIANTS=text)

@@ -111,6 +111,11 @@ def cmd_check(args) -> int:
         print(f'Build them first: run "make" (or "cargo build --release --workspace --bins") in {SUITE_DIR}',
               file=sys.stderr)
         return 1
+    refused = variants.refusals(checked.variants, Path(checked.knobs["BIN_DIR"]),
+                                binary_ends(checked.knobs, args.binaries.split()), checked.knobs["MODE"])
+    if refused:
+        print(*(f"{prog}: {problem}" for problem in refused), "Nothing was started.", sep="\n", file=sys.stderr)
+        return 2
     doc = {"frameworks": [e.label for e in checked.selection], "variants": [v.record() for v in checked.variants],
            "knobs": checked.knobs, "knobs_given": checked.given, "points": []}
     state.save(args.state, doc)

@@ -3,10 +3,12 @@
 # Whitespace-separated tokens; LABEL=BASE:ARG starts a variant, the tokens after it are more of its
 # arguments until the next such token. The arguments go to both its ping and its pong; the ping
 # also gets --variant LABEL, so that its log names the variant (docs/sweeps.md, "Variants").
-# Nothing here runs anything.
+# Nothing here measures: `refusals` only asks the binaries whether they take the arguments.
 
 import re
+import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from analysis import runtimes
 
@@ -70,6 +72,31 @@ def parse(text: str, problems: list[str]) -> list[Variant]:
             variants.append(Variant(label, base, tuple(args)))
         taken.add(label)
     return variants
+
+
+def refusals(variants: list[Variant], bin_dir: Path, ends: list[str], mode: str) -> list[str]:
+    """Why a variant's arguments would fail its runs, as its base's binaries say (`--check-options`),
+    one problem per variant, so that a knob its base lacks stops the sweep before anything runs."""
+    problems = []
+    for v in variants:
+        # The ends this host runs, the pong first: it takes no option but the runtime's knobs, so a
+        # ping-only option (which a variant cannot give, as its arguments go to both) is named as such.
+        for end in sorted(ends, key=lambda end: end != "pong"):
+            binary = f"{v.entry.binary_prefix}-{end}"
+            target = ("--address", "127.0.0.1:9") if end == "ping" else ()  # never contacted
+            args = v.ping_args if end == "ping" else v.args
+            command = [str(bin_dir / binary), "--check-options", "--mode", mode, *target, *args]
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+            except (OSError, subprocess.TimeoutExpired) as error:
+                problems.append(f"VARIANTS: {v.label}={v.base}: {binary} --check-options failed: {error}")
+                break
+            if done.returncode != 0:
+                said = next((line.removeprefix("error: ") for line in done.stderr.splitlines() if line.strip()),
+                            f"exit status {done.returncode}")
+                problems.append(f"VARIANTS: {v.label}={v.base}: {binary} refuses {' '.join(v.args)}: {said}")
+                break
+    return problems
 
 
 def from_records(records) -> list[Variant]:

@@ -6,7 +6,7 @@ mod common;
 
 use std::{process::Command, time::Duration};
 
-use common::{IO_URING_RUNTIMES, Pong, binary, ping};
+use common::{IO_URING_RUNTIMES, Pong, binary, output_within, ping};
 use rtt_core::runtime::Knob;
 use serde_json::Value;
 
@@ -89,24 +89,12 @@ fn a_refused_io_uring_is_one_clear_line(runtime: &str) {
         ("pong", "--address 127.0.0.1:0"),
         ("ping", "--address 127.0.0.1:9 --duration 0.2 --warmup 0"),
     ] {
-        let mut child = Command::new("python3")
+        let mut command = Command::new("python3");
+        command
             .arg(filter)
             .arg(binary(&format!("{runtime}-{end}")))
-            .args(args.split(' '))
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let start = std::time::Instant::now();
-        while child.try_wait().expect("waits").is_none() && start.elapsed() < Duration::from_secs(5)
-        {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let still_running = child.try_wait().expect("waits").is_none();
-        if still_running {
-            child.kill().expect("kills the pong it started");
-        }
-        let output = child.wait_with_output().expect("ends");
+            .args(args.split(' '));
+        let (output, still_running) = output_within(command, Duration::from_secs(5));
         let stderr = String::from_utf8_lossy(&output.stderr);
         if IO_URING_RUNTIMES.contains(&runtime) {
             assert!(!still_running, "{runtime}-{end} went on without io_uring");
@@ -124,9 +112,37 @@ fn a_refused_io_uring_is_one_clear_line(runtime: &str) {
     }
 }
 
+/// `--check-options` runs nothing: 0 for options a run would start with (even where io_uring is
+/// refused, since nothing is opened), 2 naming the problem otherwise, as a run would.
+fn check_options_answers_without_running(runtime: &str) {
+    let foreign = if runtime == "tokio" { "--ring-entries 512" } else { "--event-interval 8" };
+    for (end, args) in [
+        ("ping", "--address 127.0.0.1:9 --duration 60"),
+        ("pong", "--address 127.0.0.1:0 --protocol udp"),
+    ] {
+        let name = format!("{runtime}-{end}");
+        for (extra, code) in [("", 0), (foreign, 2)] {
+            let mut command = Command::new(binary(&name));
+            command
+                .arg("--check-options")
+                .args(args.split(' '))
+                .args(extra.split_whitespace());
+            let (output, killed) = output_within(command, Duration::from_secs(5));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(!killed, "{name} {extra}: ran instead of checking");
+            assert_eq!(output.status.code(), Some(code), "{name} {extra}: {stderr}");
+            assert!(output.stdout.is_empty(), "{name} {extra}: printed on stdout");
+            let flag = extra.split(' ').next().unwrap_or_default();
+            assert_eq!(stderr.is_empty(), code == 0, "{name} {extra}: {stderr}");
+            assert!(code == 0 || stderr.contains(flag), "{name} {extra}: {stderr}");
+        }
+    }
+}
+
 for_each_runtime!(
     knobs_are_honoured_or_refused_and_always_recorded,
     a_refused_io_uring_is_one_clear_line,
+    check_options_answers_without_running,
 );
 
 #[test]

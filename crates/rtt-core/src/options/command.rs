@@ -1,5 +1,6 @@
 //! The command line as a whole: parsing it, and the checks that need more than one option, the
-//! runtime under test or the process's limits. Each failure exits 2 with clap's message.
+//! runtime under test or the process's limits. Each failure exits 2 with clap's message; with
+//! `--check-options`, passing them all exits 0.
 
 use clap::{ArgMatches, Args, Command, FromArgMatches, error::ErrorKind};
 
@@ -34,6 +35,9 @@ pub fn check_ping<R: Runtime>(options: &PingOptions, command: &mut Command) {
         descriptors::make_room_for(options.connections, &what),
         command,
     );
+    if options.check_options {
+        std::process::exit(0);
+    }
 }
 
 /// Rejects the options of a pong, once parsed.
@@ -46,6 +50,9 @@ pub fn check_pong<R: Runtime>(options: &PongOptions, command: &mut Command) {
             descriptors::make_room_for(options.connections, &what),
             command,
         );
+    }
+    if options.check_options {
+        std::process::exit(0);
     }
 }
 

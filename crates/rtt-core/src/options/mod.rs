@@ -151,6 +151,10 @@ pub struct PingOptions {
     /// Print the JSON summary on stdout instead of the human one
     #[arg(long)]
     pub json: bool,
+    /// Check these options and exit: 0 if a run would start with them, 2 naming the problem
+    /// otherwise (how the sweeps check VARIANTS before anything runs)
+    #[arg(long)]
+    pub check_options: bool,
 }
 
 impl PingOptions {
@@ -244,6 +248,10 @@ pub struct PongOptions {
     pub connections: u32,
     #[command(flatten)]
     pub runtime: RuntimeOptions,
+    /// Check these options and exit: 0 if a run would start with them, 2 naming the problem
+    /// otherwise (how the sweeps check VARIANTS before anything runs)
+    #[arg(long)]
+    pub check_options: bool,
 }
 
 #[cfg(test)]

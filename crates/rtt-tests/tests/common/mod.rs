@@ -9,7 +9,7 @@ use std::{
     io::{BufRead, BufReader},
     net::{SocketAddr, UdpSocket},
     path::{Path, PathBuf},
-    process::{Child, Command, ExitStatus, Stdio},
+    process::{Child, Command, ExitStatus, Output, Stdio},
     sync::{
         Arc,
         atomic::{AtomicBool, AtomicUsize, Ordering},
@@ -47,6 +47,27 @@ fn command(cpus: Option<&str>, name: &str) -> Command {
         }
         None => Command::new(binary(name)),
     }
+}
+
+/// Runs `command` to its end, or kills it once it outlives `deadline`: its output, and whether
+/// it had to be killed.
+pub fn output_within(mut command: Command, deadline: Duration) -> (Output, bool) {
+    let what = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {what}: {e}"));
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    let killed = child.try_wait().unwrap().is_none();
+    if killed {
+        child.kill().unwrap();
+    }
+    (child.wait_with_output().unwrap(), killed)
 }
 
 /// Two CPUs to pin a pong and a ping apart, as the sweeps do (`PONG_CPUS=0 PING_CPUS=1`), when
