@@ -255,28 +255,37 @@ preflight_peer() {
   fi
 }
 
-# --serve: one pong per framework and protocol, on fixed ports, until Ctrl-C.
+# --serve: one pong per framework and protocol, on fixed ports, until Ctrl-C. A pong that says
+# io_uring is unavailable here is left out (its runtime is not served, and host A is told so).
 serve() {
-  local bind=${TARGET:-0.0.0.0} binary proto port pong_args args rc pongs
+  local bind=${TARGET:-0.0.0.0} binary proto port pong_args args rc pongs err why unserved=()
   check_knobs serve pong
   setup_local_cpus_and_nice pong
   pongs=$(sweep_py pongs --state "$STATE")
   while IFS=$'\t' read -r binary proto port pong_args; do
-    rc=0 args=()
+    rc=0 args=() err="$SWEEP_TMP/$binary-$proto-$port.err"
+    if [[ " ${unserved[*]} " == *" --unserved $binary "* ]]; then continue; fi
     if [[ $pong_args != - ]]; then read -r -a args <<<"$pong_args"; fi
-    spawn_reader "$SWEEP_TMP/$binary-$proto-$port.err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
+    spawn_reader "$err" /dev/null "${TASKSET_PONG[@]}" "${NICE_CMD[@]}" \
       "$BIN_DIR/$binary-pong" --address "$(hostport "$bind" "$port")" \
       --protocol "$proto" "${PONG_MODE_ARGS[@]}" "${args[@]}" "${PONG_EXTRA_ARGS[@]}"
-    SERVING[$SPAWN_PID]="$SPAWN_FD:$SWEEP_TMP/$binary-$proto-$port.err"
+    SERVING[$SPAWN_PID]="$SPAWN_FD:$err"
     await_line "$SPAWN_FD" "$LISTEN_RE" "$READY_TIMEOUT" || rc=$?
-    if ((rc != 0)); then
-      printf '%s: %s-pong (%s) did not start on %s:\n' "$PROG" "$binary" "$proto" \
-        "$(hostport "$bind" "$port")" >&2
-      tail_err "$SWEEP_TMP/$binary-$proto-$port.err" >&2
-      exit 1
+    if ((rc == 0)); then continue; fi
+    if why=$(sweep_py unavailable --tail "$err"); then
+      warn "$binary-pong is not served: $why"
+      reap "$SPAWN_PID" "$SPAWN_FD"
+      unset "SERVING[$SPAWN_PID]"
+      unserved+=(--unserved "$binary")
+      continue
     fi
+    printf '%s: %s-pong (%s) did not start on %s:\n' "$PROG" "$binary" "$proto" \
+      "$(hostport "$bind" "$port")" >&2
+    tail_err "$err" >&2
+    exit 1
   done <<<"$pongs"
-  sweep_py serving --state "$STATE" --bind "$bind"
+  ((${#SERVING[@]})) || die "no pong could be started here"
+  sweep_py serving --state "$STATE" --bind "$bind" "${unserved[@]}"
   # Until a signal, or until a pong dies (which is reported).
   local dead=""
   wait -n -p dead "${!SERVING[@]}" || true

@@ -3,13 +3,15 @@ unavailable: the knob's checks and messages, the plan, sweep.json, and real swee
 
 import json
 import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from sweep_helpers import (shim, BIN_DIR, REPO, check_log_pair, load_json, progress_lines, require_binaries, run_script,
-                           sweep_dir)
+from sweep_helpers import (shim, BIN_DIR, REPO, Run, check_log_pair, load_json, progress_lines, require_binaries,
+                           run_script, script_env, sweep_dir)
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
@@ -209,7 +211,8 @@ def test_a_tokio_variant_sweep_gives_two_labels_two_colours_and_runtime_config_i
 URING = "monoio"
 
 
-def test_points_of_a_runtime_without_io_uring_are_skipped_with_the_reason_and_the_sweep_goes_on(tmp_path):
+def bins_without_io_uring_for_the_pong(tmp_path) -> tuple[Path, dict]:
+    """A BIN_DIR with std's binaries and URING's, whose pong runs under the seccomp filter; URING's entry."""
     entry = next((e for e in json.loads((REPO / "runtimes.json").read_text())["runtimes"] if e["label"] == URING),
                  None)
     if entry is None:
@@ -222,6 +225,32 @@ def test_points_of_a_runtime_without_io_uring_are_skipped_with_the_reason_and_th
         (bins / name).symlink_to(BIN_DIR / name)
     shim(bins, f"{prefix}-pong", f'exec "{sys.executable}" "{REPO / "tests" / "without_io_uring.py"}" '
                                  f'"{BIN_DIR / f"{prefix}-pong"}" "$@"')
+    return bins, entry
+
+
+def test_serve_leaves_out_a_runtime_without_io_uring_and_tells_host_a(tmp_path):
+    bins, entry = bins_without_io_uring_for_the_pong(tmp_path)
+    serve = Run([str(REPO / "run-network.sh"), "--serve", "--target", "127.0.0.1", "-S" + entry["flag"]],
+                script_env(tmp_path / "out", BIN_DIR=str(bins), BASE_PORT="9601")).start()
+    try:
+        serve.expect_line("On host A", timeout=30)
+        answer = subprocess.run([str(bins / "std-ping"), "--address", "127.0.0.1:9601", "--duration", "0.2",
+                                 "--warmup", "0", "--json"], capture_output=True, text=True, timeout=20)
+        assert answer.returncode == 0, answer.stderr  # std is served
+    finally:
+        os.kill(serve.proc.pid, signal.SIGTERM)
+        serve.finish(timeout=20)
+    assert serve.rc == 143, serve.output
+    said = [line for line in serve.stderr.splitlines() if "is not served" in line]
+    assert len(said) == 1 and f"{entry['binary_prefix']}-pong is not served: io_uring is unavailable: " in said[0]
+    out = "".join(serve.stdout)
+    assert f"Not served (io_uring is unavailable here): {entry['binary_prefix']}" in out
+    assert "./run-network.sh --peer <this host's address> -S\n" in out  # host A leaves the runtime out
+    assert f"  {URING} " not in out
+
+
+def test_points_of_a_runtime_without_io_uring_are_skipped_with_the_reason_and_the_sweep_goes_on(tmp_path):
+    bins, entry = bins_without_io_uring_for_the_pong(tmp_path)
     run = run_script(SCRIPT, ["-S" + entry["flag"]], tmp_path / "out", BIN_DIR=bins, DURATION="0.3", WARMUP="0.1",
                      INTERVALS="0", PROTOCOLS="tcp udp", timeout=90)
     assert run.rc == 0, run.output

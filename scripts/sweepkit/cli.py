@@ -9,6 +9,7 @@
   finish   the closing figures in sweep.json, the summary table and the closing lines; exit 1 if a run failed
   pongs    run-network.sh --serve/--peer: the pongs to start or probe (binary, transport, port)
   serving  run-network.sh --serve: the table of the pongs' addresses and the command for host A
+  unavailable  run-network.sh --serve: whether a pong's stderr says io_uring is unavailable, and that line
 """
 
 import argparse
@@ -262,6 +263,14 @@ def doc_flags(doc: dict) -> list[str]:
     return [runtimes.by_label(label).flag for label in doc["frameworks"]]
 
 
+def cmd_unavailable(args) -> int:
+    """Prints the line saying io_uring is unavailable, from the first of the files that has one; exit 1 if none."""
+    reason = state.unavailable(args.tail)
+    if reason is not None:
+        print(reason)
+    return 0 if reason is not None else 1
+
+
 def cmd_serving(args) -> int:
     doc = state.load(args.state)
     k = doc["knobs"]
@@ -269,9 +278,14 @@ def cmd_serving(args) -> int:
     protocols = list(dict.fromkeys(k["PROTOCOLS"].split()))
     print(f"Serving{mode} (Ctrl-C or SIGTERM stops every pong):")
     print(("  " + "".join(f"{cell:<10}" for cell in ["framework", *protocols])).rstrip())
-    ports = {label: port for label, _binary, _transport, port, _args in serve_pongs(doc)}
+    ports = {label: port for label, binary, _transport, port, _args in serve_pongs(doc)
+             if binary not in args.unserved}
     for label, port in ports.items():
         print((f"  {label:<10}" + "".join(f"{hostport(args.bind, port):<22}" for _ in protocols)).rstrip())
+    if args.unserved:  # io_uring is unavailable here: host A leaves those runtimes out
+        doc["frameworks"] = [label for label in doc["frameworks"]
+                             if runtimes.by_label(label).binary_prefix not in args.unserved]
+        print(f"Not served (io_uring is unavailable here): {', '.join(args.unserved)}")
     prefix = "MODE=throughput " if k["MODE"] == "throughput" else ""
     if k.get("VARIANTS", "").split():  # host A plans the same ports only with the same variants
         prefix += f"VARIANTS={shlex.quote(k['VARIANTS'])} "
@@ -325,7 +339,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--since", required=True)
     p.add_argument("--now", required=True)
     command("pongs", cmd_pongs)
-    command("serving", cmd_serving).add_argument("--bind", required=True)
+    p = command("serving", cmd_serving)
+    p.add_argument("--bind", required=True)
+    p.add_argument("--unserved", action="append", default=[], metavar="PREFIX",
+                   help="a runtime whose pong could not start: io_uring is unavailable")
+    command("unavailable", cmd_unavailable, state_file=False).add_argument(
+        "--tail", action="append", default=[], help="a stderr file that may say io_uring is unavailable")
     return top
 
 
