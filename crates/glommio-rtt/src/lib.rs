@@ -109,10 +109,15 @@ impl Runtime for Glommio {
         })
     }
 
-    // glommio binds its listeners and UDP sockets with SO_REUSEPORT (to shard a port across
-    // executors): a second glommio pong on a port in use shares it rather than failing.
+    // glommio binds its listeners with SO_REUSEPORT (to shard a port across executors), so a
+    // second pong on a port in use would share it and take half its clients. glommio takes a
+    // listener from nothing but a raw descriptor (unsafe), so a plain bind, dropped at once,
+    // first makes a taken port fail here as on every other runtime.
     fn listen(address: SocketAddr) -> impl Future<Output = io::Result<Self::TcpListener>> + Send {
-        ThreadBound::new(async move { Ok(ThreadBound::new(TcpListener::bind(address)?)) })
+        ThreadBound::new(async move {
+            drop(std::net::TcpListener::bind(address)?);
+            Ok(ThreadBound::new(TcpListener::bind(address)?))
+        })
     }
 
     fn listener_address(listener: &Self::TcpListener) -> io::Result<SocketAddr> {

@@ -1,15 +1,17 @@
 //! The pong keeps serving whatever its clients do: many at once, garbage, half a message, a
-//! disconnect mid-message, a reset. A real ping run afterwards still succeeds.
+//! disconnect mid-message, a reset. A real ping run afterwards still succeeds. A second pong on
+//! its port fails rather than share it.
 
 mod common;
 
 use std::{
     io::{Read, Write},
     net::{TcpStream, UdpSocket},
+    process::Command,
     time::Duration,
 };
 
-use common::{Pong, ping, uint};
+use common::{Pong, binary, output_within, ping, uint};
 
 fn the_pong_survives_misbehaving_clients(runtime: &str) {
     let mut pong = Pong::start(runtime, "tcp");
@@ -73,7 +75,29 @@ fn the_udp_pong_answers_each_sender_and_any_size(runtime: &str) {
     }
 }
 
+/// A pong started on a port a pong already holds exits 1 naming the address, and the first goes
+/// on: no runtime may share the port (SO_REUSEPORT would split the clients between the two).
+fn a_second_pong_on_a_port_in_use_fails(runtime: &str) {
+    for protocol in ["tcp", "udp"] {
+        let mut first = Pong::start(runtime, protocol);
+        let address = first.address.to_string();
+        let mut second = Command::new(binary(&format!("{runtime}-pong")));
+        second.args(["--address", &address, "--protocol", protocol]);
+        let (output, killed) = output_within(second, Duration::from_secs(10));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!killed, "{runtime} {protocol}: a second pong took {address} too");
+        assert_eq!(output.status.code(), Some(1), "{runtime} {protocol}: {stderr}");
+        assert!(
+            stderr.contains(&format!("listening on {address} ({protocol})"))
+                && stderr.contains("in use"),
+            "{runtime} {protocol}: {stderr}"
+        );
+        assert!(first.is_running(), "{runtime} {protocol}: the first pong died");
+    }
+}
+
 for_each_runtime!(
     the_pong_survives_misbehaving_clients,
-    the_udp_pong_answers_each_sender_and_any_size
+    the_udp_pong_answers_each_sender_and_any_size,
+    a_second_pong_on_a_port_in_use_fails,
 );
