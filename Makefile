@@ -72,7 +72,7 @@ test-go:
 	else echo "note: no go: the Go channel reference is not tested"; fi
 
 test-python: dev
-	$(VPY) -m pytest -q analysis/tests tests
+	$(VPY) -m pytest -q --durations=10 analysis/tests tests
 
 lint: dev
 	@command -v rustup >/dev/null && rustup component add rustfmt clippy >/dev/null 2>&1 || true
