@@ -115,7 +115,11 @@ fn a_refused_io_uring_is_one_clear_line(runtime: &str) {
 /// `--check-options` runs nothing: 0 for options a run would start with (even where io_uring is
 /// refused, since nothing is opened), 2 naming the problem otherwise, as a run would.
 fn check_options_answers_without_running(runtime: &str) {
-    let foreign = if runtime == "tokio" { "--ring-entries 512" } else { "--event-interval 8" };
+    let foreign = if runtime == "tokio" {
+        "--ring-entries 512"
+    } else {
+        "--event-interval 8"
+    };
     for (end, args) in [
         ("ping", "--address 127.0.0.1:9 --duration 60"),
         ("pong", "--address 127.0.0.1:0 --protocol udp"),
@@ -131,10 +135,16 @@ fn check_options_answers_without_running(runtime: &str) {
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert!(!killed, "{name} {extra}: ran instead of checking");
             assert_eq!(output.status.code(), Some(code), "{name} {extra}: {stderr}");
-            assert!(output.stdout.is_empty(), "{name} {extra}: printed on stdout");
+            assert!(
+                output.stdout.is_empty(),
+                "{name} {extra}: printed on stdout"
+            );
             let flag = extra.split(' ').next().unwrap_or_default();
             assert_eq!(stderr.is_empty(), code == 0, "{name} {extra}: {stderr}");
-            assert!(code == 0 || stderr.contains(flag), "{name} {extra}: {stderr}");
+            assert!(
+                code == 0 || stderr.contains(flag),
+                "{name} {extra}: {stderr}"
+            );
         }
     }
 }

@@ -85,14 +85,24 @@ fn a_second_pong_on_a_port_in_use_fails(runtime: &str) {
         second.args(["--address", &address, "--protocol", protocol]);
         let (output, killed) = output_within(second, Duration::from_secs(10));
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!killed, "{runtime} {protocol}: a second pong took {address} too");
-        assert_eq!(output.status.code(), Some(1), "{runtime} {protocol}: {stderr}");
+        assert!(
+            !killed,
+            "{runtime} {protocol}: a second pong took {address} too"
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{runtime} {protocol}: {stderr}"
+        );
         assert!(
             stderr.contains(&format!("listening on {address} ({protocol})"))
                 && stderr.contains("in use"),
             "{runtime} {protocol}: {stderr}"
         );
-        assert!(first.is_running(), "{runtime} {protocol}: the first pong died");
+        assert!(
+            first.is_running(),
+            "{runtime} {protocol}: the first pong died"
+        );
     }
 }
 
