@@ -5,7 +5,12 @@
 //! so it never measures the messages that should have gone meanwhile (coordinated omission);
 //! here they are sent, late or held back, and their wait counts.
 
-use std::{mem::take, net::SocketAddr, sync::Arc, time::Instant};
+use std::{
+    mem::take,
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use anyhow::anyhow;
 
@@ -65,7 +70,9 @@ pub(super) async fn udp<R: Runtime>(
         socket.clone(),
         in_flight.clone(),
         plan,
-        options.clone(),
+        options.size,
+        options.udp_timeout(),
+        options.address,
     ));
     let transmit = UdpTransmit {
         socket,
@@ -227,14 +234,16 @@ async fn receive_udp<U: UdpIo>(
     socket: Arc<U>,
     in_flight: Arc<InFlight>,
     plan: Plan,
-    options: PingOptions,
+    size: usize,
+    timeout: Duration,
+    address: SocketAddr,
 ) -> Outcome {
     let mut recorder = plan.recorder();
     // Any datagram fits, so a reply of the wrong size is seen as such.
     let mut echo = vec![0; MAX_UDP_PAYLOAD + 1];
     while let Some(flight) = in_flight.oldest().await {
         let received;
-        let deadline = flight.sent_at + options.udp_timeout();
+        let deadline = flight.sent_at + timeout;
         (received, echo) = socket.recv_until(echo, deadline).await;
         let at = Instant::now();
         match received {
@@ -242,7 +251,7 @@ async fn receive_udp<U: UdpIo>(
                 in_flight.pop();
                 recorder.lost += u64::from(flight.measured);
             }
-            Ok(Some(len)) => match udp_echo_seq(&echo[..len], options.size) {
+            Ok(Some(len)) => match udp_echo_seq(&echo[..len], size) {
                 Some(seq) if in_flight.holds(seq) => {
                     while let Some(earlier) = in_flight.pop() {
                         if earlier.seq == seq {
@@ -256,10 +265,7 @@ async fn receive_udp<U: UdpIo>(
             },
             Err(e) => {
                 in_flight.close();
-                return (
-                    recorder,
-                    Err(udp_error(e, options.address, "receiving from")),
-                );
+                return (recorder, Err(udp_error(e, address, "receiving from")));
             }
         }
     }
