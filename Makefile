@@ -7,17 +7,22 @@ VENV   ?= .venv
 VPY    := $(VENV)/bin/python
 SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh) .ci/run
 PIP_INSTALL := $(VPY) -m pip install --quiet --disable-pip-version-check
-# go-micro's suite_version, as the Rust binaries write it: "0.1.0 (git 1a2b3c4d5e)"
+# The commit the binaries are built from: HEAD, `-modified` when the sources (crates, go, Cargo files) differ from it.
+# The Rust binaries read it from target/release/suite-commit (compiled in, every commit would
+# rebuild every crate); go-micro gets it at link time. Its suite_version reads as theirs does:
+# "0.1.0 (git 1a2b3c4d5e)".
 SUITE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
-GIT_COMMIT    := $(shell git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)
+GIT_COMMIT    := $(shell git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)$(shell \
+  git status --porcelain -- crates go Cargo.toml Cargo.lock 2>/dev/null | grep -q . && echo -modified)
 
 .PHONY: all build go-micro python venv dev tools test test-rust test-go test-python lint clean
 
 all: build python tools
 
-## Release binaries: target/release/{std,tokio,asyncstd,smol}-{ping,pong,micro}, and go-micro
+## Release binaries: target/release/<runtime>-{ping,pong,micro}, go-micro, and the commit stamp
 build:
 	$(CARGO) build --release --workspace --bins
+	@echo $(GIT_COMMIT) > target/release/suite-commit
 	@$(MAKE) --no-print-directory go-micro
 
 ## target/release/go-micro, the Go reference of the channel benchmark, when `go` is installed

@@ -1,5 +1,7 @@
-//! Records what a result depends on at build time: the compiler, the exact locked version of
-//! every dependency (so a log names the runtime version it really ran) and the suite's commit.
+//! Records what a result depends on at build time: the compiler and the exact locked version of
+//! every dependency (so a log names the runtime version it really ran). The suite's commit is not
+//! compiled in: `make` stamps it beside the binaries (see `build_info::suite_version`), so a commit
+//! that changes no Rust source rebuilds nothing.
 use std::{env, fs, path::Path, process::Command};
 
 fn main() {
@@ -16,18 +18,6 @@ fn main() {
     let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rustc_version = output_of(Command::new(rustc).arg("--version")).unwrap_or_default();
     println!("cargo:rustc-env=RTT_RUSTC_VERSION={rustc_version}");
-
-    // Rebuild when HEAD moves, so `--version` and `suite_version` name the commit really built.
-    for watched in [".git/HEAD", ".git/refs/heads", ".git/packed-refs"] {
-        println!("cargo:rerun-if-changed={}", root.join(watched).display());
-    }
-    let commit = output_of(Command::new("git").arg("-C").arg(&root).args([
-        "rev-parse",
-        "--short=10",
-        "HEAD",
-    ]))
-    .unwrap_or_else(|| "unknown".into());
-    println!("cargo:rustc-env=RTT_GIT_COMMIT={commit}");
 }
 
 /// `name=version;name=version…` for every package in a Cargo.lock.

@@ -56,7 +56,7 @@ impl<R: Runtime> Frame<R> {
             address: options.address.to_string(),
             machine: Machine::read(),
             rustc: Some(build_info::RUSTC.to_owned()),
-            suite_version: build_info::SUITE_VERSION.to_owned(),
+            suite_version: build_info::suite_version().to_owned(),
             started_at: self.started_at,
             complete: error.is_none(),
             error,

@@ -40,7 +40,7 @@ impl Report {
             threads: 0,
             machine: Machine::read(),
             rustc: Some(build_info::RUSTC.to_owned()),
-            suite_version: build_info::SUITE_VERSION.to_owned(),
+            suite_version: build_info::suite_version().to_owned(),
             started_at: machine::rfc3339(SystemTime::now()),
             complete: false,
             error: None,

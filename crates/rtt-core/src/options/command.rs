@@ -14,7 +14,7 @@ use crate::{
 pub fn parse<T: Args + FromArgMatches>(name: &'static str, about: &'static str) -> (T, Command) {
     let command = T::augment_args(
         Command::new(name)
-            .version(build_info::SUITE_VERSION)
+            .version(build_info::suite_version())
             .about(about),
     );
     let matches: ArgMatches = command.clone().get_matches();
