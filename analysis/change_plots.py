@@ -5,6 +5,7 @@
 
 import numpy as np
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.ticker import NullFormatter
 from matplotlib.transforms import blended_transform_factory
 
@@ -24,8 +25,9 @@ def wants_symlog(points) -> bool:
 
 
 def delta(ax, points, positions: dict, symlog: bool = False) -> None:
-    """Δp50 vs std against message rate: a line per runtime with its 95 % interval and a zero
-    line (std itself); a hollow marker where the interval is unknown (one round in common).
+    """Δp50 vs std against message rate: a line per runtime with its 95 % interval, a band of ±its
+    minimum detectable Δ (80 % power) and a zero line (std itself); a hollow marker where the
+    interval is unknown (one round in common).
     `symlog`: a logarithmic axis on both sides of a linear band around 0."""
     ax.axhline(0, color=style.colour(style.BASELINE), lw=1, zorder=1)
     drawn = points[(points["verdict"] != "") & points["delta_p50"].notna()]
@@ -41,6 +43,9 @@ def delta(ax, points, positions: dict, symlog: bool = False) -> None:
         unknown = (line["verdict"] == "unknown").to_numpy()
         ax.scatter(x[unknown], y[unknown], s=30, facecolors="white", edgecolors=colour, zorder=5)
         plots.error_bars(ax, x, y, line["delta_p50_low"] / 1e3, line["delta_p50_high"] / 1e3, colour)
+        # What this sweep could have called: a Δ inside the band would have been missed more than 1 in 5.
+        mde = line["mde_p50"].to_numpy(dtype=float) / 1e3
+        ax.fill_between(x, -mde, mde, color=colour, alpha=0.10, lw=0, zorder=0)
     plots.rate_axis(ax, positions)
     if symlog:
         ax.set_yscale("symlog", linthresh=SYMLOG_LINEAR_US)
@@ -52,6 +57,7 @@ def delta_handles() -> list:
     return [Line2D([], [], color=style.colour(style.BASELINE), lw=1, label=f"{style.BASELINE} (Δ = 0)"),
             Line2D([], [], color="0.3", ls="", marker="|", ms=9,
                    label="95 % interval,\npaired by round"),
+            Patch(color="0.3", alpha=0.15, lw=0, label="±MDE: smallest Δ\ncalled 4 times in 5"),
             Line2D([], [], color="0.3", ls="", marker="o", mfc="white", ms=5, label="one round:\nno interval")]
 
 

@@ -102,13 +102,14 @@ def combine(runs: pd.DataFrame, kind: str = "rtt", noise: float = u.NOISE) -> pd
 
 def _with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
     """Δp50 = runtime − std at the same transport, payload, interval, tasks, connections and load,
-    paired by round (rounds both measured), with its t interval and a verdict; empty for std and
-    references."""
+    paired by round (rounds both measured), with its t interval, a verdict and the minimum
+    detectable Δ (mde_p50, ns; NaN with one pair); empty for std and references."""
     point = keys("rtt")
     per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
     rounds = {key: group.droplevel(point) for key, group in per_round.groupby(level=point, sort=False)}
     p50_of = dict(zip(table[point].itertuples(index=False, name=None), table["p50"]))
-    values = {c: [] for c in ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict")}
+    values = {c: [] for c in ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict", "mde_p50",
+                                "mde_p50_pct")}
     for key in table[point].itertuples(index=False, name=None):  # a loop over points
         base = (style.BASELINE, *key[1:])
         mine, theirs = rounds.get(key), rounds.get(base)
@@ -124,4 +125,8 @@ def _with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Da
         values["delta_p50_high"].append(change.high if change else math.nan)
         values["pairs"].append(pairs)
         values["verdict"].append(call)
+        # The smallest Δ this sweep could have called: its test's, and never below the noise threshold.
+        mde = max(u.detectable(change), noise * p50_of[base]) if change else math.nan
+        values["mde_p50"].append(mde)
+        values["mde_p50_pct"].append(100 * mde / p50_of[base] if change else math.nan)
     return table.assign(**values)

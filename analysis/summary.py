@@ -10,16 +10,18 @@ import math
 import pandas as pd
 
 from . import style
+from . import uncertainty as u
 from .sweep import MISSED_BY
 
 CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate", "achieved_rate",
                "tasks", "n", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "lost",
                "repeats", "p50_low_ns", "p50_high_ns", "p99_low_ns", "p99_high_ns", "p999_low_ns",
                "p999_high_ns", "delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns", "verdict",
-               "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved"]
+               "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved",
+               "mde_p50_ns", "mde_p50_pct", "interval_method"]
 HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
            "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [95 % CI]",
-           "verdict", "lost"]
+           "MDE µs (%)", "verdict", "lost"]
 # The columns of many connections and open load, in the text and Markdown tables of a sweep that has
 # either (a table of one connection in a closed loop stays as it was): header → the column it follows.
 CONNECTION_HEADERS = {"conns": "tasks", "load": "conns", "latency p99 µs [95 % CI]": "p99 µs [95 % CI]",
@@ -42,7 +44,9 @@ METHOD_NOTE = ("[low–high]: 95 % interval, Student t across repeats (each a fr
                "1 (within-run): one repeat, its interval from the order statistics of its own samples, "
                "blind to run-to-run spread")
 VERDICT_NOTE = ("verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; "
-                "same otherwise; unknown with one round in common (no run-to-run spread measured)")
+                "same otherwise, within ±MDE; unknown with one round in common (no run-to-run spread measured)\n"
+                "MDE: the smallest Δp50 this sweep calls 4 times in 5 (80 % power), from its repeats and their "
+                "spread, never below {noise} of std's p50; % of std's p50")
 
 
 def _signed(value_ns: float) -> str:
@@ -59,6 +63,20 @@ def interval(value, low, high, fmt=style.us) -> str:
         return f"{fmt(value)} [–]"
     bound = (lambda v: _signed(v).lstrip("+")) if fmt is _signed else fmt
     return f"{fmt(value)} [{bound(low)}–{bound(high)}]"
+
+
+def detectable(point) -> str:
+    """The minimum detectable Δp50, "12.3 (14 %)"; empty where there is no Δ or no spread to size it."""
+    if not point.verdict or pd.isna(point.mde_p50):
+        return ""
+    return f"{style.us(point.mde_p50)} ({point.mde_p50_pct:.0f} %)"
+
+
+def called(point) -> str:
+    """The verdict; `same` says within what: "same within ±12.3 µs"."""
+    if point.verdict == "same" and not pd.isna(point.mde_p50):
+        return f"same within ±{style.us(point.mde_p50)} µs"
+    return point.verdict
 
 
 def repeats(point) -> str:
@@ -102,7 +120,7 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
         lines.append([name, p.transport, str(p.payload), style.rate_label(p.interval_s), achieved,
                       str(p.tasks), repeats(p), str(p.n), interval(p.p50, p.p50_low, p.p50_high),
                       interval(p.p99, p.p99_low, p.p99_high), style.us(p.p999), style.us(p.max),
-                      delta, p.verdict, style.count(p.lost)])
+                      delta, detectable(p), called(p), style.count(p.lost)])
     notes = [METHOD_NOTE, VERDICT_NOTE.format(noise=style.percent(noise)),
              "p50, p99, p99.9: means over the repeats of each run's nearest rank; n, lost: summed; max: the largest"]
     if missed:
@@ -130,6 +148,10 @@ def variant_notes(points: pd.DataFrame) -> list[str]:
     for label, base in points.loc[points["variant"].notna(), ["framework", "base"]].drop_duplicates().itertuples(
             index=False):
         mine, theirs = _config(points, label), _config(points, base)
+        one_end = points.loc[points["framework"] == label, "one_end"].dropna() if "one_end" in points else ()
+        if len(one_end):
+            notes.append(f"{label}: {base} with {one_end.iloc[0]} (that end only)")
+            continue
         if mine is None:
             notes.append(f"{label}: a variant of {base}")
             continue
@@ -228,6 +250,9 @@ def csv(points: pd.DataFrame, kind: str = "rtt", noise: float = 0.02) -> str:
         table[f"{name}_ns"] = _integers(points, name)
     table["lost"] = _integers(points, "lost")
     table["starved"] = _integers(points, "starved")
+    table["mde_p50_ns"] = _integers(points, "mde_p50")
+    table["mde_p50_pct"] = pd.to_numeric(points["mde_p50_pct"], errors="coerce").round(1)
+    table["interval_method"] = points["method"].map(u.INTERVAL_METHOD).fillna("")
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, columns=CSV_COLUMNS, lineterminator="\n")
     return buffer.getvalue()

@@ -118,7 +118,15 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, no
     if not rows:
         raise NothingUsable(_why_nothing(folder, kind, found, seen, tried, filters))
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, warn)
+    runs["one_end"] = runs["framework"].map(_one_end_variants(found.infos))
     return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise)
+
+
+def _one_end_variants(infos: dict) -> dict[str, str]:
+    """label → "pong --delay-ns 4000" for each variant whose arguments went to one end only (sweep.json
+    says so; a log names only its own end's runtime_config)."""
+    return {v["label"]: f"{v['end']} {' '.join(v['args'])}" for info in infos.values()
+            for v in info.get("variants") or () if isinstance(v, dict) and v.get("end") in ("ping", "pong")}
 
 
 def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: int, filters: Filters) -> str:

@@ -16,6 +16,11 @@ side): d_r = runtime_r − baseline_r, and a t interval across rounds. A ratio b
 A verdict says `same` when the interval includes no change or the change is below a noise
 threshold (as criterion does); else `slower` or `faster`; and `unknown` with one repeat, whose
 run-to-run spread nobody measured.
+
+Every change also says the smallest one its test could have called: the minimum detectable
+effect (MDE) at 80 % power, (t(1−α/2, df) + t(power, df)) · standard error, the textbook size of
+a two-sided t test (Cohen 1988; here the standard error measured by the sweep itself). A `same`
+with an MDE of 40 % says little; one with an MDE of 3 % says the runtimes agree.
 """
 
 import math
@@ -23,9 +28,12 @@ from dataclasses import dataclass
 from functools import cache
 
 CONFIDENCE = 0.95
+POWER = 0.80  # the minimum detectable effect is the change called this often
 NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
 ACROSS_RUNS = "across runs"
 WITHIN_RUN = "within-run only"
+# How an interval was computed, as the CSV files name it (a script must not take one for the other).
+INTERVAL_METHOD = {ACROSS_RUNS: "t-across-repeats", WITHIN_RUN: "within-run"}
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,7 @@ class Estimate:
     high: float
     repeats: int
     method: str  # ACROSS_RUNS, or WITHIN_RUN when only one repeat was there
+    df: int = 0  # the t interval's degrees of freedom; 0 for an interval of another kind
 
     def contains(self, x: float) -> bool:
         return self.low <= x <= self.high
@@ -86,7 +95,7 @@ def across_runs(values, confidence: float = CONFIDENCE, floor: float | None = No
     mean, sd = _mean_sd(values)
     half = t_quantile(len(values) - 1, confidence) * sd / math.sqrt(len(values))
     low = mean - half if floor is None else max(floor, mean - half)
-    return Estimate(mean, low, mean + half, len(values), ACROSS_RUNS)
+    return Estimate(mean, low, mean + half, len(values), ACROSS_RUNS, len(values) - 1)
 
 
 def within_run_quantile(sorted_samples, q: float, confidence: float = CONFIDENCE) -> Estimate:
@@ -169,12 +178,37 @@ def ratio(new, old, confidence: float = CONFIDENCE) -> Estimate:
     (_, sd_new), (_, sd_old) = _mean_sd(logs_new), _mean_sd(logs_old)
     a, b = sd_new**2 / len(logs_new), sd_old**2 / len(logs_old)
     se = math.sqrt(a + b)
+    repeats = min(len(new), len(old))
     if se == 0:
-        return Estimate(point, point, point, min(len(new), len(old)), ACROSS_RUNS)
-    df = (a + b) ** 2 / (a**2 / (len(logs_new) - 1) + b**2 / (len(logs_old) - 1))
-    half = t_quantile(max(1, math.floor(df)), confidence) * se
-    return Estimate(point, point * math.exp(-half), point * math.exp(half), min(len(new), len(old)),
-                    ACROSS_RUNS)
+        return Estimate(point, point, point, repeats, ACROSS_RUNS, repeats - 1)
+    df = max(1, math.floor((a + b) ** 2 / (a**2 / (len(logs_new) - 1) + b**2 / (len(logs_old) - 1))))
+    half = t_quantile(df, confidence) * se
+    return Estimate(point, point * math.exp(-half), point * math.exp(half), repeats, ACROSS_RUNS, df)
+
+
+def _detectable_factor(df: int, confidence: float, power: float) -> float:
+    """(t(1−α/2) + t(power)) / t(1−α/2): how much wider than an interval's half-width the smallest
+    change is that its test calls with probability `power` (one-sided t(power) is the central
+    quantile at 2·power − 1)."""
+    return 1 + t_quantile(df, 2 * power - 1) / t_quantile(df, confidence)
+
+
+def detectable(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
+    """The minimum detectable effect of a difference with a t interval (across_runs,
+    paired_difference): the smallest true change its test calls with probability `power`, in the
+    difference's unit. NaN without a t interval (one repeat)."""
+    if not change.df or math.isnan(change.high):
+        return math.nan
+    return (change.high - change.value) * _detectable_factor(change.df, confidence, power)
+
+
+def detectable_ratio(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
+    """The minimum detectable effect of a ratio (uncertainty.ratio) as a share: 0.05 means a 5 %
+    change is called with probability `power`. NaN without an interval."""
+    if not change.df or math.isnan(change.high) or change.value <= 0:
+        return math.nan
+    half = math.log(change.high / change.value)
+    return math.exp(half * _detectable_factor(change.df, confidence, power)) - 1
 
 
 def verdict(change: Estimate, reference: float, noise: float = NOISE, *,

@@ -19,7 +19,7 @@ from sweepkit import cli, knobs, plan, selection, state, table, variants  # noqa
 
 SCRIPT = "run-localhost.sh"
 TWO = "tokio-ct=tokio:--flavor current_thread tokio-ei8=tokio:--event-interval 8"
-EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread"
+EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread, or std-slow=std:pong:--delay-ns 4000"
 
 
 @pytest.fixture(autouse=True)
@@ -37,9 +37,31 @@ def test_each_label_base_colon_token_starts_a_variant_and_the_tokens_after_it_ar
         ("tokio-ct", "tokio", ("--flavor", "current_thread")), ("tokio-ei8", "tokio", ("--event-interval", "8")),
         ("std-2", "std", ("--threads", "2"))]
     assert found[0].ping_args == ("--flavor", "current_thread", "--variant", "tokio-ct")
-    assert found[0].record() == {"label": "tokio-ct", "base": "tokio", "args": ["--flavor", "current_thread"]}
+    assert found[0].record() == {"label": "tokio-ct", "base": "tokio", "args": ["--flavor", "current_thread"],
+                                 "end": "both", "ping_args": ["--flavor", "current_thread"],
+                                 "pong_args": ["--flavor", "current_thread"]}
     assert variants.from_records([v.record() for v in found]) == found
+    assert variants.from_records([{"label": "a", "base": "tokio", "args": ["--threads", "1"]}]) == [
+        variants.Variant("a", "tokio", ("--threads", "1"))]  # a sweep.json from before one-end variants
     assert variants.parse("", problems) == [] and problems == []
+
+
+def test_a_variant_may_give_its_arguments_to_one_end_only():
+    problems = []
+    slow, fast = variants.parse("std-slow=std:pong:--delay-ns 4000 t-ping=tokio:ping: --pacing spin", problems)
+    assert problems == []
+    assert (slow.end, slow.args, slow.pong_args, slow.ping_args) == (
+        "pong", ("--delay-ns", "4000"), ("--delay-ns", "4000"), ("--variant", "std-slow"))
+    assert (fast.end, fast.pong_args, fast.ping_args) == ("ping", (), ("--pacing", "spin", "--variant", "t-ping"))
+    assert slow.record() == {"label": "std-slow", "base": "std", "args": ["--delay-ns", "4000"], "end": "pong",
+                             "ping_args": [], "pong_args": ["--delay-ns", "4000"]}
+    assert variants.from_records([slow.record(), fast.record()]) == [slow, fast]
+    result = knobs.check({"VARIANTS": "std-slow=std:pong:--delay-ns 4000", "INTERVALS": "0", "PROTOCOLS": "udp"}, "S")
+    points = plan.build(result.knobs, result.selection, None, result.variants)
+    assert [(p.framework, p.end_args("ping"), p.end_args("pong")) for p in points] == [
+        ("std", ("--connections", "1", "--load", "closed"), ("--connections", "1")),
+        ("std-slow", ("--variant", "std-slow", "--connections", "1", "--load", "closed"),
+         ("--delay-ns", "4000", "--connections", "1"))]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -172,8 +194,11 @@ def test_a_tokio_variant_sweep_gives_two_labels_two_colours_and_runtime_config_i
     assert run.rc == 0, run.output
     folder = sweep_dir(tmp_path / "out")
     sweep = load_json(folder / "sweep.json")
-    assert sweep["variants"] == [{"label": "tokio-ct", "base": "tokio", "args": ["--flavor", "current_thread"]},
-                                 {"label": "tokio-ei8", "base": "tokio", "args": ["--event-interval", "8"]}]
+    assert sweep["variants"] == [
+        {"label": "tokio-ct", "base": "tokio", "args": ["--flavor", "current_thread"], "end": "both",
+         "ping_args": ["--flavor", "current_thread"], "pong_args": ["--flavor", "current_thread"]},
+        {"label": "tokio-ei8", "base": "tokio", "args": ["--event-interval", "8"], "end": "both",
+         "ping_args": ["--event-interval", "8"], "pong_args": ["--event-interval", "8"]}]
     labels = ("std", "tokio", "tokio-ct", "tokio-ei8")
     assert [p["stem"] for p in sweep["points"]] == [f"{label}-tcp-64B-0s-0t" for label in labels]
     assert all(p["status"] == "ok" for p in sweep["points"])
@@ -204,6 +229,22 @@ def test_a_tokio_variant_sweep_gives_two_labels_two_colours_and_runtime_config_i
     strokes = {"#" + "".join(f"{round(float(c) * 255):02X}" for c in words[i - 3:i])  # `r g b RG`
                for i, word in enumerate(words) if word == "RG"}
     assert set(colours[1:]) <= strokes  # tokio and each of its variants in its own shade
+
+
+def test_a_delay_planted_in_the_pong_of_a_variant_is_measured_and_called(tmp_path):
+    """The calibration recipe: std-slow=std:pong:--delay-ns N adds N to every round trip of its runs only."""
+    require_binaries("std")
+    delay_ns = 2_000_000  # far above std's round trip here
+    run = run_script(SCRIPT, ["-S"], tmp_path / "out", VARIANTS=f"std-slow=std:pong:--delay-ns {delay_ns}",
+                     DURATION="0.5", WARMUP="0.1", INTERVALS="0", PROTOCOLS="udp", timeout=90)
+    assert run.rc == 0, run.output
+    folder = sweep_dir(tmp_path / "out")
+    assert load_json(folder / "sweep.json")["variants"][0]["pong_args"] == ["--delay-ns", str(delay_ns)]
+    logs = {label: check_log_pair(folder, f"{label}-udp-64B-0s-0t-r1", "std", "udp") for label in ("std", "std-slow")}
+    assert logs["std-slow"]["variant"] == "std-slow" and logs["std"]["variant"] is None
+    # Every round trip of the variant waits for the spin (a busy machine may stretch it, never shorten it).
+    assert logs["std-slow"]["rtt_ns"]["min"] >= delay_ns > logs["std"]["rtt_ns"]["p50"], logs
+    assert f"std-slow: std with pong --delay-ns {delay_ns} (that end only)" in run.output
 
 
 # An io_uring runtime whose pong runs under tests/without_io_uring.py (a seccomp filter that makes

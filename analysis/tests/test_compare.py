@@ -12,7 +12,7 @@ from .conftest import cli, pages
 from .logs import windows, write_repeats, write_throughput
 
 COLUMNS = ("framework,transport,payload,interval_s,tasks,metric,old,new,ratio,ratio_low,ratio_high,verdict,"
-           "connections,load")
+           "connections,load,mde_pct,interval_method")
 REPEATS, SPREAD = 10, 0.05
 
 

@@ -19,6 +19,7 @@ from .logs import samples, write_repeats, write_run
 NEW_COLUMNS = ("repeats,p50_low_ns,p50_high_ns,p99_low_ns,p99_high_ns,p999_low_ns,p999_high_ns,"
                "delta_p50_ns,delta_p50_low_ns,delta_p50_high_ns,verdict")
 CONNECTION_COLUMNS = "connections,load,latency_p99_ns,latency_p99_low_ns,latency_p99_high_ns,starved"
+SENSITIVITY_COLUMNS = "mde_p50_ns,mde_p50_pct,interval_method"
 
 
 def csv_table(capsys, *args) -> pd.DataFrame:
@@ -51,7 +52,7 @@ def test_the_round_comes_from_the_stem_and_is_1_without_a_suffix():
 
 def test_csv_keeps_its_columns_and_adds_exactly_the_interval_and_connection_columns(capsys, paired_dir):
     table = csv_table(capsys, "-d", paired_dir)
-    assert ",".join(CSV_COLUMNS).endswith(f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS}")
+    assert ",".join(CSV_COLUMNS).endswith(f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS}")
     assert list(table.columns) == CSV_COLUMNS
 
 
@@ -76,6 +77,21 @@ def test_delta_is_paired_by_round_and_calls_a_5_percent_slowdown(capsys, paired_
     assert delta == pytest.approx(0.05 * std["p50_ns"], rel=0.3)
     # Unpaired, the rounds' common offsets would swamp the difference: the intervals overlap.
     assert tokio["p50_low_ns"] < std["p50_high_ns"]
+    # The smallest Δ it could have called, from the paired spread: below the 5 % it did call.
+    mde = u.detectable(u.Estimate(delta, low, high, 5, u.ACROSS_RUNS, 4))
+    detectable, share = float(tokio["mde_p50_ns"]), float(tokio["mde_p50_pct"])
+    assert detectable == pytest.approx(max(mde, 0.02 * std["p50_ns"]), abs=1)
+    assert detectable < delta and share == pytest.approx(100 * detectable / std["p50_ns"], abs=0.1)
+    assert tokio["interval_method"] == std["interval_method"] == "t-across-repeats"
+
+
+def test_same_says_within_what(capsys, paired_dir):
+    status, out, err = cli(capsys, "-d", paired_dir, "--summary", "--noise", "10")
+    assert status == 0, err
+    tokio = next(line for line in out.splitlines() if line.startswith("tokio"))
+    std_p50 = row(csv_table(capsys, "-d", paired_dir), "std")["p50_ns"]
+    assert f"same within ±{style.us(0.10 * std_p50)} µs" in tokio  # the noise threshold is the floor
+    assert "MDE: the smallest Δp50" in out
 
 
 def test_delta_uses_only_the_rounds_both_ran(capsys, tmp_path):
@@ -108,6 +124,7 @@ def test_a_one_repeat_sweep_is_marked_within_run_and_its_delta_unknown(capsys, t
     tokio = row(table, "tokio")
     assert tokio["repeats"] == 1 and tokio["p50_low_ns"] < tokio["p50_ns"] < tokio["p50_high_ns"]
     assert tokio["verdict"] == "unknown" and tokio["delta_p50_low_ns"] == ""
+    assert tokio["mde_p50_ns"] == "" and tokio["interval_method"] == "within-run"
 
 
 def test_references_get_no_delta_and_are_drawn(capsys, tmp_path, monkeypatch):
@@ -167,7 +184,7 @@ def test_the_delta_axis_turns_logarithmic_when_one_runtime_is_far_slower():
         return pd.DataFrame({"framework": ["tokio", "glommio"], "framework_rank": [1, 2],
                              "interval_s": [0.0, 0.0], "verdict": ["slower", "slower"],
                              "delta_p50": [600e3, slowest_us * 1e3], "delta_p50_low": [590e3, slowest_us * 990],
-                             "delta_p50_high": [610e3, slowest_us * 1010]})
+                             "delta_p50_high": [610e3, slowest_us * 1010], "mde_p50": [20e3, 20e3]})
     for slowest_us, symlog in ((100_000.0, True), (1_000.0, False)):
         points = panel(slowest_us)
         assert change_plots.wants_symlog(points) is symlog

@@ -158,7 +158,7 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=())
     lines = [(e.label, e.binary_prefix, port(e), extra_args(e, "ping"), extra_args(e, "pong"))
              for e in selection if has_pong(e)]
     lines += [(v.label, v.entry.binary_prefix, None if base_port is None else base_port + len(with_pongs) + i,
-               (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.args))
+               (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.pong_args))
               for i, v in enumerate(variants)]
     points = [Point(label, binary, proto, size, interval, t, at, ping_args=ping_args, pong_args=pong_args,
                     connections=n, load=load)

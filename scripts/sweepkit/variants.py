@@ -1,8 +1,10 @@
 """VARIANTS: extra lines of a base runtime run with other options, e.g. "tokio-ct=tokio:--flavor current_thread"."""
 
 # Whitespace-separated tokens; LABEL=BASE:ARG starts a variant, the tokens after it are more of its
-# arguments until the next such token. The arguments go to both its ping and its pong; the ping
-# also gets --variant LABEL, so that its log names the variant (docs/sweeps.md, "Variants").
+# arguments until the next such token. The arguments go to both its ping and its pong, or to one end
+# only when they start with that end's name: LABEL=BASE:pong:ARG (e.g. std-slow=std:pong:--delay-ns
+# 4000, a planted difference). The ping also gets --variant LABEL, so that its log names the variant
+# (docs/sweeps.md, "Variants").
 # Nothing here measures: `refusals` only asks the binaries whether they take the arguments.
 
 import re
@@ -15,14 +17,16 @@ from analysis import runtimes
 LABEL = re.compile(r"[A-Za-z0-9._-]+")
 # A token that starts a variant: no leading dash, so that an argument such as --a=b:c never does.
 START = re.compile(r"([^-=:][^=:]*)=([^=:]*):(.*)")
-EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread"
+ENDS = ("ping", "pong")  # LABEL=BASE:END:ARG gives the arguments to that end only
+EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread, or std-slow=std:pong:--delay-ns 4000"
 
 
 @dataclass(frozen=True)
 class Variant:
     label: str  # its series label: stems, logs' `variant`, tables and legends
     base: str  # the runtime label in runtimes.json it runs
-    args: tuple[str, ...]  # for both its ping and its pong
+    args: tuple[str, ...]
+    end: str | None = None  # the one end that gets `args` ("ping" or "pong"); None: both
 
     @property
     def entry(self) -> runtimes.Entry:
@@ -30,11 +34,16 @@ class Variant:
 
     @property
     def ping_args(self) -> tuple[str, ...]:
-        return (*self.args, "--variant", self.label)
+        return (*(self.args if self.end != "pong" else ()), "--variant", self.label)
+
+    @property
+    def pong_args(self) -> tuple[str, ...]:
+        return self.args if self.end != "ping" else ()
 
     def record(self) -> dict:
-        """Its entry in sweep.json's `variants`."""
-        return {"label": self.label, "base": self.base, "args": list(self.args)}
+        """Its entry in sweep.json's `variants`: each end's arguments (the ping's without --variant)."""
+        return {"label": self.label, "base": self.base, "args": list(self.args), "end": self.end or "both",
+                "ping_args": list(self.ping_args[:-2]), "pong_args": list(self.pong_args)}
 
 
 def bases() -> list[str]:
@@ -48,14 +57,16 @@ def parse(text: str, problems: list[str]) -> list[Variant]:
     for token in text.split():
         start = START.fullmatch(token)
         if start:
-            found.append([start[1], start[2], [start[3]] if start[3] else []])
+            end, first = next(((e, start[3][len(e) + 1:]) for e in ENDS if start[3].startswith(f"{e}:")),
+                              (None, start[3]))
+            found.append([start[1], start[2], [first] if first else [], end])
         elif found:
             found[-1][2].append(token)
         else:
             problems.append(f"VARIANTS: '{token}' does not start a variant: expected LABEL=BASE:ARG..., {EXAMPLE}")
             return []
     known, taken, variants = bases(), set(runtimes.labels()), []
-    for label, base, args in found:
+    for label, base, args, end in found:
         name = f"VARIANTS: {label}={base}:"
         if not LABEL.fullmatch(label):
             problems.append(f"{name} the label '{label}' may hold only letters, digits, '.', '_' and '-'")
@@ -69,7 +80,7 @@ def parse(text: str, problems: list[str]) -> list[Variant]:
         elif "--variant" in args or any(a.startswith("--variant=") for a in args):
             problems.append(f"{name} --variant is the sweep's to give (it passes the label)")
         else:
-            variants.append(Variant(label, base, tuple(args)))
+            variants.append(Variant(label, base, tuple(args), end))
         taken.add(label)
     return variants
 
@@ -79,12 +90,12 @@ def refusals(variants: list[Variant], bin_dir: Path, ends: list[str], mode: str)
     one problem per variant, so that a knob its base lacks stops the sweep before anything runs."""
     problems = []
     for v in variants:
-        # The ends this host runs, the pong first: it takes no option but the runtime's knobs, so a
-        # ping-only option (which a variant cannot give, as its arguments go to both) is named as such.
+        # The ends this host runs, the pong first: it takes few options but the runtime's knobs, so
+        # a ping-only option given to both ends is named as the pong's refusal.
         for end in sorted(ends, key=lambda end: end != "pong"):
             binary = f"{v.entry.binary_prefix}-{end}"
             target = ("--address", "127.0.0.1:9") if end == "ping" else ()  # never contacted
-            args = v.ping_args if end == "ping" else v.args
+            args = v.ping_args if end == "ping" else v.pong_args
             command = [str(bin_dir / binary), "--check-options", "--mode", mode, *target, *args]
             try:
                 done = subprocess.run(command, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
@@ -94,11 +105,13 @@ def refusals(variants: list[Variant], bin_dir: Path, ends: list[str], mode: str)
             if done.returncode != 0:
                 said = next((line.removeprefix("error: ") for line in done.stderr.splitlines() if line.strip()),
                             f"exit status {done.returncode}")
-                problems.append(f"VARIANTS: {v.label}={v.base}: {binary} refuses {' '.join(v.args)}: {said}")
+                given = " ".join(v.ping_args[:-2] if end == "ping" else v.pong_args)
+                problems.append(f"VARIANTS: {v.label}={v.base}: {binary} refuses {given}: {said}")
                 break
     return problems
 
 
 def from_records(records) -> list[Variant]:
     """The variants as sweep.json records them."""
-    return [Variant(r["label"], r["base"], tuple(r["args"])) for r in records or ()]
+    return [Variant(r["label"], r["base"], tuple(r["args"]), None if r.get("end", "both") == "both" else r["end"])
+            for r in records or ()]

@@ -1,6 +1,7 @@
 //! The pong: echoes every TCP client byte for byte as read, and every UDP datagram back to its
 //! sender, until killed (`--mode throughput`: counts them instead). A client that misbehaves
-//! only ever loses its own connection.
+//! only ever loses its own connection. `--delay-ns` holds each echo back by a known time, to
+//! plant a difference a sweep should call.
 
 use std::{
     io::Write,
@@ -35,6 +36,7 @@ pub fn main<R: Runtime>(name: &'static str) -> ExitCode {
 
 async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
     let address = options.address;
+    let delay = Duration::from_nanos(options.delay_ns);
     match options.protocol {
         Protocol::Tcp => {
             let listener = R::listen(address)
@@ -43,7 +45,7 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
             announce(R::listener_address(&listener)?, options.protocol)?;
             loop {
                 match (R::accept(&listener).await, options.mode) {
-                    (Ok((stream, _)), Mode::Rtt) => R::detach(R::spawn(echo_tcp(stream))),
+                    (Ok((stream, _)), Mode::Rtt) => R::detach(R::spawn(echo_tcp(stream, delay))),
                     (Ok((stream, peer)), Mode::Throughput) => R::detach(R::spawn(async move {
                         if let Err(error) = throughput::sink_tcp(stream).await {
                             eprintln!("warning: throughput session from {peer}: {error:#}");
@@ -72,6 +74,7 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
                 let received;
                 (received, buf) = socket.recv_from(buf).await;
                 if let Ok((len, peer)) = received {
+                    spin(delay);
                     (_, buf) = socket.send_to(buf, len, peer).await;
                 }
             }
@@ -87,15 +90,28 @@ fn announce(address: SocketAddr, protocol: Protocol) -> anyhow::Result<()> {
 }
 
 /// Echoes one client until it leaves; any error ends this client only.
-async fn echo_tcp<S: TcpIo>(mut stream: S) {
+async fn echo_tcp<S: TcpIo>(mut stream: S, delay: Duration) {
     let mut buf = vec![0; BUFFER];
     loop {
         let (read, lent) = stream.read(buf).await;
         let Ok(len @ 1..) = read else { return };
+        spin(delay);
         let (written, lent) = stream.write_all(lent, len).await;
         if written.is_err() {
             return;
         }
         buf = lent;
+    }
+}
+
+/// Busy-waits `delay` on the monotonic clock, holding the thread as work would (a sleep would
+/// add the timer's slack and a wake-up, and be no known difference at all).
+fn spin(delay: Duration) {
+    if delay.is_zero() {
+        return;
+    }
+    let start = Instant::now();
+    while start.elapsed() < delay {
+        std::hint::spin_loop();
     }
 }

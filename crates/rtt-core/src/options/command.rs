@@ -4,7 +4,7 @@
 
 use clap::{ArgMatches, Args, Command, FromArgMatches, error::ErrorKind};
 
-use super::{PingOptions, PongOptions, Protocol};
+use super::{Mode, PingOptions, PongOptions, Protocol};
 use crate::{
     build_info, descriptors,
     runtime::{Knob, Runtime, RuntimeOptions},
@@ -43,6 +43,11 @@ pub fn check_ping<R: Runtime>(options: &PingOptions, command: &mut Command) {
 /// Rejects the options of a pong, once parsed.
 pub fn check_pong<R: Runtime>(options: &PongOptions, command: &mut Command) {
     check_runtime::<R>(&options.runtime, command);
+    if options.delay_ns > 0 && options.mode == Mode::Throughput {
+        let problem =
+            "--delay-ns delays each echo: drop it, or --mode throughput (which echoes nothing)";
+        command.error(ErrorKind::ArgumentConflict, problem).exit();
+    }
     // A UDP pong serves every peer from its one socket.
     if options.protocol == Protocol::Tcp {
         let what = format!("serving --connections {}", options.connections);

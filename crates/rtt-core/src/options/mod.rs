@@ -246,6 +246,10 @@ pub struct PongOptions {
     /// before listening
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_CONNECTIONS))]
     pub connections: u32,
+    /// Spin this many nanoseconds on the clock after reading a message, before echoing it: a
+    /// known difference planted to calibrate what a sweep can resolve (rtt mode only)
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+    pub delay_ns: u64,
     #[command(flatten)]
     pub runtime: RuntimeOptions,
     /// Check these options and exit: 0 if a run would start with them, 2 naming the problem
