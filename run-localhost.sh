@@ -73,6 +73,7 @@ main() {
     target=in-process cpus=$MICRO_CPUS pinning="micro: ${MICRO_CPUS:-none (every CPU)}"
   fi
   setup_local_cpus_and_nice "${ends[@]}"
+  hold_cpus_awake
   ICMP_ADDR=127.0.0.1
   check_icmp
   make_plan
@@ -86,7 +87,8 @@ main() {
     >"$SWEEP_TMP/host-local.tsv" || warn "could not read this machine's facts"
   if ((${#NICE_CMD[@]})); then nice=$NICE; fi
   start_sweep_json --meta kind=localhost --meta "command=$PROG $*" --meta "target=$target" \
-    --meta "pinning=$pinning" --meta "nice=$nice" --host "local=$SWEEP_TMP/host-local.tsv"
+    --meta "pinning=$pinning" --meta "nice=$nice" --meta "cpu_dma_latency=$IDLE_HOLD" \
+    --host "local=$SWEEP_TMP/host-local.tsv"
   run_sweep
 }
 

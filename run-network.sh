@@ -309,6 +309,7 @@ main() {
   read -r -a SSH_ARGS <<<"$SSH_OPTS"
   ssh_command
   setup_local_cpus_and_nice ping
+  hold_cpus_awake
   local b_name
   if [[ $NET_MODE == remote ]]; then
     REMOTE_DIR=${REMOTE_DIR:-$SUITE_DIR}
@@ -344,6 +345,7 @@ main() {
     --meta "target=$TARGET" "${meta[@]}" \
     --meta "pinning=pong: ${PONG_CPUS:-none} (on B), ping: ${PING_CPUS:-none}" \
     --meta "nice=ping: $nice_ping, pong: $nice_pong" \
+    --meta "cpu_dma_latency=ping host: $IDLE_HOLD; pong host: not asked" \
     --host "ping=$SWEEP_TMP/host-ping.tsv" --host "pong=$SWEEP_TMP/host-pong.tsv"
   run_sweep
 }

@@ -32,6 +32,15 @@ fact cpus_usable "$(first nproc)"
 allowed=$(value_of /proc/self/status Cpus_allowed_list: :)
 fact cpus_allowed "${allowed//[[:space:]]/}"
 fact cpu_governor "$(first cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor)"
+# How an idle CPU waits, which decides much of an RTT: a halted vCPU takes tens of µs to wake.
+# `none`: no cpuidle driver, so the CPUs halt whatever /dev/cpu_dma_latency says.
+fact cpuidle_driver "$(first cat /sys/devices/system/cpu/cpuidle/current_driver)"
+states=""
+for state in /sys/devices/system/cpu/cpu0/cpuidle/state*; do
+  if [[ -r $state/name ]]; then states+="$(first cat "$state/name"):$(first cat "$state/latency")us "; fi
+done
+fact idle_states "${states% }"
+fact guest_halt_poll_ns "$(first cat /sys/module/haltpoll/parameters/guest_halt_poll_ns)"
 rustc=$(first rustc --version)
 if [[ -z $rustc && -x $HOME/.cargo/bin/rustc ]]; then rustc=$(first "$HOME/.cargo/bin/rustc" --version); fi
 fact rustc "$rustc"

@@ -50,6 +50,8 @@ TASKSET_PONG=()
 TASKSET_MICRO=()   # MODE=micro: the benchmark binary's pinning (MICRO_CPUS)
 NICE_CMD=()
 ICMP_UNUSABLE=""   # why the system ping cannot give the ICMP baseline, if it cannot
+IDLE_FD=""         # TUNE=1: the open /dev/cpu_dma_latency that holds the CPUs out of deep idle
+IDLE_HOLD=""       # what TUNE did here, for sweep.json
 
 say() { printf '%s\n' "$*"; }
 warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
@@ -144,6 +146,21 @@ setup_local_cpus_and_nice() {
     else
       warn "cannot run at NICE=$NICE here (needs root or CAP_SYS_NICE): running at normal priority"
     fi
+  fi
+}
+
+# TUNE=1: asks the kernel to keep this host's CPUs out of idle states slower to leave than 0 µs
+# (the PM QoS request of /dev/cpu_dma_latency, as pyperf's `system tune` and tuned do), for as long
+# as the descriptor is open: the kernel drops the request when the last copy closes, so every way
+# the sweep ends, Ctrl-C and kill -9 included, restores the machine. Sets IDLE_HOLD to what happened.
+hold_cpus_awake() {
+  IDLE_HOLD="not asked (TUNE=0)"
+  [[ $TUNE == 1 ]] || return 0
+  if { exec {IDLE_FD}>/dev/cpu_dma_latency; } 2>/dev/null && printf '\0\0\0\0' >&"$IDLE_FD" 2>/dev/null; then
+    IDLE_HOLD="held at 0 us"
+  else
+    IDLE_HOLD="not permitted"
+    warn "TUNE=1: cannot write /dev/cpu_dma_latency (it needs root): idle CPUs may halt, which adds the time to wake one to every round trip; TUNE=0 says this is meant"
   fi
 }
 

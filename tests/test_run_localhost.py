@@ -37,6 +37,8 @@ def test_a_short_sweep_writes_every_log_pair_and_its_sweep_json(tmp_path):
     assert "INTERVALS" in sweep["knobs_given"] and "SIZE" not in sweep["knobs_given"]
     (facts,) = sweep["hosts"].values()
     assert facts["kernel"] and facts["cpus_online"] >= 1 and facts["suite_commit"]
+    assert facts["cpuidle_driver"] and "idle_states" in facts  # how idle CPUs wait: much of an RTT
+    assert sweep["cpu_dma_latency"] == ("held at 0 us" if os.geteuid() == 0 else "not permitted")
     assert [p["stem"] for p in sweep["points"]] == [s for _, _, s in stems]
     assert all(p["status"] == "ok" and p["repeats_ok"] == 1 for p in sweep["points"])
     assert sorted(r["stem"] for r in sweep["runs"]) == sorted(f"{s}-r1" for _, _, s in stems)
@@ -60,6 +62,24 @@ def shim_bins(tmp_path):
     for name in ("std-ping", "std-pong", "tokio-ping", "tokio-pong"):
         (directory / name).symlink_to(BIN_DIR / name)
     return directory
+
+
+@pytest.mark.parametrize("tune", ["1", "0"])
+def test_tune_holds_the_cpus_out_of_deep_idle_while_the_runs_run(tmp_path, shim_bins, tune):
+    """TUNE=1 keeps /dev/cpu_dma_latency open for the whole sweep (every run's processes see it); the
+    kernel lets go of the request as the sweep's processes end, however they end."""
+    if os.geteuid() != 0:
+        pytest.skip("writing /dev/cpu_dma_latency needs root")
+    seen = tmp_path / "seen"
+    (shim_bins / "std-ping").unlink()
+    shim(shim_bins, "std-ping", f'ls -l /proc/$$/fd | grep -c cpu_dma_latency >>"{seen}"\n'
+                                f'exec "{BIN_DIR}/std-ping" "$@"')
+    run = run_script(SCRIPT, ["-S"], tmp_path / "out", BIN_DIR=shim_bins, INTERVALS="0", PROTOCOLS="tcp", TUNE=tune,
+                     DURATION="0.3", WARMUP="0.1")
+    assert run.rc == 0, run.output
+    assert set(seen.read_text().split()) == {tune}  # every start of the ping: --version, and the run
+    assert load_json(sweep_dir(tmp_path / "out") / "sweep.json")["cpu_dma_latency"] == (
+        "held at 0 us" if tune == "1" else "not asked (TUNE=0)")
 
 
 @pytest.mark.parametrize("binary, body, knobs, reason", [
@@ -119,7 +139,7 @@ BAD_KNOBS = [
     {"DURATION": "abc"}, {"DURATION": "-1"}, {"DURATION": "0"}, {"INTERVALS": "-0.5"},
     {"INTERVALS": "0.1 fast"}, {"SIZE": "3"}, {"SIZE": "70000"}, {"PROTOCOLS": "sctp"},
     {"TASKS": "-2"}, {"NICE": "-40"}, {"WARMUP": "1e3"}, {"PING_CPUS": "one"},
-    {"PING_GRACE": "0"}, {"READY_TIMEOUT": "soon"}, {"CONNECTIONS": "0"}, {"LOAD": "half"},
+    {"PING_GRACE": "0"}, {"READY_TIMEOUT": "soon"}, {"CONNECTIONS": "0"}, {"LOAD": "half"}, {"TUNE": "yes"},
 ]
 
 

@@ -39,6 +39,7 @@ DEFAULTS = {
     "PONG_CPUS": "0",  # empty: no pinning
     "PING_CPUS": "1",
     "NICE": "-10",
+    "TUNE": "1",  # 1: hold /dev/cpu_dma_latency at 0 for the sweep, where permitted (docs/sweeps.md, "Idle CPUs")
     "OUT_DIR": "latency-logs",
     "BIN_DIR": str(SUITE_DIR / "target" / "release"),
     "READY_TIMEOUT": "10",  # seconds a pong may take to print its `listening on` line
@@ -227,6 +228,8 @@ def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
         k["NICE"] = str(int(nice[1] + nice[2]))
     if not (nice and -20 <= int(k["NICE"]) <= 19):
         problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
+    if k["TUNE"] not in ("0", "1"):
+        problems.append(f"TUNE='{k['TUNE']}': expected 1 (hold the CPUs out of deep idle states) or 0 (leave them)")
     if not k["OUT_DIR"]:
         problems.append("OUT_DIR is empty")
     _seconds(k, "READY_TIMEOUT", problems)
@@ -333,6 +336,8 @@ def _check_micro(result: Checked) -> Checked:
         k["NICE"] = str(int(nice[1] + nice[2]))
     if not (nice and -20 <= int(k["NICE"]) <= 19):
         problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
+    if k["TUNE"] not in ("0", "1"):
+        problems.append(f"TUNE='{k['TUNE']}': expected 1 (hold the CPUs out of deep idle states) or 0 (leave them)")
     if not k["OUT_DIR"]:
         problems.append("OUT_DIR is empty")
     _seconds(k, "PING_GRACE", problems)
