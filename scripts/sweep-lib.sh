@@ -156,7 +156,7 @@ setup_local_cpus_and_nice() {
 hold_cpus_awake() {
   IDLE_HOLD="not asked (TUNE=0)"
   [[ $TUNE == 1 ]] || return 0
-  if { exec {IDLE_FD}>/dev/cpu_dma_latency; } 2>/dev/null && printf '\0\0\0\0' >&"$IDLE_FD" 2>/dev/null; then
+  if { exec {IDLE_FD}>/dev/cpu_dma_latency; } 2>/dev/null && printf '\0\0\0\0' 1>&"$IDLE_FD" 2>/dev/null; then
     IDLE_HOLD="held at 0 us"
   else
     IDLE_HOLD="not permitted"
