@@ -73,11 +73,12 @@ main() {
     target=in-process cpus=$MICRO_CPUS pinning="micro: ${MICRO_CPUS:-none (every CPU)}"
   fi
   setup_local_cpus_and_nice "${ends[@]}"
-  hold_cpus_awake
   ICMP_ADDR=127.0.0.1
   check_icmp
   make_plan
   say "$PLAN_TEXT"
+  exit_if_dry_run
+  hold_cpus_awake
 
   make_sweep_dir localhost
   for prefix in "${RUNTIME_LIST[@]}"; do

@@ -309,7 +309,6 @@ main() {
   read -r -a SSH_ARGS <<<"$SSH_OPTS"
   ssh_command
   setup_local_cpus_and_nice ping
-  hold_cpus_awake
   local b_name
   if [[ $NET_MODE == remote ]]; then
     REMOTE_DIR=${REMOTE_DIR:-$SUITE_DIR}
@@ -324,9 +323,11 @@ main() {
   ICMP_ADDR=$TARGET
   check_icmp
   make_plan
+  if [[ $DRY_RUN == 1 ]]; then say "$PLAN_TEXT"; exit_if_dry_run; fi
 
   if [[ $NET_MODE == remote ]]; then preflight_remote; else preflight_peer; fi
   say "$PLAN_TEXT"
+  hold_cpus_awake
   make_sweep_dir "network-${b_name//[^A-Za-z0-9._-]/_}"
   local bins=() prefix meta=() nice_ping="not applied" nice_pong="not applied"
   for prefix in "${RUNTIME_LIST[@]}"; do bins+=("$prefix-ping"); done

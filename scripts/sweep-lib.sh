@@ -182,6 +182,14 @@ make_plan() {
     --knob "PING_CPUS=$PING_CPUS" --knob "PONG_CPUS=$PONG_CPUS" --icmp-unusable "$ICMP_UNUSABLE")
 }
 
+# DRY_RUN=1: the plan (its seed and estimated time included) was the whole job.
+exit_if_dry_run() {
+  if [[ $DRY_RUN == 1 ]]; then
+    say "DRY_RUN=1: nothing was started and nothing written; run again without DRY_RUN (or SEED=$SEED for this order)"
+    exit 0
+  fi
+}
+
 # Creates OUT_DIR/NAME-YYYYmmdd-HHMMSS (a suffix if that second is taken).
 make_sweep_dir() {
   local name=$1 base k=1

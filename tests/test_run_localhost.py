@@ -82,6 +82,21 @@ def test_tune_holds_the_cpus_out_of_deep_idle_while_the_runs_run(tmp_path, shim_
         "held at 0 us" if tune == "1" else "not asked (TUNE=0)")
 
 
+def test_a_dry_run_prints_the_plan_its_seed_and_time_and_starts_nothing(tmp_path, shim_bins):
+    started = tmp_path / "started"
+    for name in ("std-ping", "std-pong", "tokio-ping", "tokio-pong"):
+        (shim_bins / name).unlink()
+        shim(shim_bins, name, f'echo "$0 $*" >>"{started}"; exit 1')
+    run = run_script(SCRIPT, ["-StP"], tmp_path / "out", BIN_DIR=shim_bins, DRY_RUN="1", REPEATS="3", SEED="42",
+                     DURATION="4", WARMUP="1", timeout=30)
+    assert run.rc == 0, run.output
+    assert run.stdout[0].startswith("Plan: 25 points, 1 skipped, × 3 repeats = 72 runs of 1 s warm-up + 4 s measured, "
+                                    "about "), run.output
+    assert "shuffled with SEED=42" in run.stdout[1]
+    assert run.stdout[-1].startswith("DRY_RUN=1: nothing was started and nothing written")
+    assert not started.exists() and not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("binary, body, knobs, reason", [
     ("tokio-ping", "echo 'shim: ping refuses' >&2; exit 1", {}, "ping exited with status 1"),
     ("tokio-pong", "echo 'shim: pong cannot bind' >&2; exit 3", {}, "exited before listening"),
@@ -140,6 +155,7 @@ BAD_KNOBS = [
     {"INTERVALS": "0.1 fast"}, {"SIZE": "3"}, {"SIZE": "70000"}, {"PROTOCOLS": "sctp"},
     {"TASKS": "-2"}, {"NICE": "-40"}, {"WARMUP": "1e3"}, {"PING_CPUS": "one"},
     {"PING_GRACE": "0"}, {"READY_TIMEOUT": "soon"}, {"CONNECTIONS": "0"}, {"LOAD": "half"}, {"TUNE": "yes"},
+    {"DRY_RUN": "maybe"},
 ]
 
 

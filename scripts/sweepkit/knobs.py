@@ -39,6 +39,7 @@ DEFAULTS = {
     "PONG_CPUS": "0",  # empty: no pinning
     "PING_CPUS": "1",
     "NICE": "-10",
+    "DRY_RUN": "0",  # 1: print the plan, its seed and its time, start nothing, write nothing, exit 0
     "TUNE": "1",  # 1: hold /dev/cpu_dma_latency at 0 for the sweep, where permitted (docs/sweeps.md, "Idle CPUs")
     "OUT_DIR": "latency-logs",
     "BIN_DIR": str(SUITE_DIR / "target" / "release"),
@@ -230,6 +231,8 @@ def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
         problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
     if k["TUNE"] not in ("0", "1"):
         problems.append(f"TUNE='{k['TUNE']}': expected 1 (hold the CPUs out of deep idle states) or 0 (leave them)")
+    if k["DRY_RUN"] not in ("0", "1"):
+        problems.append(f"DRY_RUN='{k['DRY_RUN']}': expected 1 (print the plan only) or 0 (run it)")
     if not k["OUT_DIR"]:
         problems.append("OUT_DIR is empty")
     _seconds(k, "READY_TIMEOUT", problems)
@@ -338,6 +341,8 @@ def _check_micro(result: Checked) -> Checked:
         problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
     if k["TUNE"] not in ("0", "1"):
         problems.append(f"TUNE='{k['TUNE']}': expected 1 (hold the CPUs out of deep idle states) or 0 (leave them)")
+    if k["DRY_RUN"] not in ("0", "1"):
+        problems.append(f"DRY_RUN='{k['DRY_RUN']}': expected 1 (print the plan only) or 0 (run it)")
     if not k["OUT_DIR"]:
         problems.append("OUT_DIR is empty")
     _seconds(k, "PING_GRACE", problems)
