@@ -83,6 +83,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help="PDF to write (default: DIR/KIND-TYPE.pdf)")
     p.add_argument("--summary", action="store_true", help="print the summary table on stdout")
     p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format, or the comparison's with --compare (default text)")
+    p.add_argument("--variance", action="store_true",
+                   help="print where each point's spread comes from (within a run, between runs, what a round "
+                        "shares) instead of the summary table; needs 2 repeats or more (rtt)")
     p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"),
                    help="compare two sweep folders point by point (ratio new/old, 95 %% interval, verdict)")
     p.add_argument("--noise", type=_percent, default=2.0, metavar="PCT",
@@ -143,6 +146,8 @@ def _check_kind(args) -> None:
         return
     if args.type in MICRO_PLOTS and args.type != "all":
         raise UsageError(f"-t {args.type}: drawn for micro logs only (-k micro)")
+    if args.variance and (args.kind != "rtt" or args.compare is not None or args.type is not None):
+        raise UsageError("--variance reads one sweep of RTT logs: drop -k, --compare and -t")
     if args.kind != "throughput":
         return
     if args.rate:
@@ -241,6 +246,19 @@ def run_micro(args, warn) -> int:
     return 0
 
 
+def run_variance(args, filters: Filters, warn) -> int:
+    """--variance: the spread of each point split into its parts (analysis/variance.py)."""
+    from . import variance
+
+    folder = _folder(args)
+    table = variance.components(collect(folder, "rtt", filters, with_time=False, warn=warn).runs)
+    if table.empty:
+        raise NothingUsable(f"no point of {folder} has 2 repeats or more: a spread needs REPEATS=2 or more")
+    formats = {"text": variance.text, "csv": variance.csv, "markdown": variance.markdown}
+    sys.stdout.write(formats[args.format or "text"](table))
+    return 0
+
+
 def run(args) -> int:
     _check_kind(args)
     if args.kind == "micro":
@@ -251,6 +269,8 @@ def run(args) -> int:
 
     if args.compare is not None:
         return run_compare(args, filters, warn)
+    if args.variance:
+        return run_variance(args, filters, warn)
     show_table = args.summary or args.format is not None
     plot = args.type
     if plot is None and not show_table:  # neither asked: everything
