@@ -97,6 +97,22 @@ def test_a_dry_run_prints_the_plan_its_seed_and_time_and_starts_nothing(tmp_path
     assert not started.exists() and not (tmp_path / "out").exists()
 
 
+def test_a_budget_plans_the_rounds_that_fit_before_anything_runs(tmp_path, shim_bins):
+    knobs = {"BIN_DIR": shim_bins, "DRY_RUN": "1", "SEED": "5", "DURATION": "4", "WARMUP": "1", "INTERVALS": "0.001 0",
+             "PROTOCOLS": "tcp", "REPEATS": ""}
+    run = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="2m", timeout=30, **knobs)
+    assert run.rc == 0, run.output
+    # 4 points of 5 s and the guessed overhead each: 22 s a round, so 5 rounds fit in 2 minutes.
+    assert run.stdout[0].rstrip() == "Budget: BUDGET=2m holds 5 rounds of about 22s", run.output
+    assert run.stdout[1].startswith("Plan: 4 points × 5 repeats = 20 runs")
+    too_small = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="30s", timeout=30, **knobs)
+    assert too_small.rc == 2 and too_small.stderr.splitlines() == [
+        "run-localhost.sh: BUDGET=30s: a round of this plan takes about 22s, and two rounds (the fewest that measure "
+        "a spread) about 44s: raise BUDGET or plan fewer points", "Nothing was started."]
+    both = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="2m", timeout=30, **(knobs | {"REPEATS": "3"}))
+    assert both.rc == 2 and "REPEATS and BUDGET both given" in both.stderr
+
+
 @pytest.mark.parametrize("binary, body, knobs, reason", [
     ("tokio-ping", "echo 'shim: ping refuses' >&2; exit 1", {}, "ping exited with status 1"),
     ("tokio-pong", "echo 'shim: pong cannot bind' >&2; exit 3", {}, "exited before listening"),
@@ -155,7 +171,7 @@ BAD_KNOBS = [
     {"INTERVALS": "0.1 fast"}, {"SIZE": "3"}, {"SIZE": "70000"}, {"PROTOCOLS": "sctp"},
     {"TASKS": "-2"}, {"NICE": "-40"}, {"WARMUP": "1e3"}, {"PING_CPUS": "one"},
     {"PING_GRACE": "0"}, {"READY_TIMEOUT": "soon"}, {"CONNECTIONS": "0"}, {"LOAD": "half"}, {"TUNE": "yes"},
-    {"DRY_RUN": "maybe"},
+    {"DRY_RUN": "maybe"}, {"BUDGET": "soon"},
 ]
 
 

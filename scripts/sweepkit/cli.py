@@ -26,6 +26,7 @@ from . import knobs as knobs_mod
 from . import plan as plan_mod
 from . import progress, state, table, variants
 from .knobs import SUITE_DIR
+from .timefmt import duration
 from .selection import binary_ends, has_pong, missing_binaries, pong_entries
 
 KNOBS_HELP = """\
@@ -148,6 +149,11 @@ def cmd_plan(args) -> int:
         print(f"{args.prog}: warning: -{reference.flag}: {problem}; skipping the {reference.transport.upper()} "
               "points", file=sys.stderr)
     points = plan_mod.build(k, selection, args.icmp_unusable, variants.from_records(doc.get("variants")))
+    if k.get("BUDGET"):
+        problem = fit_budget(doc, points)
+        if problem:
+            print(f"{args.prog}: {problem}\nNothing was started.", file=sys.stderr)
+            return 2
     runs = plan_mod.runs(points, int(k["REPEATS"]), int(k["SEED"]))
     doc |= {"repeats": int(k["REPEATS"]), "seed": int(k["SEED"]), "points": [p.record() for p in points],
             "runs": [r.record() for r in runs]}
@@ -156,6 +162,22 @@ def cmd_plan(args) -> int:
     state.save(args.state, doc)
     print("\n".join(progress.plan_lines(doc)))
     return 0
+
+
+def fit_budget(doc: dict, points) -> str | None:
+    """BUDGET: sets REPEATS to the rounds whose estimated time fits it, from the plan alone (never from
+    results, so the rounds cannot depend on what they measure); or says why not even two fit."""
+    k = doc["knobs"]
+    one_round = progress.estimate_s(doc | {"points": [p.record() for p in points],
+                                           "runs": [r.record() for r in plan_mod.runs(points, 1, int(k["SEED"]))]})
+    budget = knobs_mod.budget_s(k["BUDGET"])
+    rounds = int(budget // one_round) if one_round > 0 else knobs_mod.MAX_REPEATS
+    if rounds < 2:
+        return (f"BUDGET={k['BUDGET']}: a round of this plan takes about {duration(one_round)}, and two rounds (the "
+                f"fewest that measure a spread) about {duration(2 * one_round)}: raise BUDGET or plan fewer points")
+    k["REPEATS"] = str(min(rounds, knobs_mod.MAX_REPEATS))
+    doc["budget"] = {"budget_s": budget, "round_estimate_s": progress.tidy(one_round), "rounds": int(k["REPEATS"])}
+    return None
 
 
 def cmd_start(args) -> int:

@@ -26,6 +26,7 @@ LOADS = ("closed", "open")
 DEFAULTS = {
     "MODE": "rtt",  # rtt: round-trip times per interval; throughput: msg/s and Gb/s per size
     "REPEATS": "3",  # fresh pong + ping per point and round; the t interval needs R >= 2
+    "BUDGET": "",  # a wall time, e.g. 15m: as many rounds as fit (2 at least), fixed before the first run
     "SEED": "",  # the order of each round; empty: a random one, recorded
     "DURATION": "4",  # 3 repeats of the default -asStP in under 15 min: docs/sweeps.md
     "WARMUP": "1",
@@ -63,7 +64,7 @@ MICRO_DEFAULTS = {
 }
 MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times already
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
-MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS"}
+MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
 # What a micro sweep does not use: named in a warning when given.
 NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", "TASKS", "CONNECTIONS", "LOAD", "PROTOCOLS",
              "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA")
@@ -73,6 +74,14 @@ DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
 UINT = re.compile(r"[0-9]+")
 CPU_LIST = re.compile(r"([0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)?")
 NICENESS = re.compile(r"([-+]?)([0-9]{1,2})")
+BUDGET = re.compile(r"([0-9]+(?:[.][0-9]+)?)([smh]?)")
+UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600}
+
+
+def budget_s(text: str) -> float | None:
+    """BUDGET in seconds (900, 900s, 15m, 1.5h); None when it is not such a time."""
+    match = BUDGET.fullmatch(text.strip())
+    return float(match[1]) * UNIT_S[match[2]] if match and float(match[1]) > 0 else None
 
 
 @dataclass
@@ -277,6 +286,11 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
         problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s) "
                         "or micro (in-process benchmarks)")
     _check_repeats(k, problems)
+    if k["BUDGET"]:
+        if budget_s(k["BUDGET"]) is None:
+            problems.append(f"BUDGET='{k['BUDGET']}': expected a wall time like 900, 900s, 15m or 1.5h")
+        if environ.get("REPEATS"):
+            problems.append("REPEATS and BUDGET both given: BUDGET chooses the number of rounds; drop one")
     duration = _seconds(k, "DURATION", problems)
     warmup = _seconds(k, "WARMUP", problems, positive=False)
     _check_measure(k, problems)

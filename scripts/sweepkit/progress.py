@@ -52,7 +52,10 @@ def plan_lines(doc: dict) -> list[str]:
     each = f"{knobs['WARMUP']} s warm-up + {knobs['DURATION']} s measured{what}"
     if knobs["MODE"] == "micro":
         each = f"1 warm-up + {knobs['MICRO_REPEAT']} timed repeats (micro)"
-    lines = [f"Plan: {n} points{f', {skipped} skipped,' if skipped else ''} × {repeats} "
+    budget = doc.get("budget")
+    lines = [f"Budget: BUDGET={knobs['BUDGET']} holds {repeats} rounds of about "
+             f"{duration(budget['round_estimate_s'])}"] if budget else []
+    lines += [f"Plan: {n} points{f', {skipped} skipped,' if skipped else ''} × {repeats} "
              f"repeat{'s' if repeats != 1 else ''} = {len(doc['runs'])} runs of {each}, "
              f"about {duration(estimate_s(doc))} in all",
              f"  {repeats} round{'s' if repeats != 1 else ''}, each point once per round, in an order "
