@@ -51,7 +51,8 @@ def plan_lines(doc: dict) -> list[str]:
     what = " (throughput)" if knobs["MODE"] == "throughput" else ""
     each = f"{knobs['WARMUP']} s warm-up + {knobs['DURATION']} s measured{what}"
     if knobs["MODE"] == "micro":
-        each = f"1 warm-up + {knobs['MICRO_REPEAT']} timed repeats (micro)"
+        jvm = " (kotlin: its JIT warm-up)" if any(p["framework"] == "kotlin" for p in points) else ""
+        each = f"1 warm-up{jvm} + {knobs['MICRO_REPEAT']} timed repeats (micro)"
     lines = [f"Plan: {n} points{f', {skipped} skipped,' if skipped else ''} × {repeats} "
              f"repeat{'s' if repeats != 1 else ''} = {len(doc['runs'])} runs of {each}, "
              f"about {duration(estimate_s(doc))} in all",
