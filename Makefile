@@ -46,10 +46,12 @@ kotlin-micro:
 
 KOTLIN_SOURCES := kotlin/pom.xml $(shell find kotlin/src -type f 2>/dev/null)
 
+# Maven's output is shown only when it fails: Debian's Maven 3.8 prints colour codes even with -q.
 target/release/kotlin-micro.jar: $(KOTLIN_SOURCES)
 	@echo "$(MVN) package kotlin/ -> $@"
-	@mkdir -p $(@D)
-	$(MVN) -q -B -Dstyle.color=never -f kotlin/pom.xml package
+	@mkdir -p $(@D) target/kotlin
+	@$(MVN) -q -B -f kotlin/pom.xml package >target/kotlin/mvn.log 2>&1 || \
+	  { cat target/kotlin/mvn.log; echo "error: $(MVN) package in kotlin/ failed (output above)" >&2; exit 1; }
 	@cp target/kotlin/kotlin-micro.jar $@
 
 target/release/kotlin-micro: kotlin/launcher.sh target/release/kotlin-micro.jar Cargo.toml

@@ -56,7 +56,7 @@ def test_every_benchmark_completes_and_logs_like_the_runtimes(tmp_path, args, op
     assert log["bench"] == args.split()[1] and log["primitive"] == primitive and log["ops"] == ops
     assert log["rustc"] is None and log["threads"] >= 2 and log["peak_rss_bytes"] > 0
     assert log["suite_version"].startswith("0.") and "(git " in log["suite_version"]
-    assert (log["repeat"], log["warmup"], len(log["times_ns"])) == (REPEAT, 2, REPEAT)
+    assert (log["repeat"], len(log["times_ns"])) == (REPEAT, REPEAT)
     # The figures are the times' nearest-rank median and exact interval (ranks 1 and 6 of six), over ops.
     est = u.median_interval(sorted(log["times_ns"]))
     assert [log["ns_per_op"][k] for k in ("median", "low", "high")] == pytest.approx(
@@ -66,7 +66,11 @@ def test_every_benchmark_completes_and_logs_like_the_runtimes(tmp_path, args, op
     assert jvm["java_version"] and "VM" in jvm["vm"] and jvm["kotlin_version"] == jvm["kotlin_build_version"]
     assert jvm["coroutines_version"] == log["framework_version"] and jvm["gc"] and jvm["heap_max_bytes"] > 0
     assert "-XX:+UseG1GC" in jvm["jvm_args"] and any("G1" in name for name in jvm["gc"])  # the launcher's default
-    assert len(jvm["warmup_times_ns"]) == 2 and all(t > 0 for t in jvm["warmup_times_ns"])
+    # At least --warmup iterations, then more until the JIT was quiet in two in a row (or 20 s passed).
+    warmup, shares = jvm["warmup_times_ns"], jvm["warmup_jit_shares"]
+    assert (jvm["warmup_min"], jvm["warmup_max_s"]) == (2, 20) and log["warmup"] == len(warmup) == len(shares) >= 2
+    assert all(t > 0 for t in warmup) and all(s >= 0 for s in shares)
+    assert all(s <= 0.05 for s in shares[-2:]) or sum(warmup) > 20e9
     assert jvm["first_over_median"] == pytest.approx(log["times_ns"][0] / est.value)
     assert jvm["spread"] == pytest.approx((max(log["times_ns"]) - min(log["times_ns"])) / est.value)
     assert jvm["jit_ms_timed"] >= 0 and jvm["gc_count_timed"] >= 0
@@ -86,9 +90,10 @@ def test_the_human_line_threads_and_event_size(tmp_path):
                                  "1 threads): 200 ops, median of 2 repeats "), run.stdout
     assert "first timed repeat" in run.stdout
     run, log = kotlin("--bench channel --workers 2 --events 100 --event-type string --event-size 1000 --threads 1 "
-                      "--repeat 1 --warmup 0 --json", tmp_path)
+                      "--repeat 1 --warmup 0 --warmup-s 0 --json", tmp_path)
     assert run.returncode == 0 and json.loads(run.stdout) == log
-    assert log["threads"] == 1 and log["params"]["event_size"] == 1000 and log["jvm"]["warmup_times_ns"] == []
+    assert log["threads"] == 1 and log["params"]["event_size"] == 1000
+    assert log["warmup"] == 0 and log["jvm"]["warmup_times_ns"] == []  # --warmup-s 0: exactly --warmup
 
 
 def test_version_names_the_suite():
@@ -100,7 +105,8 @@ def test_version_names_the_suite():
     ("--bench spawn_lots", "--bench"), ("--workers 3", "--bench"), ("--bench channel --workers 0", "--workers"),
     ("--bench channel --event-type float", "--event-type"), ("--bench spawn_many --workers 3", "--workers"),
     ("--bench channel --flavor current_thread", "--flavor"), ("--bench channel --threads 0", "--threads"),
-    ("--bench notify --warmup -1", "--warmup"), ("--bench notify --timeout 0", "--timeout"),
+    ("--bench notify --warmup -1", "--warmup"), ("--bench notify --warmup-s x", "--warmup-s"),
+    ("--bench notify --timeout 0", "--timeout"),
     ("--bench channel --event-size 0", "--event-size"), ("--bench channel --workers 1000000000", "--workers"),
 ])
 def test_bad_input_exits_2_naming_the_option(args, option):
@@ -111,7 +117,8 @@ def test_bad_input_exits_2_naming_the_option(args, option):
 
 
 def test_a_timeout_keeps_the_finished_repeats_and_exits_1(tmp_path):
-    run, log = kotlin("--bench notify --instances 10 --hold-ms 60000 --warmup 0 --repeat 3 --timeout 1", tmp_path)
+    run, log = kotlin("--bench notify --instances 10 --hold-ms 60000 --warmup 0 --warmup-s 0 --repeat 3 --timeout 1",
+                      tmp_path)
     assert run.returncode == 1, run.stderr
     assert log["complete"] is False and log["error"].startswith("timeout: --timeout 1 s passed with 0 of 3 repeats")
     assert log["times_ns"] == [] and log["ns_per_op"] == {"median": None, "low": None, "high": None}

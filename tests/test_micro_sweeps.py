@@ -193,11 +193,11 @@ def test_the_kotlin_reference_runs_every_point_after_its_jit_warm_up(tmp_path):
     assert all(p["status"] == "ok" for p in sweep["points"])
     for stem in stems:
         log = load_json(folder / f"{stem}-r1.json")
-        assert (log["framework"], log["complete"], len(log["times_ns"]), log["warmup"]) == ("kotlin", True, 3, 5)
-        assert len(log["jvm"]["warmup_times_ns"]) == 5 and log["jvm"]["coroutines_version"]
+        assert (log["framework"], log["complete"], len(log["times_ns"])) == ("kotlin", True, 3)
+        assert log["warmup"] == len(log["jvm"]["warmup_times_ns"]) >= 5 and log["jvm"]["coroutines_version"]
     assert log["ops"] == 4 * 10_000 and log["primitive"] == "kotlinx.coroutines.channels.Channel"
     assert "runs of 1 warm-up (kotlin: its JIT warm-up) + 3 timed repeats (micro)" in run.output
-    assert "timed repeats after one untimed warm-up iteration (kotlin: 5, for the JIT)" in run.output
+    assert re.search(r"timed repeats after one untimed warm-up iteration \(kotlin: [0-9]+, for the JIT\)", run.output)
     (facts,) = sweep["hosts"].values()
     assert facts["binaries"]["kotlin-micro"].startswith("kotlin-micro ")
 

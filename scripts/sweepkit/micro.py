@@ -20,8 +20,9 @@ DEFAULT_YIELDS = 1000
 DEFAULT_EVENTS = 10_000
 DEFAULT_HOLD_S = 0.1  # notify, oneshot: each holder sleeps this long (--hold-ms 100), every iteration
 
-# A JVM reference (kotlin-micro) starts a JVM and runs untimed warm-up iterations for its JIT
-# (its --warmup, kept at its default): the estimate counts them and the start.
+# A JVM reference (kotlin-micro) starts a JVM and runs untimed warm-up iterations for its JIT (at
+# least its --warmup, 5; more while its JIT is busy): the estimate counts five and the start, the
+# ETA corrects by what the runs took.
 JVM_WARMUP, JVM_START_S = 5, 0.5
 
 # Guessed cost per operation, for the plan's estimate and the ETA until runs have measured the real one

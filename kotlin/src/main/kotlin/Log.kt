@@ -55,6 +55,7 @@ class MicroLog(val o: Options, val threads: Int) {
     val primitive = Primitive.of(o.bench)
     val timesNs = mutableListOf<Long>()
     val warmupTimesNs = mutableListOf<Long>()
+    val jitShares = mutableListOf<Double>() // the JIT's compilation time over each warm-up iteration's
     var error: String? = null
     var jitBefore: JvmCounters? = null // at the first timed repeat's start
     var jitAfter: JvmCounters? = null // at the last one's end
@@ -90,7 +91,10 @@ class MicroLog(val o: Options, val threads: Int) {
             "heap_max_bytes" to Runtime.getRuntime().maxMemory(),
             "jvm_args" to runtime.inputArguments.filterNot { it.startsWith("-Drttsuite.") },
             "available_processors" to Runtime.getRuntime().availableProcessors(),
+            "warmup_min" to o.warmup,
+            "warmup_max_s" to o.warmupS,
             "warmup_times_ns" to warmupTimesNs.toList(),
+            "warmup_jit_shares" to jitShares.map { Math.round(it * 1e4) / 1e4 },
             "first_over_median" to firstOverMedian(),
             "spread" to median?.let { (timesNs.max() - timesNs.min()).toDouble() / it },
             "jit_ms_timed" to timed?.jitMs,
@@ -124,7 +128,7 @@ class MicroLog(val o: Options, val threads: Int) {
             "params" to p,
             "ops" to ops,
             "repeat" to o.repeat,
-            "warmup" to o.warmup,
+            "warmup" to warmupTimesNs.size,
             "times_ns" to timesNs.toList(),
             "ns_per_op" to perOp.json(),
             "ops_per_s" to rate.json(),

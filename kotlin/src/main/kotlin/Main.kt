@@ -1,8 +1,8 @@
 // kotlin-micro: the Kotlin reference of the suite's in-process benchmarks (docs/micro.md):
 // coroutines on Dispatchers.Default, launch, yield, Channel and CompletableDeferred. It takes the
-// options of the Rust *-micro binaries, plus --warmup (the JVM's JIT needs more than one untimed
-// iteration) and --event-size, and writes the same log, framework "kotlin". The timed repeats
-// start after the JVM has started and after the warm-up iterations; see docs/micro.md.
+// options of the Rust *-micro binaries, plus --warmup and --warmup-s (the JVM's JIT needs more
+// than one untimed iteration) and --event-size, and writes the same log, framework "kotlin". The
+// timed repeats start after the JVM has started and after the warm-up; see docs/micro.md.
 package rttsuite.micro
 
 import java.io.File
@@ -47,6 +47,7 @@ class Options(
     val eventType: String?,
     val repeat: Int,
     val warmup: Int,
+    val warmupS: Double,
     val timeoutS: Double,
     val threads: Int?,
     val out: String?,
@@ -97,7 +98,7 @@ fun parseOptions(args: Array<String>): Options? {
     val given = linkedMapOf<String, String>()
     var json = false
     var version = false
-    val valued = SIZES.keys + REFUSED.keys + setOf("bench", "event-type", "repeat", "warmup", "timeout", "threads", "out")
+    val valued = SIZES.keys + REFUSED.keys + setOf("bench", "event-type", "repeat", "warmup", "warmup-s", "timeout", "threads", "out")
     var i = 0
     while (i < args.size) {
         val arg = args[i++]
@@ -149,12 +150,18 @@ fun parseOptions(args: Array<String>): Options? {
     if (timeout == null || timeout.isNaN() || timeout <= 0 || timeout > 86_400) {
         throw UsageError("invalid value '$timeoutText' for '--timeout': must be more than 0 and at most 86400 seconds")
     }
+    val warmupText = given["warmup-s"] ?: "20"
+    val warmupS = warmupText.toDoubleOrNull()
+    if (warmupS == null || warmupS.isNaN() || warmupS < 0 || warmupS > 86_400) {
+        throw UsageError("invalid value '$warmupText' for '--warmup-s': must be 0 to 86400 seconds")
+    }
     return Options(
         bench = bench,
         sizes = sizes,
         eventType = eventType,
         repeat = (whole("repeat", 1, 10_000) ?: 10).toInt(),
         warmup = (whole("warmup", 0, 10_000) ?: 5).toInt(),
+        warmupS = warmupS,
         timeoutS = timeout,
         threads = whole("threads", 1, 1024)?.toInt(),
         out = given["out"],
@@ -163,7 +170,7 @@ fun parseOptions(args: Array<String>): Options? {
 }
 
 val USAGE = """
-    |Usage: $NAME --bench NAME [sizes] [--repeat K] [--warmup N] [--timeout S] [--threads N] [--out STEM] [--json]
+    |Usage: $NAME --bench NAME [sizes] [--repeat K] [--warmup N] [--warmup-s S] [--timeout S] [--threads N] [--out STEM] [--json]
     |
     |The Kotlin reference of the suite's in-process benchmarks (docs/micro.md), on Dispatchers.Default.
     |  --bench NAME        ${BENCHES.joinToString()}
@@ -177,7 +184,8 @@ val USAGE = """
     |  --event-type T      channel: ${EVENT_TYPES.joinToString()} [int]
     |  --event-size BYTES  channel: the bytes of a string event [16]
     |  --repeat K          timed repeats [10]
-    |  --warmup N          untimed iterations before them, for the JIT [5]
+    |  --warmup N          untimed iterations before them, for the JIT, at least [5]
+    |  --warmup-s S        past those, more while the JIT is busy, for at most S seconds (0: none) [20]
     |  --timeout S         seconds the whole run may last, warm-up included [120]
     |  --threads N         the parallelism of Dispatchers.Default [its default: the CPUs, at least 2]
     |  --out STEM          write the log to STEM.json
@@ -286,27 +294,51 @@ private fun fail(message: String): Nothing {
     exitProcess(1)
 }
 
-/** The warm-up iterations, then the timed repeats, each sent as it finishes; the loop itself is
- *  a coroutine on Dispatchers.Default, as the Rust benchmarks' own task is one of the runtime's. */
+/** The JIT is quiet when it compiled for less than this share of a warm-up iteration's wall time
+ *  (its compilation time, summed over its compiler threads, from the JVM's CompilationMXBean) in
+ *  each of the last JIT_QUIET_RUNS iterations: one quiet iteration is often followed by a burst
+ *  of recompilation (a deoptimised method compiled again). */
+const val JIT_QUIET = 0.05
+const val JIT_QUIET_RUNS = 2
+
+/** The warm-up, then the timed repeats, each sent as it finishes; the loop itself is a coroutine on
+ *  Dispatchers.Default, as the Rust benchmarks' own task is one of the runtime's. The warm-up is
+ *  `--warmup` iterations, then more until the JIT is quiet, or `--warmup-s` seconds of warm-up
+ *  have passed. */
 private fun iterations(o: Options, log: MicroLog, updates: LinkedBlockingQueue<Progress>) {
     runBlocking {
         withContext(Dispatchers.Default) {
-            for (i in 0 until o.warmup + o.repeat) {
-                val timed = i >= o.warmup
-                if (i == o.warmup) log.jitBefore = JvmCounters.now()
+            val warmupEnd = System.nanoTime() + (o.warmupS * 1e9).toLong()
+            var warmups = 0
+            var quiet = 0 // warm-up iterations in a row in which the JIT was quiet
+            fun jitBusy() = quiet < JIT_QUIET_RUNS
+            while (warmups < o.warmup || (o.warmupS > 0 && jitBusy() && System.nanoTime() < warmupEnd)) {
+                val before = JvmCounters.now()
                 val ns = try {
                     once(o)
                 } catch (e: CheckFailed) {
-                    val which = if (timed) "repeat ${i - o.warmup + 1}" else "warm-up ${i + 1}"
-                    updates.put(Progress.Failed("$which: ${e.message}"))
+                    updates.put(Progress.Failed("warm-up ${warmups + 1}: ${e.message}"))
                     return@withContext
                 }
-                if (timed) {
-                    if (i == o.warmup + o.repeat - 1) log.jitAfter = JvmCounters.now()
-                    updates.put(Progress.Repeat(ns.coerceAtLeast(1)))
-                } else {
-                    synchronized(log) { log.warmupTimesNs += ns }
+                val jitMs = (JvmCounters.now() - before).jitMs
+                val share = jitMs?.let { it * 1e6 / ns.coerceAtLeast(1) } ?: 0.0
+                quiet = if (share <= JIT_QUIET) quiet + 1 else 0
+                synchronized(log) {
+                    log.warmupTimesNs += ns
+                    log.jitShares += share
                 }
+                warmups++
+            }
+            log.jitBefore = JvmCounters.now()
+            for (i in 1..o.repeat) {
+                val ns = try {
+                    once(o)
+                } catch (e: CheckFailed) {
+                    updates.put(Progress.Failed("repeat $i: ${e.message}"))
+                    return@withContext
+                }
+                if (i == o.repeat) log.jitAfter = JvmCounters.now()
+                updates.put(Progress.Repeat(ns.coerceAtLeast(1)))
             }
             updates.put(Progress.Done)
         }
