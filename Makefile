@@ -2,28 +2,30 @@
 # the analysis toolkit's Python environment, .venv/ (never the system Python: PEP 668).
 CARGO  ?= cargo
 GO     ?= go
+MVN    ?= mvn
 PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
-SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh) .ci/run
+SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh) .ci/run kotlin/launcher.sh
 PIP_INSTALL := $(VPY) -m pip install --quiet --disable-pip-version-check
-# The commit the binaries are built from: HEAD, `-modified` when the sources (crates, go, Cargo files) differ from it.
+# The commit the binaries are built from: HEAD, `-modified` when the sources (crates, go, kotlin, Cargo files) differ from it.
 # The Rust binaries read it from target/release/suite-commit (compiled in, every commit would
-# rebuild every crate); go-micro gets it at link time. Its suite_version reads as theirs does:
+# rebuild every crate), kotlin-micro too (its launcher passes the path); go-micro gets it at link time. Its suite_version reads as theirs does:
 # "0.1.0 (git 1a2b3c4d5e)".
 SUITE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 GIT_COMMIT    := $(shell git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)$(shell \
-  git status --porcelain -- crates go Cargo.toml Cargo.lock 2>/dev/null | grep -q . && echo -modified)
+  git status --porcelain -- crates go kotlin Cargo.toml Cargo.lock 2>/dev/null | grep -q . && echo -modified)
 
-.PHONY: all build go-micro python venv dev tools test test-rust test-go test-python lint clean
+.PHONY: all build go-micro kotlin-micro python venv dev tools test test-rust test-go test-python lint clean
 
 all: build python tools
 
-## Release binaries: target/release/<runtime>-{ping,pong,micro}, go-micro, and the commit stamp
+## Release binaries: target/release/<runtime>-{ping,pong,micro}, go-micro, kotlin-micro, and the commit stamp
 build:
 	$(CARGO) build --release --workspace --bins
 	@echo $(GIT_COMMIT) > target/release/suite-commit
 	@$(MAKE) --no-print-directory go-micro
+	@$(MAKE) --no-print-directory kotlin-micro
 
 ## target/release/go-micro, the Go reference of the channel benchmark, when `go` is installed
 ## (Go's own build cache decides what to rebuild)
@@ -34,6 +36,26 @@ go-micro:
 	    -ldflags "-X 'main.suiteVersion=$(SUITE_VERSION) (git $(GIT_COMMIT))'" \
 	    -o $(CURDIR)/target/release/go-micro . ; \
 	else echo "note: no go: target/release/go-micro (the Go channel reference) is not built"; fi
+
+## target/release/kotlin-micro (a launcher) and kotlin-micro.jar, the Kotlin reference of the micro
+## benchmarks, when `java` and `mvn` are installed; Maven runs only when kotlin/ changed
+kotlin-micro:
+	@if command -v java >/dev/null 2>&1 && command -v $(MVN) >/dev/null 2>&1; then \
+	  $(MAKE) -s --no-print-directory target/release/kotlin-micro; \
+	else echo "note: no java or no mvn (Debian: default-jdk-headless, maven): target/release/kotlin-micro (the Kotlin reference) is not built"; fi
+
+KOTLIN_SOURCES := kotlin/pom.xml $(shell find kotlin/src -type f 2>/dev/null)
+
+# Maven's output is shown only when it fails: Debian's Maven 3.8 prints colour codes even with -q.
+target/release/kotlin-micro.jar: $(KOTLIN_SOURCES)
+	@echo "$(MVN) package kotlin/ -> $@"
+	@mkdir -p $(@D) target/kotlin
+	@$(MVN) -q -B -f kotlin/pom.xml package >target/kotlin/mvn.log 2>&1 || \
+	  { cat target/kotlin/mvn.log; echo "error: $(MVN) package in kotlin/ failed (output above)" >&2; exit 1; }
+	@cp target/kotlin/kotlin-micro.jar $@
+
+target/release/kotlin-micro: kotlin/launcher.sh target/release/kotlin-micro.jar Cargo.toml
+	@sed 's/@SUITE_VERSION@/$(SUITE_VERSION)/' $< > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 ## .venv/ with the pinned packages of requirements.txt; a no-op once they are installed
 python venv: $(VENV)/.requirements

@@ -214,7 +214,7 @@ def micro_meta(data: dict) -> dict:
     return {
         "framework": data["framework"], "bench": data["bench"], "primitive": data.get("primitive"),
         **{name: params.get(name) for name in MICRO_PARAMS},
-        "ops": ops, "repeat": data.get("repeat"), "times_ns": times, **figures,
+        "ops": ops, "repeat": data.get("repeat"), "warmup": data.get("warmup"), "times_ns": times, **figures,
         "threads": data.get("threads"), "flavor": data.get("flavor"), "peak_rss_bytes": data.get("peak_rss_bytes"),
         "not_run": data.get("not_run") or None, "complete": data.get("complete") is not False,
         "error": data.get("error"), "started_at": data.get("started_at"),

@@ -1,7 +1,7 @@
 """The in-process benchmarks (-k micro): their logs as runs, a point per benchmark, size and runtime, and the table."""
 
 # A micro log is one process that timed K repeats of one benchmark (scheduler, Notify vs oneshot,
-# channel throughput) after an untimed warm-up, and logged the median of the repeats with its 95 %
+# channel throughput) after an untimed warm-up (kotlin: several, for the JVM's JIT), and logged the median of the repeats with its 95 %
 # distribution-free interval. A point is what the figures draw: a framework × benchmark × sizes. With
 # one log a point shows the log's own figures; the repeats of several logs of a point (a sweep with
 # REPEATS > 1) are pooled and their median and interval recomputed the same way
@@ -130,6 +130,7 @@ def combine(runs: pd.DataFrame) -> pd.DataFrame:
         row |= figures | {"time_ns": figures["ns_per_op"] * ops, "time_low_ns": figures["ns_per_op_low"] * ops,
                           "time_high_ns": figures["ns_per_op_high"] * ops}
         row |= {"threads": ran["threads"].dropna().max() if not ran.empty else math.nan,
+                "warmup": ran["warmup"].dropna().max() if not ran.empty else math.nan,
                 "peak_rss_bytes": ran["peak_rss_bytes"].dropna().max() if not ran.empty else math.nan,
                 "complete": bool(group["complete"].all())}
         rows.append(row)
@@ -184,11 +185,14 @@ def rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
                             _interval(p.ns_per_op, p.ns_per_op_low, p.ns_per_op_high, style.time_ns),
                             _interval(p.ops_per_s, p.ops_per_s_low, p.ops_per_s_high, _rate),
                             style.count(p.threads), style.bytes_iec(_number(p.peak_rss_bytes))])
+    jvm = {p.framework: style.count(p.warmup) for p in points.itertuples() if _number(p.warmup) > 1}
+    warmup = "one untimed warm-up iteration" + (
+        f" ({', '.join(f'{f}: {n}' for f, n in jvm.items())}, for the JIT)" if jvm else "")
     notes = ["time: one repeat's wall time (notify, oneshot: until every waiter woke, minus the hold); "
              "time/op, op/s: the median of the timed repeats (nearest rank) with its 95 % distribution-free "
              "interval [low–high] from their order statistics",
              "an operation: " + "; ".join(f"{b} {OPERATION[b]}" for b in BENCH_ORDER if b in set(points["bench"])),
-             "repeats: timed repeats after one untimed warm-up iteration, pooled over a point's logs; "
+             f"repeats: timed repeats after {warmup}, pooled over a point's logs; "
              "peak RSS: the process's largest resident set; threads: the worker threads used"]
     if missing:
         notes.append("[–]: too few repeats for a 95 % interval")

@@ -19,6 +19,7 @@ PLOTS = {"scheduler": "ns per operation of the scheduler benchmarks, a bar per r
          "channel": "channel events per second against workers, a panel per event type",
          "all": "every figure, the table and the machine page"}
 PRIMITIVE_STYLES = {"notify": ("-", "o"), "oneshot": ("--", "s")}
+REFERENCE_HATCH = "///"  # a reference's bars (kotlin: the only one with scheduler benchmarks)
 _TIME = FuncFormatter(lambda v, _: style.time_ns(v))
 _SI = FuncFormatter(lambda v, _: style.si(v))
 
@@ -50,18 +51,20 @@ def _log_axis(axis, formatter) -> None:
 
 
 def scheduler_bars(ax, points) -> None:
-    """Grouped bars: a group per scheduler benchmark, a bar per framework (the list's colours), its
-    height the median ns per operation, its whisker the 95 % interval."""
+    """Grouped bars: a group per scheduler benchmark, a bar per framework (the list's colours; a
+    reference, kotlin, hatched), its height the median ns per operation, its whisker the 95 % interval."""
     points = _measured(points[points["bench"].isin(micro.SCHEDULER)])
     benches = [b for b in micro.SCHEDULER if b in set(points["bench"])]
     frameworks = sorted(set(points["framework"]), key=lambda f: (style.order_key([f], style.FRAMEWORK_ORDER), f))
     width = 0.8 / max(1, len(frameworks))
     for i, framework in enumerate(frameworks):
+        hatch = REFERENCE_HATCH if style.is_reference(framework) else None
         mine = points[points["framework"] == framework].set_index("bench").reindex(benches)
         x = np.arange(len(benches)) - 0.4 + width * (i + 0.5)
         known = np.isfinite(mine["ns_per_op"].astype(float)).to_numpy()
         y = mine["ns_per_op"].astype(float).to_numpy()
-        ax.bar(x[known], y[known], width * 0.92, color=style.colour(framework), label=framework)
+        ax.bar(x[known], y[known], width * 0.92, color=style.colour(framework), label=framework, hatch=hatch,
+               edgecolor="white" if hatch else None, linewidth=0)
         ax.errorbar(x[known], y[known], yerr=_yerr(y, mine["ns_per_op_low"], mine["ns_per_op_high"])[:, known],
                     fmt="none", ecolor="0.15", elinewidth=1, capsize=2.5)
         tops = np.fmax(y, mine["ns_per_op_high"].astype(float).to_numpy())  # above the whisker
@@ -79,19 +82,22 @@ def scheduler_bars(ax, points) -> None:
 
 
 def notify_lines(ax, points, quantity: str = "time") -> None:
-    """A line per framework × primitive (Notify solid, oneshot dashed) against N, both axes
-    log-scaled: the median time until every waiter woke (quantity "time") or the peak RSS ("rss")."""
+    """A line per framework × primitive (Notify solid, oneshot dashed; a reference, kotlin, thinner,
+    with its own marker) against N, both axes log-scaled: the median time until every waiter woke
+    (quantity "time") or the peak RSS ("rss")."""
     points = _measured(points[points["bench"].isin(PRIMITIVE_STYLES)])
     for (framework, bench), line in points.groupby(["framework", "bench"], sort=False):
         line = line.sort_values("instances")
         ls, marker = PRIMITIVE_STYLES[bench]
+        _, own_marker, lw = style.micro_line(framework)
+        marker = own_marker if style.is_reference(framework) else marker
         x, colour = line["instances"].astype(float).to_numpy(), style.colour(framework)
         if quantity == "rss":
             y = line["peak_rss_bytes"].astype(float).to_numpy()
-            ax.plot(x, y, color=colour, ls=ls, marker=marker, ms=4)
+            ax.plot(x, y, color=colour, ls=ls, marker=marker, ms=4, lw=lw)
             continue
         y = line["time_ns"].astype(float).to_numpy()
-        ax.plot(x, y, color=colour, ls=ls, marker=marker, ms=4)
+        ax.plot(x, y, color=colour, ls=ls, marker=marker, ms=4, lw=lw)
         plots.error_bars(ax, x, y, line["time_low_ns"], line["time_high_ns"], colour)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -108,15 +114,15 @@ def notify_lines(ax, points, quantity: str = "time") -> None:
 
 
 def channel_lines(ax, points) -> None:
-    """Events received per second against workers, a line per framework; references (Go) dashed grey."""
+    """Events received per second against workers, a line per framework; references (go, kotlin)
+    thinner, each with its own dashes and marker (style.micro_line)."""
     points = _measured(points[points["bench"] == "channel"])
     for framework, line in points.groupby("framework", sort=False):
         line = line.sort_values("workers")
         x, y = line["workers"].astype(float).to_numpy(), line["ops_per_s"].astype(float).to_numpy()
         colour = style.colour(framework)
-        reference = style.is_reference(framework)
-        ax.plot(x, y, color=colour, ls="--" if reference else "-", marker="s" if reference else "o", ms=4,
-                lw=1.4 if reference else 2)
+        ls, marker, lw = style.micro_line(framework)
+        ax.plot(x, y, color=colour, ls=ls, marker=marker, ms=4, lw=lw)
         plots.error_bars(ax, x, y, line["ops_per_s_low"], line["ops_per_s_high"], colour)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -127,12 +133,18 @@ def channel_lines(ax, points) -> None:
     ax.grid(True, which="major", alpha=0.3)
 
 
-def framework_handles(frameworks) -> list:
-    """One entry per framework; a reference as the dashed grey line it is drawn with."""
+def framework_handles(frameworks, dashes: bool = True) -> list:
+    """One entry per framework; a reference as the line it is drawn with (style.micro_line), solid
+    where the dashes mean something else (`dashes` False: the notify page's primitives)."""
     names = sorted(set(frameworks), key=lambda f: (style.order_key([f], style.FRAMEWORK_ORDER), f))
-    return [Line2D([], [], color=style.colour(f), lw=1.4 if style.is_reference(f) else 2,
-                   ls="--" if style.is_reference(f) else "-", label=f + (" (reference)" if style.is_reference(f)
-                                                                        else "")) for f in names]
+    handles = []
+    for f in names:
+        ls, marker, lw = style.micro_line(f)
+        reference = style.is_reference(f)
+        handles.append(Line2D([], [], color=style.colour(f), lw=lw, ls=ls if dashes else "-",
+                              marker=marker if reference else "", ms=4,
+                              label=f + (" (reference)" if reference else "")))
+    return handles
 
 
 def _ci_handle() -> Line2D:
@@ -153,10 +165,13 @@ def scheduler_page(sweep, points):
         return
     fig, (ax,) = report.new_page("Scheduler benchmarks: time per operation", report.context(sweep, sweep.runs))
     scheduler_bars(ax, points)
-    fig.legend(handles=[Patch(color=style.colour(f), label=f) for f in
+    fig.legend(handles=[Patch(facecolor=style.colour(f), hatch=REFERENCE_HATCH if style.is_reference(f) else None,
+                              edgecolor="white", label=f + (" (reference)" if style.is_reference(f) else ""))
+                        for f in
                         sorted(set(shown["framework"]), key=lambda f: style.order_key([f], style.FRAMEWORK_ORDER))]
                + [_ci_handle()], loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False, fontsize=9)
-    _foot(fig, "each bar: the median of a run's timed repeats (after one untimed warm-up), with its 95 % interval")
+    _foot(fig, "each bar: the median of a run's timed repeats (after one untimed warm-up; kotlin: several, for "
+          "the JIT), with its 95 % interval")
     yield fig
 
 
@@ -170,7 +185,7 @@ def notify_page(sweep, points):
     axes[1].set_ylabel("")  # its title says it, and the label would sit on the left panel
     report.panel_title(axes[0], "time until every waiter woke")
     report.panel_title(axes[1], "peak RSS of the process")
-    handles = framework_handles(shown["framework"]) + [
+    handles = framework_handles(shown["framework"], dashes=False) + [
         Line2D([], [], color="0.3", ls=ls, marker=marker, ms=4, label=bench)
         for bench, (ls, marker) in PRIMITIVE_STYLES.items() if bench in set(shown["bench"])]
     fig.legend(handles=handles + [_ci_handle()], loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False,

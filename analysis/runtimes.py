@@ -25,7 +25,9 @@ class Entry:
     transport: str | None = None  # a reference by another program: the transport it measures
     ping_args: tuple[str, ...] = ()  # extra arguments of the ping and the pong for this entry
     pong_args: tuple[str, ...] = ()
-    modes: tuple[str, ...] = ()  # the only sweep modes it takes part in (go: micro); () = its kind's default
+    modes: tuple[str, ...] = ()  # the only sweep modes it takes part in (go, kotlin: micro); () = its kind's default
+    benches: tuple[str, ...] = ()  # the micro benchmarks a reference runs (go: channel); () = every one
+    toolchain: str | None = None  # what builds its <prefix>-micro besides cargo (go; java and mvn)
     io_uring: bool = False  # needs io_uring: where it is refused, its runs are skipped
     reference: bool = False  # from runtimes.json's "references"
 
@@ -36,14 +38,14 @@ class Entry:
     def takes_part(self, mode: str) -> bool:
         """Whether a sweep in MODE (rtt, throughput, micro) measures it: the modes it lists, or else
         every mode for a runtime and rtt and throughput for a reference (the in-process micro
-        benchmarks have no floor to draw but the ones that say so, as go does)."""
+        benchmarks have no floor to draw but the ones that say so, as go and kotlin do)."""
         if self.modes:
             return mode in self.modes
         return self.is_runtime or mode != "micro"
 
 
 def _entry(item: dict, reference: bool) -> Entry:
-    lists = {k: tuple(item[k]) for k in ("ping_args", "pong_args", "modes") if k in item}
+    lists = {k: tuple(item[k]) for k in ("ping_args", "pong_args", "modes", "benches") if k in item}
     return Entry(**(item | lists), reference=reference)
 
 

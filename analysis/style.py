@@ -12,7 +12,7 @@ FRAMEWORK_COLOURS = {e.label: e.colour for e in runtimes.entries()}
 _SPARE_COLOURS = ("#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
 FRAMEWORK_ORDER = runtimes.labels()
 BASELINE = "std"  # every runtime's added latency is measured against it
-REFERENCES = frozenset(e.label for e in runtimes.entries() if e.reference)  # drawn as grey lines, no Δ
+REFERENCES = frozenset(e.label for e in runtimes.entries() if e.reference)  # drawn dashed, no Δ
 TRANSPORT_ORDER = ("tcp", "udp", "icmp")
 TRANSPORT_STYLES = {"tcp": "-", "udp": "--", "icmp": ":"}
 # A variant (VARIANTS: a runtime run with other options) is drawn in a shade of its base's colour,
@@ -68,8 +68,22 @@ def series_rank(values) -> list[int]:
 
 
 def is_reference(framework: str) -> bool:
-    """A reference baseline of runtimes.json (ICMP ping, busy polling): a floor, not a runtime."""
+    """A reference baseline of runtimes.json (ICMP ping, busy polling, go, kotlin): a floor, not a runtime."""
     return framework in REFERENCES
+
+
+def micro_line(framework: str) -> tuple[str, str, float]:
+    """(line style, marker, width) of a framework's lines in the micro figures: runtimes solid with
+    circles; each reference that runs micro benchmarks (go, kotlin) thinner, with its own dashes and
+    marker, in the list's order, so that two references stay apart beside their colours."""
+    if not is_reference(framework):
+        return "-", "o", 2.0
+    mine = [e.label for e in runtimes.entries() if e.reference and e.takes_part("micro")]
+    k = mine.index(framework) if framework in mine else len(mine)
+    return *_MICRO_REFERENCE_LINES[k % len(_MICRO_REFERENCE_LINES)], 1.4
+
+
+_MICRO_REFERENCE_LINES = (("--", "s"), ("-.", "D"), (":", "^"))
 
 
 def linestyle(transport: str, series: str | None = None) -> str:

@@ -1,4 +1,5 @@
-"""The build: a build with nothing to do compiles nothing, and the binaries name the commit `make` stamped.
+"""The build: a build with nothing to do compiles nothing (kotlin-micro: runs no Maven), make goes on without
+java or mvn, and the binaries name the commit `make` stamped.
 
 The commit is read at start from target/release/suite-commit rather than compiled in, so a commit
 that changes no Rust source rebuilds no crate (issue: every `make` used to relink everything).
@@ -7,6 +8,8 @@ that changes no Rust source rebuilds no crate (issue: every `make` used to relin
 import json
 import os
 import subprocess
+
+import pytest
 
 from sweep_helpers import BIN_DIR, REPO, require_binaries
 
@@ -59,3 +62,41 @@ def test_a_binary_without_a_current_stamp_says_its_commit_is_unknown(tmp_path):
     mtime = binary.stat().st_mtime
     os.utime(stamp, (mtime - 60, mtime - 60))
     assert version().endswith("(git unknown)")
+
+
+def kotlin_built():
+    """Fails (never skips) without kotlin-micro: `make` builds it where java and mvn are installed."""
+    if not (BIN_DIR / "kotlin-micro").is_file():
+        pytest.fail(f"missing {BIN_DIR / 'kotlin-micro'}: run `make` first (it needs java and mvn)")
+
+
+def test_make_kotlin_micro_with_nothing_to_do_runs_no_maven():
+    kotlin_built()
+    run = subprocess.run(["make", "--no-print-directory", "kotlin-micro", "MVN=false"], cwd=REPO, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout == "" and run.stderr == "", run.stdout + run.stderr
+
+
+def test_make_without_maven_says_so_in_one_line_and_goes_on():
+    run = subprocess.run(["make", "--no-print-directory", "kotlin-micro", "MVN=no-such-mvn"], cwd=REPO,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["note: no java or no mvn (Debian: default-jdk-headless, maven): "
+                                       "target/release/kotlin-micro (the Kotlin reference) is not built"]
+
+
+def test_the_kotlin_launcher_names_the_stamped_commit_wherever_it_is_linked_from(tmp_path):
+    kotlin_built()
+    (tmp_path / "bin").mkdir()
+    for name in ("kotlin-micro", "kotlin-micro.jar"):
+        (tmp_path / name).write_bytes((BIN_DIR / name).read_bytes())
+    (tmp_path / "kotlin-micro").chmod(0o755)
+    (tmp_path / "bin" / "kotlin-micro").symlink_to(tmp_path / "kotlin-micro")
+
+    def version():
+        return subprocess.run([tmp_path / "bin" / "kotlin-micro", "--version"], capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+
+    assert version().endswith("(git unknown)")
+    (tmp_path / "suite-commit").write_text("0123456789\n")
+    assert version().startswith("kotlin-micro 0.") and version().endswith("(git 0123456789)")

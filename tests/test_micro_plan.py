@@ -84,9 +84,9 @@ def test_references_without_a_micro_program_are_skipped_or_refused_alone():
     assert result.warnings == ["-P: the ping reference measures no in-process benchmark; skipped with MODE=micro",
                                "-B: the busy-poll reference measures no in-process benchmark; skipped with MODE=micro"]
     assert checked("P").usage == ("-P: the ping reference measures no in-process benchmark; with MODE=micro choose "
-                                  "-S, -t, -a, -s or -G")
+                                  "-S, -t, -a, -s, -G or -K")
     assert checked("G", BENCHES="notify").usage == ("-G: go runs only channel, which BENCHES leaves out; with "
-                                                    "MODE=micro choose -S, -t, -a or -s")
+                                                    "MODE=micro choose -S, -t, -a, -s or -K")
 
 
 def test_a_runtime_without_a_micro_binary_is_skipped_in_micro_and_swept_in_the_other_modes():
@@ -122,6 +122,27 @@ def test_the_default_plan_runs_every_bench_at_its_sizes_and_go_only_the_channel(
     # The whole grid: N up to 1 000 000, W up to 10 000.
     full = planned("asStG", MICRO_INSTANCES="10000 100000 1000000", MICRO_WORKERS="100 1000 10000")
     assert len(full) == 4 * (4 + 2 * 3 + 3 * 3) + 9
+
+
+def test_the_kotlin_reference_runs_every_bench_and_its_estimate_counts_the_jvm():
+    kotlin = runtimes.by_flag("K")
+    assert (kotlin.label, kotlin.binary_prefix, kotlin.modes, kotlin.reference) == ("kotlin", "kotlin", ("micro",), True)
+    assert (kotlin.benches, kotlin.toolchain) == ((), "java and mvn") and not selection.has_pong(kotlin)
+    assert runtimes.by_flag("G").benches == ("channel",)
+    points = planned("tK", MICRO_WORKERS="100", MICRO_EVENT_TYPES="int")
+    stems = [p.stem for p in points if p.framework == "kotlin"]
+    assert stems == ["kotlin-spawn_many", "kotlin-yield_many", "kotlin-ping_pong", "kotlin-chained_spawn",
+                     "kotlin-notify-i10000", "kotlin-notify-i100000", "kotlin-oneshot-i10000",
+                     "kotlin-oneshot-i100000", "kotlin-channel-int-w100"]
+    tokio, kotlin_ = (next(p for p in points if p.framework == f and p.bench == "spawn_many") for f in ("tokio",
+                                                                                                          "kotlin"))
+    # Five warm-up iterations instead of one, and the JVM's start.
+    reps = int(knobs.MICRO_DEFAULTS["MICRO_REPEAT"])
+    per_iteration = (tokio.estimated_s - micro.GUESS_OVERHEAD_S) / (reps + 1)
+    assert kotlin_.estimated_s == pytest.approx(
+        per_iteration * (reps + micro.JVM_WARMUP) + micro.GUESS_OVERHEAD_S + micro.JVM_START_S, abs=0.002)
+    assert checked("K", context="serve").usage == "MODE=micro runs in-process on one host, with no peer: use " \
+                                                   "./run-localhost.sh"
 
 
 def test_std_above_its_thread_cap_is_guessed_to_take_no_time():

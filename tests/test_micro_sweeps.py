@@ -13,11 +13,12 @@ from sweep_helpers import (shim, BIN_DIR, REPO, Run, load_json, process_name, pr
 SCRIPT = "run-localhost.sh"
 TINY = {"MODE": "micro", "BENCHES": "spawn_many notify channel", "MICRO_INSTANCES": "200",
         "MICRO_WORKERS": "4", "MICRO_EVENT_TYPES": "int", "MICRO_REPEAT": "3", "MICRO_TIMEOUT": "60"}
-MICRO_PREFIX = {"std": "std", "tokio": "tokio", "async-std": "asyncstd", "smol": "smol", "go": "go"}
+MICRO_PREFIX = {"std": "std", "tokio": "tokio", "async-std": "asyncstd", "smol": "smol", "go": "go", "kotlin": "kotlin"}
 
 
 def require_micro(*frameworks):
-    """Fails (never skips) when a micro binary is missing: `make` builds them (go-micro needs go)."""
+    """Fails (never skips) when a micro binary is missing: `make` builds them (go-micro needs go, kotlin-micro
+    java and mvn)."""
     missing = [f"{MICRO_PREFIX[fw]}-micro" for fw in frameworks if not (BIN_DIR / f"{MICRO_PREFIX[fw]}-micro").is_file()]
     if missing:
         pytest.fail(f"missing {', '.join(missing)} in {BIN_DIR}: run `make` first")
@@ -179,3 +180,40 @@ def test_the_go_reference_runs_the_channel_points_only(tmp_path):
     assert log["ops"] == 4 * 10_000
     (facts,) = sweep["hosts"].values()
     assert "go-micro" in facts["binaries"]  # its --version: see the contract's deviations
+
+
+def test_the_kotlin_reference_runs_every_point_after_its_jit_warm_up(tmp_path):
+    require_micro("kotlin")
+    run = run_script(SCRIPT, ["-K"], tmp_path, timeout=120, **TINY)
+    assert run.rc == 0, run.output
+    folder = sweep_dir(tmp_path)
+    sweep = load_json(folder / "sweep.json")
+    stems = ["kotlin-spawn_many", "kotlin-notify-i200", "kotlin-channel-int-w4"]
+    assert sweep["frameworks"] == ["kotlin"] and [p["stem"] for p in sweep["points"]] == stems
+    assert all(p["status"] == "ok" for p in sweep["points"])
+    for stem in stems:
+        log = load_json(folder / f"{stem}-r1.json")
+        assert (log["framework"], log["complete"], len(log["times_ns"])) == ("kotlin", True, 3)
+        assert log["warmup"] == len(log["jvm"]["warmup_times_ns"]) >= 5 and log["jvm"]["coroutines_version"]
+    assert log["ops"] == 4 * 10_000 and log["primitive"] == "kotlinx.coroutines.channels.Channel"
+    assert "runs of 1 warm-up (kotlin: its JIT warm-up) + 3 timed repeats (micro)" in run.output
+    assert re.search(r"timed repeats after one untimed warm-up iteration \(kotlin: [0-9]+, for the JIT\)", run.output)
+    (facts,) = sweep["hosts"].values()
+    assert facts["binaries"]["kotlin-micro"].startswith("kotlin-micro ")
+
+
+def test_a_reference_make_left_out_is_skipped_with_one_line(tmp_path):
+    bins = tmp_path / "bin"
+    bins.mkdir()
+    log = ('{"kind": "micro", "schema": "rtt-log/1", "framework": "std", "bench": "spawn_many", "complete": true, '
+           '"times_ns": [], "ns_per_op": {"median": null}, "ops_per_s": {"median": null}, "not_run": "a shim"}')
+    shim(bins, "std-micro", f"while [ $# -gt 0 ]; do [ \"$1\" = --out ] && echo '{log}' >\"$2.json\"; shift; done")
+    run = run_script(SCRIPT, ["-SK"], tmp_path / "out", BIN_DIR=bins, **TINY | {"BENCHES": "spawn_many"})
+    assert run.rc == 0, run.output
+    skipped = [line for line in run.errlines if "-K" in line]
+    assert skipped == [f"run-localhost.sh: warning: -K: no {bins / 'kotlin-micro'} (make builds it where java and "
+                       "mvn are installed); skipped\n"], run.stderr
+    assert load_json(sweep_dir(tmp_path / "out") / "sweep.json")["frameworks"] == ["std"]
+    # Alone, it is a missing binary like any other.
+    run = run_script(SCRIPT, ["-K"], tmp_path / "out2", BIN_DIR=bins, **TINY)
+    assert run.rc == 1 and f"  {bins / 'kotlin-micro'}" in run.stderr and "make" in run.stderr, run.output

@@ -81,7 +81,7 @@ def micro_stem(framework, bench, params, repeat=1) -> str:
 
 
 def write_micro(folder: Path, framework: str, bench: str, ns_per_op: float, *, repeat=10, seed=0,
-                not_run=None, complete=True, error=None, round_=1, **sizes) -> Path:
+                not_run=None, complete=True, error=None, round_=1, warmup=1, **sizes) -> Path:
     """A STEM.json as a micro binary's --out writes it; returns the JSON's path. Times are lognormal
     around ns_per_op × ops, one per timed repeat."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -95,10 +95,10 @@ def write_micro(folder: Path, framework: str, bench: str, ns_per_op: float, *, r
         "framework_version": {"go": "go1.22.2", "std": "1.85.0"}.get(framework, "1.0.0"),
         "flavor": {"std": "os_threads", "go": "goroutines", "tokio": "multi_thread"}.get(framework, "global_executor"),
         "threads": 2, "host": "testhost", "kernel": "6.1.0", "cpu_model": "Test CPU", "cpus_allowed": "0-1",
-        "rustc": None if framework == "go" else "rustc 1.85.0", "suite_version": "0.1.0 (git abc)",
+        "rustc": None if framework in ("go", "kotlin") else "rustc 1.85.0", "suite_version": "0.1.0 (git abc)",
         "started_at": "2026-11-24T06:00:00.000Z", "complete": complete, "error": error, "bench": bench,
         "primitive": PRIMITIVES.get((framework, bench), SPAWN.get(framework, "spawn")), "params": params,
-        "ops": ops, "repeat": repeat, "warmup": 1, "times_ns": times, "ns_per_op": per_op, "ops_per_s": rate,
+        "ops": ops, "repeat": repeat, "warmup": warmup, "times_ns": times, "ns_per_op": per_op, "ops_per_s": rate,
         "peak_rss_bytes": None if not_run else int(4e6 + 300 * ops), "not_run": not_run,
     }
     path = folder / f"{micro_stem(framework, bench, params, round_)}.json"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 from analysis import micro, micro_report, style
@@ -232,3 +233,39 @@ def test_channel_lines_with_go_as_a_dashed_grey_reference(micro_dir):
     assert [ax.get_title() for ax in page.axes] == ["integer events", "a fresh string per event"]
     legend = [t.get_text() for t in page.legends[0].get_texts()]
     assert legend[:5] == ["std", "tokio", "async-std", "smol", "go (reference)"]
+
+
+def test_kotlin_is_a_reference_of_its_own_style_beside_go(tmp_path):
+    folder = tmp_path / "latency-logs" / "localhost-20261125-060000"
+    write_sweep_info(folder, MODE="micro", BENCHES="spawn_many notify channel")
+    for seed, fw in enumerate(("tokio", "go", "kotlin")):
+        for w in (10, 100):
+            write_micro(folder, fw, "channel", 20 + 10 * seed, seed=seed, workers=w, warmup=5 if fw == "kotlin" else 1)
+        if fw != "go":
+            write_micro(folder, fw, "spawn_many", 300 + 100 * seed, seed=seed, warmup=5 if fw == "kotlin" else 1)
+            write_micro(folder, fw, "notify", 1500, seed=seed, instances=1000, warmup=5 if fw == "kotlin" else 1)
+    sweep = micro.collect(folder, [], print)
+    points = sweep.points
+    assert style.is_reference("kotlin") and style.colour("kotlin") not in (style.colour("go"), style.colour("std"))
+    assert style.micro_line("go")[:2] != style.micro_line("kotlin")[:2] != style.micro_line("tokio")[:2]
+
+    lines = data_lines(drawn(points, micro_report.channel_lines))
+    by_colour = {line.get_color(): line for line in lines}
+    go, kotlin = by_colour[style.colour("go")], by_colour[style.colour("kotlin")]
+    assert (go.get_linestyle(), go.get_marker()) == ("--", "s")
+    assert (kotlin.get_linestyle(), kotlin.get_marker()) == ("-.", "D")
+    assert by_colour[style.colour("tokio")].get_linestyle() == "-"
+
+    bars = drawn(points, micro_report.scheduler_bars).patches
+    assert {b.get_hatch() for b in bars if b.get_facecolor()[:3] == to_rgb(style.colour("kotlin"))} == {"///"}
+    assert {b.get_hatch() for b in bars if b.get_facecolor()[:3] == to_rgb(style.colour("tokio"))} == {None}
+    notify = data_lines(drawn(points, micro_report.notify_lines))
+    assert [line.get_marker() for line in notify if line.get_color() == style.colour("kotlin")] == ["D"]
+
+    legend = [t.get_text() for t in next(micro_report.channel_page(sweep, points)).legends[0].get_texts()]
+    assert legend[:3] == ["tokio", "go (reference)", "kotlin (reference)"]
+    scheduler = next(micro_report.scheduler_page(sweep, points))
+    assert [t.get_text() for t in scheduler.legends[0].get_texts()][:2] == ["tokio", "kotlin (reference)"]
+    notes = micro.text(points)
+    assert "timed repeats after one untimed warm-up iteration (kotlin: 5, for the JIT)" in notes
+    assert sum(line.startswith("kotlin ") for line in notes.split("\n")) == 4  # 2 channel, spawn_many, notify

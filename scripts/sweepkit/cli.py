@@ -24,7 +24,7 @@ from analysis import runtimes
 
 from . import knobs as knobs_mod
 from . import plan as plan_mod
-from . import progress, state, table, variants
+from . import micro, progress, state, table, variants
 from .knobs import SUITE_DIR
 from .timefmt import duration
 from .selection import binary_ends, has_pong, missing_binaries, pong_entries
@@ -106,6 +106,12 @@ def cmd_check(args) -> int:
     if checked.usage is not None:
         print(f"{prog}: {checked.usage}\nTry {prog} -h.", file=sys.stderr)
         return 2
+    if checked.knobs["MODE"] == "micro":  # a reference `make` left out (no go, no java): the others run
+        for entry in list(checked.selection):
+            why = micro.not_built(entry, checked.knobs)
+            if why and len(checked.selection) > 1:
+                checked.selection.remove(entry)
+                print(f"{prog}: warning: -{entry.flag}: {why}; skipped", file=sys.stderr)
     missing = missing_binaries(checked.knobs, checked.selection + [v.entry for v in checked.variants],
                                          args.binaries.split())
     if missing:

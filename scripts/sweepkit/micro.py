@@ -1,23 +1,29 @@
 """MODE=micro: the in-process benchmarks' knobs, their points (benchmark × size × runtime) and a time guess for each."""
 
 # Each point is one run of a <prefix>-micro binary (docs/sweeps.md, "Micro-benchmark sweeps"): it
-# times MICRO_REPEAT repeats after one warm-up iteration and writes STEM.json ("kind": "micro").
+# times MICRO_REPEAT repeats after one warm-up iteration (kotlin-micro: its --warmup, for the JIT)
+# and writes STEM.json ("kind": "micro").
 # The binaries' options and default sizes are docs/micro.md's. Nothing here runs anything.
 
 import dataclasses
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 SCHEDULER = ("spawn_many", "yield_many", "ping_pong", "chained_spawn")
 BENCHES = (*SCHEDULER, "notify", "oneshot", "channel")
 EVENT_TYPES = ("int", "string", "shared")
-GO_BENCHES = ("channel",)  # what the Go reference program measures
 
 # The binaries' default sizes, for the operations of one repeat (the time guess below).
 DEFAULT_TASKS = {"spawn_many": 10_000, "yield_many": 200, "ping_pong": 1000, "chained_spawn": 1000}
 DEFAULT_YIELDS = 1000
 DEFAULT_EVENTS = 10_000
 DEFAULT_HOLD_S = 0.1  # notify, oneshot: each holder sleeps this long (--hold-ms 100), every iteration
+
+# A JVM reference (kotlin-micro) starts a JVM and runs untimed warm-up iterations for its JIT (at
+# least its --warmup, 5; more while its JIT is busy): the estimate counts five and the start, the
+# ETA corrects by what the runs took.
+JVM_WARMUP, JVM_START_S = 5, 0.5
 
 # Guessed cost per operation, for the plan's estimate and the ETA until runs have measured the real one
 # (the ETA then scales these by what the runs took): tokio, async-std and smol as measured on the 2-core
@@ -80,8 +86,10 @@ class MicroPoint:
             return GUESS_OVERHEAD_S  # declined at once
         per_op = GUESS_NS_PER_OP[self.bench] * (STD_FACTOR.get(self.bench, 1) if self.binary == "std" else 1)
         hold = DEFAULT_HOLD_S if self.bench in ("notify", "oneshot") else 0.0
-        iterations = int(knobs["MICRO_REPEAT"]) + 1
-        return round(iterations * (self.ops() * per_op * 1e-9 + hold) + GUESS_OVERHEAD_S, 3)
+        jvm = self.binary == "kotlin"
+        iterations = int(knobs["MICRO_REPEAT"]) + (JVM_WARMUP if jvm else 1)
+        overhead = GUESS_OVERHEAD_S + (JVM_START_S if jvm else 0.0)
+        return round(iterations * (self.ops() * per_op * 1e-9 + hold) + overhead, 3)
 
     def record(self) -> dict:
         """The point's entry in sweep.json, before it runs."""
@@ -132,9 +140,9 @@ def check(k: dict, problems: list[str]) -> None:
 
 
 def benches_of(entry, knobs: dict) -> list[str]:
-    """The benchmarks BENCHES asks for that this entry runs (the Go reference: channel only)."""
+    """The benchmarks BENCHES asks for that this entry runs (runtimes.json `benches`: go runs channel only)."""
     asked = knobs["BENCHES"].split()
-    mine = GO_BENCHES if entry.reference else BENCHES  # a reference with a micro binary is the Go program
+    mine = entry.benches or BENCHES
     return [b for b in BENCHES if b in asked and b in mine]
 
 
@@ -144,8 +152,20 @@ def why_not(entry, knobs: dict) -> str | None:
         what = "reference" if entry.reference else "runtime"  # a runtime without a <prefix>-micro, e.g. monoio
         return f"the {entry.label} {what} measures no in-process benchmark"
     if not benches_of(entry, knobs):
-        return f"{entry.label} runs only {', '.join(GO_BENCHES)}, which BENCHES leaves out"
+        return f"{entry.label} runs only {', '.join(entry.benches)}, which BENCHES leaves out"
     return None
+
+
+def not_built(entry, knobs: dict) -> str | None:
+    """Why a reference built by another toolchain (runtimes.json `toolchain`: go, java and mvn) has no
+    binary in BIN_DIR; None if it has one. `make` leaves such a binary out where its toolchain is
+    missing, so a sweep goes on without it; a runtime's missing binary stops the sweep instead."""
+    if entry.toolchain is None or entry.binary_prefix is None:
+        return None
+    path = Path(knobs["BIN_DIR"]) / f"{entry.binary_prefix}-micro"
+    if path.is_file() and path.stat().st_mode & 0o111:
+        return None
+    return f"no {path} (make builds it where {entry.toolchain} {'are' if ' and ' in entry.toolchain else 'is'} installed)"
 
 
 def build(knobs: dict, selection) -> list[MicroPoint]:

@@ -51,7 +51,8 @@ def plan_lines(doc: dict) -> list[str]:
     what = " (throughput)" if knobs["MODE"] == "throughput" else ""
     each = f"{knobs['WARMUP']} s warm-up + {knobs['DURATION']} s measured{what}"
     if knobs["MODE"] == "micro":
-        each = f"1 warm-up + {knobs['MICRO_REPEAT']} timed repeats (micro)"
+        jvm = " (kotlin: its JIT warm-up)" if any(p["framework"] == "kotlin" for p in points) else ""
+        each = f"1 warm-up{jvm} + {knobs['MICRO_REPEAT']} timed repeats (micro)"
     budget = doc.get("budget")
     lines = [f"Budget: BUDGET={knobs['BUDGET']} holds {repeats} rounds of about "
              f"{duration(budget['round_estimate_s'])}"] if budget else []
