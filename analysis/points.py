@@ -55,7 +55,7 @@ def _aggregate(runs: pd.DataFrame, kind: str) -> pd.DataFrame:
         means = [f"{q}_{s}" for q in ("msg_per_s", "gbit_per_s") for s in ("mean", "p5", "p50", "p95")]
         sums = ["windows", "sent", "received", "lost"]
     firsts = [c for c in runs.columns if c not in {*point, *means, *sums, "max", "min", "starved", "complete",
-                                                  "round", "started_at"}]
+                                                  "round", "started_at", "disturbed"}]
     numeric = runs[means].apply(pd.to_numeric, errors="coerce")  # None (not recorded) → NaN
     grouped = numeric.groupby([runs[c] for c in point], sort=False)
     table = grouped.mean()
@@ -66,7 +66,8 @@ def _aggregate(runs: pd.DataFrame, kind: str) -> pd.DataFrame:
     table = table.join(by[firsts].first()).assign(
         complete=by["complete"].all(), runs=by.size(),
         started_at=by["started_at"].min(), last_started_at=by["started_at"].max(),
-        rounds=by["round"].agg(lambda r: tuple(sorted(r))))
+        rounds=by["round"].agg(lambda r: tuple(sorted(r))),
+        disturbed=by["disturbed"].agg(lambda d: int(d.notna().sum())) if "disturbed" in runs else 0)
     if kind == "rtt":  # starved: the most connections that starved in any repeat (None: not recorded)
         extremes = runs[["min", "max", "starved"]].apply(pd.to_numeric, errors="coerce")
         table = table.join(extremes.groupby([runs[c] for c in point], sort=False).agg(

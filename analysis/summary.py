@@ -105,7 +105,7 @@ def _with_connections(headers: list[str], body: list[list[str]], points: pd.Data
 
 def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], list[str]]:
     """The table for people: latencies in µs, rates with k/M; and the footnotes it needs."""
-    lines, missed, partial, old = [], False, False, False
+    lines, missed, partial, old, disturbed = [], False, False, False, False
     for p in points.itertuples():  # a loop over points, not samples
         achieved = "–" if pd.isna(p.achieved_rate) else style.si(p.achieved_rate)
         if p.missed_rate:
@@ -115,6 +115,9 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
         if not p.complete:
             name += " *"
             partial = True
+        if getattr(p, "disturbed", 0):
+            name += " ‡"
+            disturbed = True
         old |= p.format == "2022 CSV"
         delta = "" if not p.verdict else interval(p.delta_p50, p.delta_p50_low, p.delta_p50_high, _signed)
         lines.append([name, p.transport, str(p.payload), style.rate_label(p.interval_s), achieved,
@@ -127,6 +130,9 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
         notes.append(f"! achieved rate more than {int(100 * MISSED_BY)} % below the target")
     if partial:
         notes.append("* a run ended early (\"complete\": false); its samples are shown")
+    if disturbed:
+        notes.append("‡ a repeat ran while other processes or the hypervisor took far more CPU than in the rest of "
+                     "its round (sweep.json runs[].disturbed); kept in the figures")
     if old:
         notes.append("– not recorded by the 2022 suite")
     notes.append("∞ = back-to-back (next message sent when the reply arrives)")
@@ -170,6 +176,9 @@ def throughput_rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
         if not p.complete:
             name += " *"
             partial = True
+        if getattr(p, "disturbed", 0):
+            name += " ‡"
+            disturbed = True
         lines.append([name, p.transport, str(p.payload), str(p.tasks), style.count(p.windows), repeats(p),
                       style.si(p.msg_per_s_p5) if math.isfinite(p.msg_per_s_p5) else "–",
                       interval(p.msg_per_s_p50, p.msg_per_s_p50_low, p.msg_per_s_p50_high, _si),

@@ -119,7 +119,14 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, no
         raise NothingUsable(_why_nothing(folder, kind, found, seen, tried, filters))
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, warn)
     runs["one_end"] = runs["framework"].map(_one_end_variants(found.infos))
+    runs["disturbed"] = runs["source"].map(lambda source: Path(source).name).map(_disturbed_runs(found.infos))
     return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise)
+
+
+def _disturbed_runs(infos: dict) -> dict[str, str]:
+    """Log stem → why, for each run its sweep flagged as disturbed (sweep.json runs[].disturbed)."""
+    return {r["stem"]: r["disturbed"] for info in infos.values() for r in info.get("runs") or ()
+            if isinstance(r, dict) and r.get("disturbed")}
 
 
 def _one_end_variants(infos: dict) -> dict[str, str]:

@@ -40,6 +40,7 @@ CURRENT=""         # index of the run being measured; its logs are not final
 CURRENT_STEM=""
 PENDING=""         # index of a run that ended but is not recorded yet
 RUN_T0=""          # $EPOCHREALTIME when that run started
+RUN_STAT0=""       # /proc/stat's cpu line when it started (its children's CPU times: $SWEEP_TMP/times0)
 OUTCOME=()         # how it ended, as arguments of `sweep.py record`
 PONG_ERROR=""      # why pong_start failed
 PONG_MODE_ARGS=()  # the pong's --mode, for the pong_start hooks
@@ -273,12 +274,25 @@ tail_err() {
   tail -n "${2:-5}" "$f" | sed 's/^/      | /'
 }
 
+# What the machine and this script's children have done so far: /proc/stat's cpu line into the
+# variable named by $1, bash's `times` into the file $2 (builtins, no subshell: see now_us).
+cpu_snapshot() {
+  local label
+  read -r label "${1?}" </proc/stat || true
+  times >"$2"
+}
+
 # Tells sweep.py how the pending run ended; it records it and prints the progress line.
 record_run() {
   [[ -n $PENDING ]] || return 0
-  sweep_py record --state "$STATE" "$PENDING" --t0 "$RUN_T0" --t1 "$EPOCHREALTIME" \
-    --since "$SWEEP_T0" "${OUTCOME[@]}" || warn "could not record run $((PENDING + 1)) in $STATE"
-  PENDING="" OUTCOME=()
+  local t1=$EPOCHREALTIME stat1="" cpu=()
+  cpu_snapshot stat1 "$SWEEP_TMP/times1"
+  if [[ -n $RUN_STAT0 ]]; then
+    cpu=(--cpu "$RUN_STAT0" "$stat1" "$SWEEP_TMP/times0" "$SWEEP_TMP/times1")
+  fi
+  sweep_py record --state "$STATE" "$PENDING" --t0 "$RUN_T0" --t1 "$t1" \
+    --since "$SWEEP_T0" "${OUTCOME[@]}" "${cpu[@]}" || warn "could not record run $((PENDING + 1)) in $STATE"
+  PENDING="" OUTCOME=() RUN_STAT0=""
 }
 
 # The trap handlers. Children are stopped by the PIDs remembered when they were started.
@@ -346,6 +360,7 @@ run_sweep() {
   # The plan comes on fd 3, so that nothing run in the loop can read it.
   while IFS=$'\t' read -r -u 3 index stem kind binary proto size interval tasks limit port round ping_args \
     pong_args; do
+    cpu_snapshot RUN_STAT0 "$SWEEP_TMP/times0"
     RUN_T0=$EPOCHREALTIME CURRENT_STEM=$stem OUTCOME=() RUN_PING_ARGS=() RUN_PONG_ARGS=()
     if [[ $ping_args != - ]]; then read -r -a RUN_PING_ARGS <<<"$ping_args"; fi
     if [[ $pong_args != - ]]; then read -r -a RUN_PONG_ARGS <<<"$pong_args"; fi

@@ -6,10 +6,12 @@ import re
 import subprocess
 import sys
 
-from sweep_helpers import REPO
+import pytest
+
+from sweep_helpers import REPO, load_json, require_binaries, run_script, sweep_dir
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
-from sweepkit import knobs, plan, state, table  # noqa: E402
+from sweepkit import disturbance, knobs, plan, state, table  # noqa: E402
 
 RTT_LOG = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "transport": "tcp",
            "payload": 64, "interval_s": 0.001, "target_rate": 1000.0, "achieved_rate": 999.5, "tasks": 0,
@@ -205,3 +207,33 @@ def test_an_interrupted_run_is_marked_and_said(tmp_path):
     assert doc["runs"][1]["status"] == "interrupted" and "SIGTERM" in doc["runs"][1]["message"]
     assert doc["counts"]["interrupted"] == 1 and doc["counts"]["planned"] == 1
     assert doc["point_counts"]["interrupted"] == 1 and doc["point_counts"]["planned"] == 1
+
+
+def test_a_runs_disturbance_is_what_else_used_the_machine_during_it():
+    hz = disturbance.CLK_TCK
+    # 2 s of run: the machine was busy 3 CPU-seconds more, 1 of them the run's own processes', and
+    # the hypervisor stole 0.5 s.
+    before = "100 0 50 1000 0 0 0 10 0 0"
+    after = f"{100 + 2 * hz} 0 {50 + hz} 1000 0 0 0 {10 + hz // 2} 0 0"
+    times0, times1 = "0m0.010s 0m0.000s\n0m1.000s 0m0.500s\n", "0m0.010s 0m0.000s\n0m1.600s 0m0.900s\n"
+    assert disturbance.measure(before, after, times0, times1, 2.0) == {
+        "steal_s": 0.5, "other_cpu_s": 2.0, "own_cpu_s": 1.0, "steal_cpus": 0.25, "other_cpus": 1.0}
+    runs = [{"stem": f"p{i}-r1", "round": 1, "disturbance": {"other_cpus": cpus, "steal_cpus": 0.0}}
+            for i, cpus in enumerate([0.02, 0.03, 0.9, 0.01])]
+    runs += [{"stem": f"p{i}-r2", "round": 2, "disturbance": {"other_cpus": cpus, "steal_cpus": 0.0}}
+             for i, cpus in enumerate([0.6, 0.7, 0.9, 0.65])]  # a busy round: every run alike, none stands out
+    runs.append({"stem": "p9-r2", "round": 2, "status": "failed"})  # no figures: never flagged
+    assert [r["stem"] for r in disturbance.flag(runs)] == ["p2-r1"]
+    assert runs[2]["disturbed"] == "other processes used 0.90 CPUs during the run, its round's median 0.03"
+
+
+def test_every_run_of_a_real_sweep_records_its_disturbance(tmp_path):
+    require_binaries("std")
+    run = run_script("run-localhost.sh", ["-S"], tmp_path, INTERVALS="0.01 0", PROTOCOLS="tcp", REPEATS="2",
+                     DURATION="0.3", WARMUP="0.1")
+    assert run.rc == 0, run.output
+    runs = load_json(sweep_dir(tmp_path) / "sweep.json")["runs"]
+    for r in runs:
+        d = r["disturbance"]
+        assert d["own_cpu_s"] > 0 and d["other_cpu_s"] >= 0 and d["steal_s"] >= 0, r
+        assert d["other_cpus"] == pytest.approx(d["other_cpu_s"] / r["wall_s"], abs=0.05)

@@ -2,6 +2,7 @@
 repeat, from the run's own samples, marked within-run), and Δ vs std is paired by round."""
 
 import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -192,3 +193,15 @@ def test_the_delta_axis_turns_logarithmic_when_one_runtime_is_far_slower():
         change_plots.delta(ax, points, plots.rate_positions(points["interval_s"]), symlog)
         assert ax.get_yscale() == ("symlog" if symlog else "linear")
         plt.close(fig)
+
+
+def test_a_point_with_a_disturbed_repeat_is_marked_and_kept(capsys, paired_dir):
+    stems = sorted(p.stem for p in paired_dir.glob("tokio-*-r2.json"))
+    (paired_dir / "sweep.json").write_text(json.dumps({"runs": [
+        {"stem": stems[0], "disturbed": "other processes used 0.90 CPUs during the run, its round's median 0.03"}]}))
+    status, out, err = cli(capsys, "-d", paired_dir, "--summary")
+    assert status == 0, err
+    tokio = next(line for line in out.splitlines() if line.startswith("tokio"))
+    std = next(line for line in out.splitlines() if line.startswith("std"))
+    assert tokio.startswith("tokio ‡") and "‡" not in std and " 5 " in tokio  # all 5 repeats still counted
+    assert "‡ a repeat ran while other processes or the hypervisor took far more CPU" in out

@@ -24,7 +24,7 @@ from analysis import runtimes
 
 from . import knobs as knobs_mod
 from . import plan as plan_mod
-from . import micro, progress, state, table, variants
+from . import disturbance, micro, progress, state, table, variants
 from .knobs import SUITE_DIR
 from .timefmt import duration
 from .selection import binary_ends, has_pong, missing_binaries, pong_entries
@@ -213,6 +213,14 @@ def cmd_record(args) -> int:
     log = table.read(sweep_dir / f"{run['stem']}.json") if status == "ok" else None
     figures = table.figures(log) if log is not None else (None, None)
     run["start_s"] = round(state.epoch(args.t0) - state.epoch(args.since), 2)
+    if args.cpu:
+        stat0, stat1, times0, times1 = args.cpu
+        try:
+            run["disturbance"] = disturbance.measure(stat0, stat1, Path(times0).read_text(), Path(times1).read_text(),
+                                                     state.epoch(args.t1) - state.epoch(args.t0))
+        except (OSError, ValueError) as error:  # a measurement of the machine, never a reason to stop
+            print(f"{args.prog}: warning: run {args.index + 1}: could not read the machine's CPU times: {error}",
+                  file=sys.stderr)
     state.settle(run, status, message, state.epoch(args.t1) - state.epoch(args.t0), figures,
                  table.starved(log) if log is not None else None)
     state.save(args.state, doc)
@@ -259,8 +267,10 @@ def cmd_finish(args) -> int:
     doc["finished_at"] = state.utc_now()
     failed = any(r["status"] == "failed" for r in doc["runs"])
     doc["status"] = "failed" if failed else "complete"
+    disturbed = disturbance.flag(doc["runs"])
     state.save(args.state, doc)
     print("", *summary_table(sweep_dir, doc["knobs"]["MODE"]), "", *progress.closing_lines(doc, sweep_dir),
+          *(f"Disturbed: {r['stem']}: {r['disturbed']} (kept; sweep.json runs[].disturbance)" for r in disturbed),
           sep="\n")
     return 1 if failed else 0
 
@@ -360,6 +370,8 @@ def parser() -> argparse.ArgumentParser:
     outcome.add_argument("--status", choices=["ok", "failed", "skipped"])
     p.add_argument("--message", default=None)
     p.add_argument("--tail", action="append", default=[], help="a stderr file to show if the run failed")
+    p.add_argument("--cpu", nargs=4, metavar=("STAT0", "STAT1", "TIMES0", "TIMES1"),
+                   help="/proc/stat's cpu line at the run's start and end, and files of bash's `times` then")
     p = command("interrupt", cmd_interrupt)
     p.add_argument("--signal", required=True)
     p.add_argument("--index", type=int, default=None, help="the run that was running")
