@@ -176,9 +176,6 @@ def throughput_rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
         if not p.complete:
             name += " *"
             partial = True
-        if getattr(p, "disturbed", 0):
-            name += " ‡"
-            disturbed = True
         lines.append([name, p.transport, str(p.payload), str(p.tasks), style.count(p.windows), repeats(p),
                       style.si(p.msg_per_s_p5) if math.isfinite(p.msg_per_s_p5) else "–",
                       interval(p.msg_per_s_p50, p.msg_per_s_p50_low, p.msg_per_s_p50_high, _si),
