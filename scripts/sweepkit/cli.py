@@ -269,9 +269,9 @@ def cmd_finish(args) -> int:
     doc["status"] = "failed" if failed else "complete"
     disturbed = disturbance.flag(doc["runs"])
     state.save(args.state, doc)
-    print("", *summary_table(sweep_dir, doc["knobs"]["MODE"]), "", *progress.closing_lines(doc, sweep_dir),
+    print("", *summary_table(sweep_dir, doc["knobs"]["MODE"]), "",
           *(f"Disturbed: {r['stem']}: {r['disturbed']} (kept; sweep.json runs[].disturbance)" for r in disturbed),
-          sep="\n")
+          *progress.closing_lines(doc, sweep_dir), sep="\n")
     return 1 if failed else 0
 
 
