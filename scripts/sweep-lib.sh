@@ -23,8 +23,7 @@ if ! command -v python3 >/dev/null; then
   exit 2
 fi
 # The interpreter itself, found once: python3 may be a wrapper (pyenv's shims are shell scripts)
-# that would cost every run's bookkeeping another tenth of a second. -S: the sweep's Python needs
-# the standard library only, so site-packages' start-up hooks are skipped too.
+# that would cost every run's bookkeeping a tenth of a second more.
 PYTHON_BIN=$(python3 -c 'import sys; print(sys.executable)') || exit 2
 
 SUITE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -63,7 +62,7 @@ warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
 die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 1; }
 usage_error() { printf '%s: %s\nTry %s -h.\n' "$PROG" "$*" "$PROG" >&2; exit 2; }
 
-sweep_py() { "$PYTHON_BIN" -S "$SCRIPTS_DIR/sweep.py" "$1" --prog "$PROG" "${@:2}"; }
+sweep_py() { "$PYTHON_BIN" "$SCRIPTS_DIR/sweep.py" "$1" --prog "$PROG" "${@:2}"; }
 
 # now_us and to_us set the variable named by their last argument rather than print: a command substitution
 # forks a subshell, and bash 5.2 loses a SIGINT that lands while such a subshell of its own runs

@@ -61,7 +61,7 @@ run_icmp_point() {
   if ((rc != 0 && rc != 124)); then
     printf 'ping exited with status %s\n' "$rc" >>"$SWEEP_TMP/ping.err"
   fi
-  if "$PYTHON_BIN" -S "$SCRIPTS_DIR/icmp_log.py" "$raw" "$stem" --interval "$interval" --size "$SIZE" \
+  if "$PYTHON_BIN" "$SCRIPTS_DIR/icmp_log.py" "$raw" "$stem" --interval "$interval" --size "$SIZE" \
     --duration "$DURATION" --warmup "$WARMUP" --address "$ICMP_ADDR" \
     --cpus-allowed "${PING_CPUS:-}" --suite-version "$SUITE_VERSION" \
     --framework-version "$(ping -V 2>&1 | head -n 1 | sed 's/^ping from //')" \
