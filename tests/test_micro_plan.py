@@ -85,18 +85,19 @@ def test_references_without_a_micro_program_are_skipped_or_refused_alone():
     assert result.warnings == ["-P: the ping reference measures no in-process benchmark; skipped with MODE=micro",
                                "-B: the busy-poll reference measures no in-process benchmark; skipped with MODE=micro"]
     assert checked("P").usage == ("-P: the ping reference measures no in-process benchmark; with MODE=micro choose "
-                                  "-S, -t, -a, -s or -G")
+                                  "-S, -t, -a, -s, -m, -c, -g or -G")
     go_notify = checked("G", BENCHES="notify")  # go runs every benchmark
     assert not go_notify.usage and [e.label for e in go_notify.selection] == ["go"]
 
 
-def test_a_runtime_without_a_micro_binary_is_skipped_in_micro_and_swept_in_the_other_modes():
+def test_the_io_uring_runtimes_take_part_in_micro_and_in_the_other_modes():
+    for label in ("monoio", "compio", "glommio"):
+        entry = runtimes.by_label(label)
+        assert entry.takes_part("micro") and entry.takes_part("rtt") and entry.takes_part("throughput")
+    result = checked("tmcg")
+    assert [e.label for e in result.selection] == ["tokio", "monoio", "compio", "glommio"] and not result.warnings
+    assert {p.binary for p in plan.build(result.knobs, result.selection)} == {"tokio", "monoio", "compio", "glommio"}
     monoio = runtimes.by_label("monoio")
-    assert monoio.modes == ("rtt", "throughput")
-    result = checked("tm")
-    assert [e.label for e in result.selection] == ["tokio"]
-    assert result.warnings == ["-m: the monoio runtime measures no in-process benchmark; skipped with MODE=micro"]
-    assert checked("m").usage.startswith("-m: the monoio runtime measures no in-process benchmark; with MODE=micro")
     for mode in ("rtt", "throughput"):
         swept = knobs.check({"MODE": mode}, "m", "localhost")
         assert not swept.usage and not swept.errors and selection.has_pong(monoio)
