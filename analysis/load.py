@@ -197,7 +197,7 @@ def throughput_meta(data: dict) -> dict:
     }
 
 
-MICRO_PARAMS = ("tasks", "yields", "instances", "hold_ms", "workers", "events", "queue", "event_type")
+MICRO_PARAMS = ("tasks", "yields", "instances", "hold_ms", "workers", "events", "queue", "event_type", "event_size")
 
 
 def micro_meta(data: dict) -> dict:

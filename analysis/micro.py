@@ -24,7 +24,7 @@ from .uncertainty import NOISE
 
 SCHEDULER = ("spawn_many", "yield_many", "ping_pong", "chained_spawn")
 BENCH_ORDER = (*SCHEDULER, "notify", "oneshot", "channel")
-EVENT_ORDER = ("int", "string", "shared")
+EVENT_ORDER = ("int", "string", "string_copy", "shared", "shared_arc")
 POINT = ["framework", "bench", "primitive", *MICRO_PARAMS]
 FIGURES = ("ns_per_op", "ops_per_s")
 # What one operation is, per benchmark (the table's notes and the figures' captions).
@@ -75,7 +75,7 @@ def order(frame: pd.DataFrame) -> pd.DataFrame:
         event_rank=style.order_key(frame["event_type"], EVENT_ORDER),
         framework_rank=style.order_key(frame["framework"], style.FRAMEWORK_ORDER),
         sort_round=frame["round"] if "round" in frame else 1)
-    sizes = ["instances", "workers", "tasks", "yields", "events", "queue", "hold_ms"]
+    sizes = ["event_size", "instances", "workers", "tasks", "yields", "events", "queue", "hold_ms"]
     keys = keys.sort_values(["bench_rank", "bench", "event_rank", *sizes, "framework_rank", "framework",
                              "sort_round"], kind="stable", na_position="first")
     return keys.drop(columns=["bench_rank", "event_rank", "framework_rank", "sort_round"]).reset_index(drop=True)
@@ -138,7 +138,8 @@ def combine(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def size_label(p) -> str:
-    """What was measured, in words: 10000 tasks; 200 tasks × 1000 yields; N = 100000; int, W = 1000."""
+    """What was measured, in words: 10000 tasks; 200 tasks × 1000 yields; N = 100000; int, W = 1000;
+    string of 16 B, W = 100."""
     def n(value) -> str:
         return style.count(value)
 
@@ -152,7 +153,8 @@ def size_label(p) -> str:
         hold = "" if pd.isna(p.hold_ms) else f", hold {n(p.hold_ms)} ms"
         return f"N = {n(p.instances)}{hold}"
     if p.bench == "channel":
-        return f"{p.event_type}, W = {n(p.workers)}, E = {n(p.events)}, Q = {n(p.queue)}"
+        size = "" if pd.isna(p.event_size) else f" of {n(p.event_size)} B"
+        return f"{p.event_type}{size}, W = {n(p.workers)}, E = {n(p.events)}, Q = {n(p.queue)}"
     return f"{n(p.tasks)} tasks"
 
 

@@ -8,6 +8,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
@@ -196,18 +197,27 @@ def notify_page(sweep, points):
     yield fig
 
 
+EVENT_TITLES = {"int": "integer events", "string": "a fresh string per event",
+                "string_copy": "a copy of one string per event", "shared": "one shared string (uncounted)",
+                "shared_arc": "one shared Arc<str> (counted)"}
+
+
 def channel_page(sweep, points):
     shown = _measured(points[points["bench"] == "channel"])
     if shown.empty:
         return
-    types = [t for t in micro.EVENT_ORDER if t in set(shown["event_type"])] + sorted(
-        set(shown["event_type"]) - set(micro.EVENT_ORDER))
+    # A panel per event type and string size (older logs and int events have no size).
+    kinds = shown[["event_type", "event_size"]].drop_duplicates()
+    kinds = kinds.assign(rank=style.order_key(kinds["event_type"], micro.EVENT_ORDER)).sort_values(
+        ["rank", "event_type", "event_size"], na_position="first")
     fig, axes = report.new_page("Channel throughput against workers", report.context(sweep, sweep.runs),
-                                len(types))
-    for ax, event_type in zip(axes, types, strict=True):
-        channel_lines(ax, points[points["event_type"] == event_type])
-        report.panel_title(ax, {"int": "integer events", "string": "a fresh string per event",
-                                "shared": "a shared string"}.get(event_type, event_type))
+                                len(kinds))
+    for ax, (event_type, size) in zip(axes, zip(kinds["event_type"], kinds["event_size"], strict=True),
+                                      strict=True):
+        same_size = points["event_size"].isna() if pd.isna(size) else points["event_size"] == size
+        channel_lines(ax, points[(points["event_type"] == event_type) & same_size])
+        title = EVENT_TITLES.get(event_type, event_type)
+        report.panel_title(ax, title if pd.isna(size) else f"{title} ({style.count(size)} B)")
     xlabel = axes[0].get_xlabel()
     report.finish(fig, axes, framework_handles(shown["framework"]) + [_ci_handle()], "xy")
     e = " or ".join(sorted({style.count(v) for v in shown["events"].dropna()})) or "?"

@@ -40,16 +40,16 @@ def test_the_go_reference_is_in_the_list_for_micro_only():
 @pytest.mark.parametrize("mode", ["rtt", "throughput"])
 def test_the_go_flag_is_refused_outside_micro_with_what_it_is_for(mode):
     result = knobs.check({"MODE": mode}, "tG", "localhost")
-    assert result.usage == ("-G (go) runs only with MODE=micro, not MODE=" + mode + ": Go goroutines and buffered "
-                            "channels (go-micro): the channel benchmark's reference, MODE=micro only")
+    assert result.usage == ("-G (go) runs only with MODE=micro, not MODE=" + mode + ": Go goroutines, channels and "
+                            "runtime.Gosched (go-micro): the in-process benchmarks' reference, MODE=micro only")
     assert knobs.check({"MODE": mode}, "G", "peer").usage.startswith("-G (go) runs only with MODE=micro")
 
 
 def test_micro_defaults_one_repeat_and_its_own_knobs_only_in_a_micro_sweep():
     k = checked().knobs
     assert k["REPEATS"] == "1" and k["BENCHES"].split() == list(micro.BENCHES)
-    assert (k["MICRO_INSTANCES"], k["MICRO_WORKERS"], k["MICRO_EVENT_TYPES"]) == (
-        "10000 100000", "100 1000", "int string shared")
+    assert (k["MICRO_INSTANCES"], k["MICRO_WORKERS"], k["MICRO_EVENT_TYPES"], k["MICRO_EVENT_SIZES"]) == (
+        "10000 100000", "100 1000", "int string string_copy shared", "16")
     assert (k["MICRO_REPEAT"], k["MICRO_TIMEOUT"], k["MICRO_CPUS"]) == ("10", "120", "")
     assert checked(REPEATS="3").knobs["REPEATS"] == "3"
     assert "BENCHES" not in knobs.check({}, "St").knobs  # an RTT sweep records none of them
@@ -57,13 +57,14 @@ def test_micro_defaults_one_repeat_and_its_own_knobs_only_in_a_micro_sweep():
 
 def test_every_bad_micro_knob_is_named_at_once_and_a_bad_bench_names_the_valid_ones():
     result = checked(BENCHES="spawn_many spawn_lots", MICRO_INSTANCES="0 10k", MICRO_WORKERS=" ",
-                     MICRO_EVENT_TYPES="int bytes", MICRO_REPEAT="0", MICRO_TIMEOUT="soon", MICRO_CPUS="all")
+                     MICRO_EVENT_TYPES="int bytes", MICRO_EVENT_SIZES="16 0", MICRO_REPEAT="0", MICRO_TIMEOUT="soon", MICRO_CPUS="all")
     assert result.errors == [
         f"BENCHES: 'spawn_lots' is not a benchmark: choose from {EVERY_BENCH}",
         "MICRO_INSTANCES: '0' is not a number of holder/waiter pairs from 1 to 999999999",
         "MICRO_INSTANCES: '10k' is not a number of holder/waiter pairs from 1 to 999999999",
         'MICRO_WORKERS is empty: expected channel workers, e.g. "100 1000"',
-        "MICRO_EVENT_TYPES: 'bytes' is not an event type: choose from int, string, shared",
+        "MICRO_EVENT_TYPES: 'bytes' is not an event type: choose from int, string, string_copy, shared, shared_arc",
+        "MICRO_EVENT_SIZES: '0' is not a number of bytes of a string event from 1 to 999999999",
         "MICRO_REPEAT='0': expected timed repeats per run from 1 to 1000",
         "MICRO_TIMEOUT='soon': expected whole seconds > 0 for a whole run, e.g. 120",
         "MICRO_CPUS='all': expected a CPU list like 0 or 0-1 (empty: every CPU)",
@@ -84,18 +85,19 @@ def test_references_without_a_micro_program_are_skipped_or_refused_alone():
     assert result.warnings == ["-P: the ping reference measures no in-process benchmark; skipped with MODE=micro",
                                "-B: the busy-poll reference measures no in-process benchmark; skipped with MODE=micro"]
     assert checked("P").usage == ("-P: the ping reference measures no in-process benchmark; with MODE=micro choose "
-                                  "-S, -t, -a, -s, -G or -K")
-    assert checked("G", BENCHES="notify").usage == ("-G: go runs only channel, which BENCHES leaves out; with "
-                                                    "MODE=micro choose -S, -t, -a, -s or -K")
+                                  "-S, -t, -a, -s, -m, -c, -g, -G or -K")
+    go_notify = checked("G", BENCHES="notify")  # go runs every benchmark
+    assert not go_notify.usage and [e.label for e in go_notify.selection] == ["go"]
 
 
-def test_a_runtime_without_a_micro_binary_is_skipped_in_micro_and_swept_in_the_other_modes():
+def test_the_io_uring_runtimes_take_part_in_micro_and_in_the_other_modes():
+    for label in ("monoio", "compio", "glommio"):
+        entry = runtimes.by_label(label)
+        assert entry.takes_part("micro") and entry.takes_part("rtt") and entry.takes_part("throughput")
+    result = checked("tmcg")
+    assert [e.label for e in result.selection] == ["tokio", "monoio", "compio", "glommio"] and not result.warnings
+    assert {p.binary for p in plan.build(result.knobs, result.selection)} == {"tokio", "monoio", "compio", "glommio"}
     monoio = runtimes.by_label("monoio")
-    assert monoio.modes == ("rtt", "throughput")
-    result = checked("tm")
-    assert [e.label for e in result.selection] == ["tokio"]
-    assert result.warnings == ["-m: the monoio runtime measures no in-process benchmark; skipped with MODE=micro"]
-    assert checked("m").usage.startswith("-m: the monoio runtime measures no in-process benchmark; with MODE=micro")
     for mode in ("rtt", "throughput"):
         swept = knobs.check({"MODE": mode}, "m", "localhost")
         assert not swept.usage and not swept.errors and selection.has_pong(monoio)
@@ -108,20 +110,34 @@ def test_micro_is_refused_across_hosts():
                                                "./run-localhost.sh")
 
 
-def test_the_default_plan_runs_every_bench_at_its_sizes_and_go_only_the_channel():
+def test_the_default_plan_runs_every_bench_at_its_sizes_on_every_entry_go_included():
     points = planned("asStG")
-    per_runtime = 4 + 2 * 2 + 3 * 2  # the scheduler four, notify and oneshot at 2 N, channel at 3 types × 2 W
-    assert len(points) == 4 * per_runtime + 6 and not any(p.skipped for p in points)
+    per_entry = 4 + 2 * 2 + 4 * 2  # the scheduler four, notify and oneshot at 2 N, channel at 4 types × 2 W
+    assert len(points) == 5 * per_entry and not any(p.skipped for p in points)
     tokio = [p.stem for p in points if p.framework == "tokio"]
     assert tokio == ["tokio-spawn_many", "tokio-yield_many", "tokio-ping_pong", "tokio-chained_spawn",
                      "tokio-notify-i10000", "tokio-notify-i100000", "tokio-oneshot-i10000", "tokio-oneshot-i100000",
-                     *[f"tokio-channel-{t}-w{w}" for t in ("int", "string", "shared") for w in (100, 1000)]]
+                     *[f"tokio-channel-{t}-w{w}" for t in ("int", "string", "string_copy", "shared")
+                       for w in (100, 1000)]]
     go = [p for p in points if p.framework == "go"]
-    assert {p.bench for p in go} == {"channel"} and {p.binary for p in go} == {"go"}
-    assert [p.framework for p in points][::per_runtime][:4] == ["std", "tokio", "async-std", "smol"]
+    assert [p.stem.replace("go-", "tokio-", 1) for p in go] == tokio and {p.binary for p in go} == {"go"}
+    assert [p.framework for p in points][::per_entry] == ["std", "tokio", "async-std", "smol", "go"]
     # The issue's whole grid: N up to 1 000 000, W up to 10 000.
     full = planned("asStG", MICRO_INSTANCES="10000 100000 1000000", MICRO_WORKERS="100 1000 10000")
-    assert len(full) == 4 * (4 + 2 * 3 + 3 * 3) + 9
+    assert len(full) == 5 * (4 + 2 * 3 + 4 * 3)
+
+
+def test_event_sizes_multiply_the_string_points_only_and_go_has_no_shared_arc():
+    points = planned("tG", BENCHES="channel", MICRO_WORKERS="100", MICRO_EVENT_TYPES="int string_copy shared_arc",
+                     MICRO_EVENT_SIZES="16 256")
+    assert [p.stem for p in points] == [
+        "tokio-channel-int-w100", "tokio-channel-string_copy-w100", "tokio-channel-string_copy-s256-w100",
+        "tokio-channel-shared_arc-w100", "tokio-channel-shared_arc-s256-w100",
+        "go-channel-int-w100", "go-channel-string_copy-w100", "go-channel-string_copy-s256-w100"]
+    sized = next(p for p in points if p.stem == "go-channel-string_copy-s256-w100")
+    assert sized.args(checked("G").knobs)[:7] == ["--bench", "channel", "--event-type", "string_copy",
+                                                   "--event-size", "256", "--workers"]
+    assert sized.record()["sizes"] == {"event_type": "string_copy", "event_size": 256, "workers": 100}
 
 
 def test_the_kotlin_reference_runs_every_bench_and_its_estimate_counts_the_jvm():
@@ -158,6 +174,8 @@ def test_plan_lines_carry_the_binary_s_arguments_and_its_time_limit():
     assert lines == [
         "go-channel-string-w8-r1\tmicro\tgo\t-\t-\t-\t-\t35\t-\t1\t--bench channel --event-type string --workers 8 "
         "--repeat 4 --timeout 30\t-",
+        "go-notify-i500-r1\tmicro\tgo\t-\t-\t-\t-\t35\t-\t1\t--bench notify --instances 500 --repeat 4 "
+        "--timeout 30\t-",
         "tokio-channel-string-w8-r1\tmicro\ttokio\t-\t-\t-\t-\t35\t-\t1\t--bench channel --event-type string "
         "--workers 8 --repeat 4 --timeout 30\t-",
         "tokio-notify-i500-r1\tmicro\ttokio\t-\t-\t-\t-\t35\t-\t1\t--bench notify --instances 500 --repeat 4 "
@@ -239,7 +257,8 @@ def test_closing_figures_of_a_micro_sweep():
 def test_the_help_lists_the_micro_knobs_and_the_go_flag(capsys):
     cli.main(["help"])
     out = capsys.readouterr().out
-    assert "  -G  go: Go goroutines and buffered channels (go-micro)" in out
+    assert "  -G  go: Go goroutines, channels and runtime.Gosched (go-micro)" in out
+    assert 'MICRO_EVENT_SIZES="16"' in out
     assert 'BENCHES="spawn_many yield_many ping_pong chained_spawn notify oneshot channel"' in out
     assert "MICRO_CPUS=" in out and "MICRO_REPEAT=10" in out
     cli.main(["help", "--network"])

@@ -13,7 +13,8 @@ from sweep_helpers import (shim, BIN_DIR, REPO, Run, load_json, process_name, pr
 SCRIPT = "run-localhost.sh"
 TINY = {"MODE": "micro", "BENCHES": "spawn_many notify channel", "MICRO_INSTANCES": "200",
         "MICRO_WORKERS": "4", "MICRO_EVENT_TYPES": "int", "MICRO_REPEAT": "3", "MICRO_TIMEOUT": "60"}
-MICRO_PREFIX = {"std": "std", "tokio": "tokio", "async-std": "asyncstd", "smol": "smol", "go": "go", "kotlin": "kotlin"}
+MICRO_PREFIX = {"std": "std", "tokio": "tokio", "async-std": "asyncstd", "smol": "smol", "monoio": "monoio",
+                "compio": "compio", "glommio": "glommio", "go": "go", "kotlin": "kotlin"}
 
 
 def require_micro(*frameworks):
@@ -167,17 +168,20 @@ def test_micro_cpus_pins_the_benchmarks(tmp_path):
     assert sweep["pinning"] == "micro: 0" and sweep["knobs"]["MICRO_CPUS"] == "0"
 
 
-def test_the_go_reference_runs_the_channel_points_only(tmp_path):
+def test_the_go_reference_runs_the_scheduler_and_channel_points(tmp_path):
     require_micro("tokio", "go")
     run = run_script(SCRIPT, ["-tG"], tmp_path, timeout=120, **TINY | {"BENCHES": "spawn_many channel"})
     assert run.rc == 0, run.output
     folder = sweep_dir(tmp_path)
     sweep = load_json(folder / "sweep.json")
     assert sweep["frameworks"] == ["tokio", "go"]
-    assert [p["stem"] for p in sweep["points"]] == ["tokio-spawn_many", "tokio-channel-int-w4", "go-channel-int-w4"]
+    assert [p["stem"] for p in sweep["points"]] == ["tokio-spawn_many", "tokio-channel-int-w4", "go-spawn_many",
+                                                    "go-channel-int-w4"]
     log = load_json(folder / "go-channel-int-w4-r1.json")
     assert (log["framework"], log["primitive"], log["complete"], len(log["times_ns"])) == ("go", "go chan", True, 3)
     assert log["ops"] == 4 * 10_000
+    log = load_json(folder / "go-spawn_many-r1.json")
+    assert (log["primitive"], log["complete"], log["ops"]) == ("go statement", True, 10_000)
     (facts,) = sweep["hosts"].values()
     assert "go-micro" in facts["binaries"]  # its --version: see the contract's deviations
 

@@ -52,7 +52,7 @@ def reference_figures(times, ops) -> tuple[dict, dict]:
 
 def params_of(bench: str, **sizes) -> dict:
     params = dict.fromkeys(("tasks", "yields", "instances", "hold_ms", "workers", "events", "queue",
-                            "event_type"))
+                            "event_type", "event_size"))
     params |= DEFAULTS.get(bench, {})
     if bench in ("notify", "oneshot"):
         params |= {"instances": 10_000, "hold_ms": 100}

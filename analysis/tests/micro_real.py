@@ -57,8 +57,8 @@ def micro_runtimes() -> list:
 
 
 def run_all(folder: Path) -> list[Path]:
-    """Every runtime × RUNS, std's notify and oneshot above its cap too, and go-micro's channel runs
-    when `make` built it (it needs go); returns the logs' paths."""
+    """Every runtime × RUNS, std's notify and oneshot above its cap too, and go-micro × RUNS when `make`
+    built it (it needs go); returns the logs' paths."""
     folder.mkdir(parents=True, exist_ok=True)
     logs = []
     for entry in micro_runtimes():
@@ -68,5 +68,5 @@ def run_all(folder: Path) -> list[Path]:
         logs.append(run_one(folder, "std", "std", bench, ["--instances", str(STD_CAPPED)]))
     if go_built():
         go = runtimes.by_label("go")
-        logs += [run_one(folder, go.label, go.binary_prefix, bench, args) for bench, args in RUNS if bench == "channel"]
+        logs += [run_one(folder, go.label, go.binary_prefix, bench, args) for bench, args in RUNS]
     return logs

@@ -2,17 +2,44 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// eventText is the text of a string event (16 bytes), as in rtt-core's channel benchmark.
-const eventText = "event-0123456789"
+// fill is the byte a string event is made of, as in rtt-core's micro/channel.rs.
+const fill = "e"
+
+// channelRun is one iteration of --bench channel with the event type of o: int, string (built
+// afresh for each event, from nothing), string_copy (a copy of one shared original for each
+// event) or shared (the original's header: a pointer nobody counts; the GC owns the string).
+func channelRun(o options, original string) (time.Duration, error) {
+	w, e, q := o.workers, o.events, int(o.queue)
+	size := uint64(len(original))
+	stringExpected := func(n uint64) uint64 { return n * size }
+	switch o.eventType {
+	case "string":
+		return channelBench(w, e, q, func(uint64) string { return fresh(int(size)) }, stringCheck, stringExpected)
+	case "string_copy":
+		return channelBench(w, e, q, func(uint64) string { return strings.Clone(original) }, stringCheck, stringExpected)
+	case "shared":
+		return channelBench(w, e, q, func(uint64) string { return original }, stringCheck, stringExpected)
+	default:
+		return channelBench(w, e, q, func(i uint64) uint64 { return i }, func(v uint64) uint64 { return v }, intExpected)
+	}
+}
+
+// fresh is a new string of n bytes, one allocation: strings.Repeat, except for one byte, where
+// it would return its argument unallocated.
+func fresh(n int) string {
+	if n == 1 {
+		return strings.Clone(fill)
+	}
+	return strings.Repeat(fill, n)
+}
 
 func stringCheck(s string) uint64 { return uint64(len(s)) }
-
-func stringExpected(n uint64) uint64 { return n * uint64(len(eventText)) }
 
 // intExpected is the sum of 0 .. n-1, wrapping as the running sum does.
 func intExpected(n uint64) uint64 {

@@ -39,7 +39,7 @@ type microLog struct {
 	NotRun           *string        `json:"not_run"`
 }
 
-// params are the sizes; those of the Rust-only benchmarks are null.
+// params are the sizes; those of other benchmarks are null.
 type params struct {
 	Tasks     *uint64 `json:"tasks"`
 	Yields    *uint64 `json:"yields"`
@@ -49,10 +49,10 @@ type params struct {
 	Events    *uint64 `json:"events"`
 	Queue     *uint64 `json:"queue"`
 	EventType *string `json:"event_type"`
+	EventSize *uint64 `json:"event_size"`
 }
 
-func newLog(o options) *microLog {
-	workers, events, queue, eventType := o.workers, o.events, o.queue, o.eventType
+func newLog(o options, p plan) *microLog {
 	return &microLog{
 		Kind:             "micro",
 		Schema:           "rtt-log/1",
@@ -66,10 +66,10 @@ func newLog(o options) *microLog {
 		CPUsAllowed:      field("/proc/self/status", "Cpus_allowed_list"),
 		SuiteVersion:     suiteVersion,
 		StartedAt:        time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
-		Bench:            "channel",
-		Primitive:        "go chan",
-		Params:           params{Workers: &workers, Events: &events, Queue: &queue, EventType: &eventType},
-		Ops:              workers * events,
+		Bench:            o.bench,
+		Primitive:        primitive(o.bench),
+		Params:           p.params,
+		Ops:              p.ops,
 		Repeat:           o.repeat,
 		Warmup:           1,
 		TimesNs:          []uint64{},
@@ -78,7 +78,7 @@ func newLog(o options) *microLog {
 
 // human is the one line printed without --out or --json.
 func (l *microLog) human() string {
-	what := fmt.Sprintf("go channel (%s; %s, %d threads): %d ops", l.Primitive, l.Flavor, l.Threads, l.Ops)
+	what := fmt.Sprintf("go %s (%s; %s, %d threads): %d ops", l.Bench, l.Primitive, l.Flavor, l.Threads, l.Ops)
 	if l.NsPerOp.Median == nil {
 		return what + ", no repeat finished\n"
 	}

@@ -1,9 +1,9 @@
-// Command go-micro is the Go reference of the suite's channel benchmark, as the Go/Rust
-// "bench-of-chan" compared them: W worker goroutines, each receiving from its own buffered
-// channel of Q events, fed by its own producer goroutine that sends E events (an integer, a
-// freshly allocated string, or one shared string). It takes the options of the Rust *-micro
-// binaries that apply (--bench channel only) and writes the same log, framework "go".
-// Standard library only; see docs/micro.md.
+// Command go-micro is the Go reference of the suite's in-process benchmarks: the scheduler
+// (spawn_many, yield_many, ping_pong, chained_spawn) with goroutines and runtime.Gosched,
+// notify and oneshot with a channel per waiter (a send; a close), and the channel throughput
+// of the Go/Rust "bench-of-chan" (W worker goroutines, each receiving from its own buffered
+// channel fed by its own producer). It takes the Rust *-micro binaries' options (--flavor
+// aside) and writes the same log, framework "go". Standard library only; see docs/micro.md.
 package main
 
 import (
@@ -30,10 +30,15 @@ func usageError(format string, args ...any) {
 
 type options struct {
 	bench     string
+	tasks     uint64
+	yields    uint64
+	instances uint64
+	holdMs    uint64
 	workers   uint64
 	events    uint64
 	queue     uint64
 	eventType string
+	eventSize uint64
 	repeat    uint64
 	timeout   float64
 	threads   uint64
@@ -45,11 +50,17 @@ func parseOptions(args []string) options {
 	fs := flag.NewFlagSet("go-micro", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var o options
-	fs.StringVar(&o.bench, "bench", "", "the benchmark: channel (the only one in Go)")
-	fs.Uint64Var(&o.workers, "workers", 100, "workers, each with its own channel and producer")
-	fs.Uint64Var(&o.events, "events", 10_000, "events each producer sends")
-	fs.Uint64Var(&o.queue, "queue", 256, "the buffer of each worker's channel")
-	fs.StringVar(&o.eventType, "event-type", "int", "int, string (fresh) or shared")
+	fs.StringVar(&o.bench, "bench", "", "the benchmark: "+oneOf(benches))
+	// 0: the benchmark's default (resolve); given as 0, refused below.
+	fs.Uint64Var(&o.tasks, "tasks", 0, "spawn_many: goroutines [10000]; yield_many: [200]; ping_pong: round trips [1000]; chained_spawn: depth [1000]")
+	fs.Uint64Var(&o.yields, "yields", 0, "yield_many: yields per goroutine [1000]")
+	fs.Uint64Var(&o.instances, "instances", 0, "notify, oneshot: holder and waiter pairs [10000]")
+	fs.Uint64Var(&o.holdMs, "hold-ms", 100, "notify, oneshot: how long each holder sleeps")
+	fs.Uint64Var(&o.workers, "workers", 100, "channel: workers, each with its own channel and producer")
+	fs.Uint64Var(&o.events, "events", 10_000, "channel: events each producer sends")
+	fs.Uint64Var(&o.queue, "queue", 256, "channel: the buffer of each worker's channel")
+	fs.StringVar(&o.eventType, "event-type", "int", "channel: "+oneOf(eventTypes))
+	fs.Uint64Var(&o.eventSize, "event-size", 16, "channel, string event types: bytes of each string")
 	fs.Uint64Var(&o.repeat, "repeat", 10, "timed repeats after one untimed warm-up")
 	fs.Float64Var(&o.timeout, "timeout", 120, "seconds the whole run may last")
 	fs.Uint64Var(&o.threads, "threads", 0, "GOMAXPROCS [default: the CPUs this process may use]")
@@ -58,10 +69,6 @@ func parseOptions(args []string) options {
 	version := fs.Bool("version", false, "print the version, as every binary of the suite does, and exit")
 	// The Rust binaries' other options: accepted by name, refused with a reason.
 	refused := map[string]string{
-		"tasks":     "the scheduler benchmarks run in Rust only",
-		"yields":    "the scheduler benchmarks run in Rust only",
-		"instances": "notify and oneshot run in Rust only",
-		"hold-ms":   "notify and oneshot run in Rust only",
 		"flavor":    "Go has one scheduler; --threads sets GOMAXPROCS",
 		"busy-poll": "it applies to std-ping and std-pong only",
 	}
@@ -69,7 +76,7 @@ func parseOptions(args []string) options {
 		fs.String(name, "", "not for go-micro")
 	}
 	if err := fs.Parse(args); err != nil {
-		usageError("%s", strings.Replace(err.Error(), "-", "--", 1))
+		usageError("%s", strings.ReplaceAll(err.Error(), " -", " --"))
 	}
 	if *version {
 		fmt.Printf("go-micro %s\n", suiteVersion)
@@ -78,6 +85,13 @@ func parseOptions(args []string) options {
 	if fs.NArg() > 0 {
 		usageError("unexpected argument %q", fs.Arg(0))
 	}
+	switch {
+	case o.bench == "":
+		usageError("--bench is required: one of %s", oneOf(benches))
+	case !contains(benches, o.bench):
+		usageError("invalid value '%s' for '--bench': possible values: %s", o.bench, oneOf(benches))
+	}
+	sizes := []string{"tasks", "yields", "instances", "hold-ms", "workers", "events", "queue", "event-type", "event-size"}
 	fs.Visit(func(f *flag.Flag) {
 		if reason, ok := refused[f.Name]; ok {
 			usageError("--%s does not apply to go-micro: %s", f.Name, reason)
@@ -85,23 +99,30 @@ func parseOptions(args []string) options {
 		if f.Name == "threads" && o.threads < 1 {
 			usageError("invalid value '0' for '--threads': must be 1 to 1024")
 		}
+		if contains(sizes, f.Name) && !contains(sizeFlags[o.bench], f.Name) {
+			usageError("--%s does not apply to --bench %s; see --help for the sizes of each benchmark", f.Name, o.bench)
+		}
+		if f.Name == "event-size" && o.eventType == "int" {
+			usageError("--event-size applies to the string event types only (--event-type %s)", oneOf(eventTypes[1:]))
+		}
+		for _, size := range []struct {
+			name  string
+			value uint64
+			max   uint64
+		}{{"tasks", o.tasks, 1e9}, {"yields", o.yields, 1e9}, {"instances", o.instances, 1e12}, {"event-size", o.eventSize, 1 << 20}} {
+			if f.Name == size.name && (size.value < 1 || size.value > size.max) {
+				usageError("invalid value '%d' for '--%s': must be 1 to %d", size.value, size.name, size.max)
+			}
+		}
 	})
-	switch o.bench {
-	case "channel":
-	case "":
-		usageError("--bench is required: --bench channel")
-	case "spawn_many", "yield_many", "ping_pong", "chained_spawn", "notify", "oneshot":
-		usageError("--bench %s: go-micro runs only --bench channel (the others run in Rust only)", o.bench)
-	default:
-		usageError("--bench %s: unknown benchmark; go-micro runs --bench channel", o.bench)
-	}
 	for _, size := range []struct {
 		name  string
 		value uint64
+		min   uint64
 		max   uint64
-	}{{"workers", o.workers, 1e9}, {"events", o.events, 1e9}, {"queue", o.queue, 1 << 24}, {"repeat", o.repeat, 10_000}} {
-		if size.value < 1 || size.value > size.max {
-			usageError("invalid value '%d' for '--%s': must be 1 to %d", size.value, size.name, size.max)
+	}{{"hold-ms", o.holdMs, 0, 60_000}, {"workers", o.workers, 1, 1e9}, {"events", o.events, 1, 1e9}, {"queue", o.queue, 1, 1 << 24}, {"repeat", o.repeat, 1, 10_000}} {
+		if size.value < size.min || size.value > size.max {
+			usageError("invalid value '%d' for '--%s': must be %d to %d", size.value, size.name, size.min, size.max)
 		}
 	}
 	if o.threads > 1024 {
@@ -110,35 +131,19 @@ func parseOptions(args []string) options {
 	if o.timeout <= 0 || o.timeout > 86_400 || math.IsNaN(o.timeout) {
 		usageError("invalid value '%v' for '--timeout': must be more than 0 and at most 86400 seconds", o.timeout)
 	}
-	switch o.eventType {
-	case "int", "string", "shared":
-	default:
-		usageError("invalid value '%s' for '--event-type': possible values: int, string, shared", o.eventType)
+	switch {
+	case o.eventType == "shared_arc":
+		usageError("--event-type shared_arc: a Go string has no reference count to share (the GC owns it); it runs in Rust only")
+	case !contains(eventTypes, o.eventType):
+		usageError("invalid value '%s' for '--event-type': possible values: %s", o.eventType, oneOf(eventTypes))
 	}
 	return o
 }
 
-// Bytes a goroutine holds (its smallest stack and descriptor), and a channel besides its buffer.
-const goroutineBytes, channelBytes = 4096, 256
-
-// checkMemory refuses, before allocating, sizes whose estimate exceeds 80 % of MemAvailable.
-func checkMemory(o options) {
-	available, ok := kilobytesField("/proc/meminfo", "MemAvailable:")
-	if !ok {
-		return
-	}
-	eventBytes := map[string]uint64{"int": 8, "string": 16 + 16, "shared": 16}[o.eventType]
-	perWorker := 2*goroutineBytes + channelBytes + o.queue*eventBytes
-	allowed := uint64(float64(available) * 0.8)
-	if needed := perWorker * o.workers; needed/o.workers != perWorker || needed > allowed {
-		usageError("--workers %d: --bench channel would need about %.1f GB (%d B per worker), more than 80 %% of the %.1f GB available (MemAvailable); use at most --workers %d",
-			o.workers, float64(perWorker)*float64(o.workers)/1e9, perWorker, float64(available)/1e9, allowed/perWorker)
-	}
-}
-
 func main() {
 	o := parseOptions(os.Args[1:])
-	checkMemory(o)
+	p := resolve(&o)
+	checkMemory(o, p)
 	if o.threads > 0 {
 		runtime.GOMAXPROCS(int(o.threads))
 	}
@@ -158,10 +163,10 @@ func main() {
 		}
 		file = f
 	}
-	log := newLog(o)
+	log := newLog(o, p)
 	deadline := time.Now().Add(time.Duration(o.timeout * float64(time.Second)))
 	results := make(chan result)
-	go iterations(o, results)
+	go iterations(o, p, results)
 	timer := time.NewTimer(time.Until(deadline))
 	for done := false; !done; {
 		select {
@@ -189,10 +194,11 @@ type result struct {
 }
 
 // iterations runs the warm-up, then the timed repeats, each sent as it finishes.
-func iterations(o options, results chan<- result) {
+func iterations(o options, p plan, results chan<- result) {
 	defer close(results)
+	original := strings.Repeat(fill, int(o.eventSize))
 	for i := uint64(0); i <= o.repeat; i++ {
-		elapsed, err := once(o)
+		elapsed, err := once(o, p, original)
 		switch {
 		case err != nil && i == 0:
 			results <- result{err: "warm-up: " + err.Error()}
@@ -210,16 +216,25 @@ func iterations(o options, results chan<- result) {
 	}
 }
 
-func once(o options) (time.Duration, error) {
-	q := int(o.queue)
-	switch o.eventType {
-	case "string":
-		return channelBench(o.workers, o.events, q, func(uint64) string { return strings.Clone(eventText) }, stringCheck, stringExpected)
-	case "shared":
-		shared := eventText
-		return channelBench(o.workers, o.events, q, func(uint64) string { return shared }, stringCheck, stringExpected)
+// once is one iteration of the benchmark; `original` is the shared string of the channel's
+// string events, made once per process.
+func once(o options, p plan, original string) (time.Duration, error) {
+	hold := time.Duration(o.holdMs) * time.Millisecond
+	switch o.bench {
+	case "spawn_many":
+		return spawnMany(*p.params.Tasks)
+	case "yield_many":
+		return yieldMany(*p.params.Tasks, *p.params.Yields)
+	case "ping_pong":
+		return pingPong(*p.params.Tasks)
+	case "chained_spawn":
+		return chainedSpawn(*p.params.Tasks)
+	case "notify":
+		return notify(*p.params.Instances, hold)
+	case "oneshot":
+		return oneshot(*p.params.Instances, hold)
 	default:
-		return channelBench(o.workers, o.events, q, func(i uint64) uint64 { return i }, func(v uint64) uint64 { return v }, intExpected)
+		return channelRun(o, original)
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"sort"
 )
@@ -48,9 +50,21 @@ func nearestRank(sorted []uint64, p float64) uint64 {
 
 // medianInterval holds a median across repeats and its 95 % interval (nil: none).
 type medianInterval struct {
-	Median *float64 `json:"median"`
-	Low    *float64 `json:"low"`
-	High   *float64 `json:"high"`
+	Median *figure `json:"median"`
+	Low    *figure `json:"low"`
+	High   *figure `json:"high"`
+}
+
+// figure is a float written as the Rust logs write it: a whole value keeps its ".0" (430.0, not
+// Go's 430), so that the log reads back as the typed Rust struct into the very same JSON.
+type figure float64
+
+func (f figure) MarshalJSON() ([]byte, error) {
+	text, err := json.Marshal(float64(f))
+	if err == nil && !bytes.ContainsAny(text, ".eE") {
+		text = append(text, ".0"...)
+	}
+	return text, err
 }
 
 // figures gives ns per operation and operations per second, as rtt-core's micro report does:
@@ -62,8 +76,8 @@ func figures(times []uint64, ops uint64) (perOp, rate medianInterval) {
 	sorted := append([]uint64(nil), times...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	o := float64(ops)
-	pf := func(ns uint64) *float64 { v := float64(ns) / o; return &v }
-	rf := func(ns uint64) *float64 { v := o * 1e9 / float64(ns); return &v }
+	pf := func(ns uint64) *figure { v := figure(float64(ns) / o); return &v }
+	rf := func(ns uint64) *figure { v := figure(o * 1e9 / float64(ns)); return &v }
 	median := nearestRank(sorted, 50)
 	perOp.Median, rate.Median = pf(median), rf(median)
 	if low, high, ok := medianIntervalRanks(len(sorted)); ok {

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestMedianIntervalRanksMatchRttCore(t *testing.T) {
 	for _, c := range []struct{ n, low, high int }{{6, 1, 6}, {10, 2, 9}, {20, 6, 15}} {
@@ -33,6 +36,15 @@ func TestChecksumsAreTheSumsOfTheEvents(t *testing.T) {
 		}
 		if got := intExpected(n); got != sum {
 			t.Errorf("n = %d: %d, want %d", n, got, sum)
+		}
+	}
+}
+
+// A whole figure is written with its ".0", as serde_json writes an f64.
+func TestWholeFiguresKeepTheirDecimalPoint(t *testing.T) {
+	for value, want := range map[figure]string{430: "430.0", 436.42: "436.42", 2e6: "2000000.0", 0.5: "0.5"} {
+		if text, err := json.Marshal(value); err != nil || string(text) != want {
+			t.Errorf("%v: %s, want %s (%v)", float64(value), text, want, err)
 		}
 	}
 }

@@ -63,6 +63,7 @@ MODE=micro (each point one run of BIN_DIR/<runtime>-micro; docs/sweeps.md):
                          the benchmarks, a point each at the binaries' default sizes but:
   MICRO_INSTANCES="{MICRO_INSTANCES}"   notify, oneshot: holder/waiter pairs, a point each
   MICRO_WORKERS="{MICRO_WORKERS}"  MICRO_EVENT_TYPES="{MICRO_EVENT_TYPES}"   channel: a point each pair
+  MICRO_EVENT_SIZES="{MICRO_EVENT_SIZES}"   channel, string event types: bytes of each string, a point each
   MICRO_REPEAT={MICRO_REPEAT}        timed repeats per run, after one untimed warm-up iteration
   MICRO_TIMEOUT={MICRO_TIMEOUT}      seconds a run may take; then its finished repeats are kept
   MICRO_CPUS={MICRO_CPUS}            taskset CPU list of the benchmarks (empty: every CPU)"""

@@ -57,7 +57,8 @@ MICRO_DEFAULTS = {
     # The issue's grid, N up to 1 000 000 and W up to 10 000, takes about 20 min here: docs/sweeps.md.
     "MICRO_INSTANCES": "10000 100000",  # notify, oneshot: holder/waiter pairs, a point each
     "MICRO_WORKERS": "100 1000",  # channel: workers, a point each (× event types)
-    "MICRO_EVENT_TYPES": "int string shared",
+    "MICRO_EVENT_TYPES": "int string string_copy shared",  # shared_arc too for the counted Arc<str>
+    "MICRO_EVENT_SIZES": "16",  # channel, string event types: bytes of each string, a point each
     "MICRO_REPEAT": "10",  # timed repeats per run, after one warm-up iteration (the binaries' --repeat)
     "MICRO_TIMEOUT": "120",  # the binaries' --timeout: seconds for a whole run
     "MICRO_CPUS": "",  # taskset CPU list of the benchmark process; empty: every CPU

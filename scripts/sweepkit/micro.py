@@ -12,7 +12,12 @@ from pathlib import Path
 
 SCHEDULER = ("spawn_many", "yield_many", "ping_pong", "chained_spawn")
 BENCHES = (*SCHEDULER, "notify", "oneshot", "channel")
-EVENT_TYPES = ("int", "string", "shared")
+EVENT_TYPES = ("int", "string", "string_copy", "shared", "shared_arc")
+STRING_EVENTS = EVENT_TYPES[1:]  # the event types --event-size applies to
+DEFAULT_EVENT_SIZE = 16  # the binaries' --event-size: not part of the stem at this size
+STEM_LETTER = {"event-size": "s"}  # a size's letter in the stem; otherwise its option's first letter
+# The references' event types: a Go or JVM string has no reference count, so no shared_arc.
+REFERENCE_EVENT_TYPES = ("int", "string", "string_copy", "shared")
 
 # The binaries' default sizes, for the operations of one repeat (the time guess below).
 DEFAULT_TASKS = {"spawn_many": 10_000, "yield_many": 200, "ping_pong": 1000, "chained_spawn": 1000}
@@ -51,10 +56,11 @@ class MicroPoint:
 
     @property
     def stem(self) -> str:
-        """{framework}-{bench}[-{event type}][-i{instances}|-w{workers}], e.g. tokio-channel-int-w1000."""
+        """{framework}-{bench}[-{event type}][-s{event size}][-i{instances}|-w{workers}], e.g.
+        tokio-channel-int-w1000, go-channel-string_copy-s256-w100 (the size only when not 16)."""
         parts = [self.framework, self.bench]
         for name, value in self.sizes:
-            parts.append(str(value) if name == "event-type" else f"{name[0]}{value}")
+            parts.append(str(value) if name == "event-type" else f"{STEM_LETTER.get(name, name[0])}{value}")
         return "-".join(parts)
 
     def args(self, knobs: dict) -> list[str]:
@@ -127,6 +133,7 @@ def check(k: dict, problems: list[str]) -> None:
     _counts(k, "MICRO_INSTANCES", "holder/waiter pairs", "10000 100000", problems)
     _counts(k, "MICRO_WORKERS", "channel workers", "100 1000", problems)
     _choices(k, "MICRO_EVENT_TYPES", "an event type", EVENT_TYPES, problems)
+    _counts(k, "MICRO_EVENT_SIZES", "bytes of a string event", "16 256", problems)
     repeat = k["MICRO_REPEAT"]
     if UINT.fullmatch(repeat) and len(repeat) <= 4 and 1 <= int(repeat) <= 1000:
         k["MICRO_REPEAT"] = str(int(repeat))
@@ -140,7 +147,7 @@ def check(k: dict, problems: list[str]) -> None:
 
 
 def benches_of(entry, knobs: dict) -> list[str]:
-    """The benchmarks BENCHES asks for that this entry runs (runtimes.json `benches`: go runs channel only)."""
+    """The benchmarks BENCHES asks for that this entry runs (runtimes.json `benches`; without it every one)."""
     asked = knobs["BENCHES"].split()
     mine = entry.benches or BENCHES
     return [b for b in BENCHES if b in asked and b in mine]
@@ -168,12 +175,23 @@ def not_built(entry, knobs: dict) -> str | None:
     return f"no {path} (make builds it where {entry.toolchain} {'are' if ' and ' in entry.toolchain else 'is'} installed)"
 
 
+def channel_sizes(entry, types: list[str], event_sizes: list[int], workers: list[int]) -> list[tuple]:
+    """The channel's sizes on `entry`: each event type (the references, Go and Kotlin, have no shared_arc) ×
+    each event size (string types only; the default size is left out of the arguments and the stem) × each
+    worker count."""
+    kinds = [(("event-type", t),) for t in types if not (entry.reference and t not in REFERENCE_EVENT_TYPES)]
+    sized = [k + ((("event-size", s),) if s != DEFAULT_EVENT_SIZE else ())
+             for k in kinds for s in (event_sizes if k[0][1] in STRING_EVENTS else [DEFAULT_EVENT_SIZE])]
+    return [s + (("workers", w),) for s in dict.fromkeys(sized) for w in workers]
+
+
 def build(knobs: dict, selection) -> list[MicroPoint]:
     """Every point in the list's order: each entry × its benchmarks (BENCHES' order is the list's,
-    BENCHES) × sizes: MICRO_INSTANCES for notify and oneshot, MICRO_EVENT_TYPES × MICRO_WORKERS for
-    channel, the binaries' defaults for the rest."""
+    BENCHES) × sizes: MICRO_INSTANCES for notify and oneshot, MICRO_EVENT_TYPES × MICRO_EVENT_SIZES
+    × MICRO_WORKERS for channel, the binaries' defaults for the rest."""
     points = []
     types = list(dict.fromkeys(knobs["MICRO_EVENT_TYPES"].split()))
+    event_sizes = list(dict.fromkeys(int(x) for x in knobs["MICRO_EVENT_SIZES"].split()))
     instances = list(dict.fromkeys(int(x) for x in knobs["MICRO_INSTANCES"].split()))
     workers = list(dict.fromkeys(int(x) for x in knobs["MICRO_WORKERS"].split()))
     for e in selection:
@@ -181,7 +199,7 @@ def build(knobs: dict, selection) -> list[MicroPoint]:
             if bench in ("notify", "oneshot"):
                 sizes = [(("instances", n),) for n in instances]
             elif bench == "channel":
-                sizes = [(("event-type", t), ("workers", w)) for t in types for w in workers]
+                sizes = channel_sizes(e, types, event_sizes, workers)
             else:
                 sizes = [()]
             points += [MicroPoint(e.label, e.binary_prefix, bench, s) for s in sizes]

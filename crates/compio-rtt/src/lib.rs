@@ -1,5 +1,7 @@
 //! The compio runtime under test (io_uring only): how it builds, spawns, sleeps, yields, does I/O.
 
+pub mod micro;
+
 use std::{
     future::Future,
     io,

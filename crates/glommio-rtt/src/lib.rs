@@ -1,5 +1,7 @@
 //! The glommio runtime under test: how glommio builds, spawns, sleeps, yields and does socket I/O.
 
+pub mod micro;
+
 // glommio runs `!Send` tasks on its executor's thread: every socket, task handle and operation in
 // flight is wrapped in `ThreadBound` for the seam's `Send` bounds (none leaves that thread). Its
 // sockets borrow the seam's lent `Vec<u8>` and copy through buffers of their own, which are what

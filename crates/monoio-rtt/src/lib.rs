@@ -1,5 +1,7 @@
 //! The monoio runtime under test (io_uring, one thread): how it builds, spawns, sleeps, yields and does socket I/O.
 
+pub mod micro;
+
 use std::{
     future::Future,
     io,

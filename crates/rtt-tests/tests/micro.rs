@@ -72,12 +72,34 @@ fn small_runs() -> Vec<(String, u64)> {
         ("--bench notify --instances 50 --hold-ms 5".to_owned(), 50),
         ("--bench oneshot --instances 50 --hold-ms 5".to_owned(), 50),
     ];
-    for event_type in ["int", "string", "shared"] {
+    for event_type in ["int", "string", "string_copy", "shared", "shared_arc"] {
         let args =
             format!("--bench channel --workers 4 --events 500 --queue 8 --event-type {event_type}");
         runs.push((args, 2_000));
     }
+    let sized = "--bench channel --workers 4 --events 500 --queue 8 --event-type string_copy";
+    runs.push((format!("{sized} --event-size 1000"), 2_000));
     runs
+}
+
+/// The event type and size a channel run's `args` ask for, as its log must record them:
+/// `--event-size` (16 when not given) for the string types, null for `int`.
+fn channel_params(args: &str) -> (Value, Value) {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let after = |flag: &str| {
+        let at = words.iter().position(|w| *w == flag)?;
+        words.get(at + 1).copied()
+    };
+    let event_type = after("--event-type").unwrap_or("int");
+    let size = match event_type {
+        "int" => Value::Null,
+        _ => after("--event-size")
+            .unwrap_or("16")
+            .parse::<u64>()
+            .expect("a size")
+            .into(),
+    };
+    (event_type.into(), size)
 }
 
 /// Checks a complete run's log against the contract; `framework` as logged.
@@ -125,6 +147,7 @@ fn check_log(json: &Value, what: &str, framework: &str, bench: &str, ops: u64) {
         "events",
         "queue",
         "event_type",
+        "event_size",
     ] {
         assert!(json["params"].get(key).is_some(), "{what}: no params.{key}");
     }
@@ -187,7 +210,13 @@ fn every_benchmark_completes_and_logs_its_repeats(runtime: &str) {
         assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
         assert!(run.stdout.is_empty(), "{what}: --out prints nothing");
         let bench = args.split_whitespace().nth(1).expect("--bench NAME");
-        check_log(run.json(&what), &what, label(runtime), bench, ops);
+        let json = run.json(&what);
+        check_log(json, &what, label(runtime), bench, ops);
+        if bench == "channel" {
+            let (event_type, size) = channel_params(&args);
+            assert_eq!(json["params"]["event_type"], event_type, "{what}");
+            assert_eq!(json["params"]["event_size"], size, "{what}");
+        }
     }
 }
 
@@ -198,6 +227,16 @@ fn bad_input_exits_2_naming_the_option(runtime: &str) {
         ("--bench yield_many --yields 0", "--yields"),
         ("--bench channel --queue 0", "--queue"),
         ("--bench channel --event-type float", "--event-type"),
+        (
+            "--bench channel --event-type string --event-size 0",
+            "--event-size",
+        ),
+        (
+            "--bench channel --event-type int --event-size 64",
+            "--event-size",
+        ),
+        ("--bench channel --event-size 64", "--event-size"),
+        ("--bench spawn_many --event-size 64", "--event-size"),
         ("--bench notify --instances 1000000000000", "--instances"),
         (
             "--bench channel --workers 1000000000 --queue 16777216",
@@ -260,7 +299,34 @@ fn without_out_or_json_one_human_line(runtime: &str) {
     );
 }
 
+/// Where io_uring is refused (a seccomp filter here), an io_uring runtime's micro binary says so
+/// in one line and exits 1, as its pings do; the other runtimes run as usual.
+fn without_io_uring_only_the_io_uring_runtimes_refuse(runtime: &str) {
+    let filter = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/without_io_uring.py"
+    );
+    let mut command = Command::new("python3");
+    command
+        .arg(filter)
+        .arg(common::binary(&format!("{runtime}-micro")))
+        .args(["--bench", "spawn_many", "--tasks", "10", "--repeat", "1"]);
+    let (output, still_running) = common::output_within(command, Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!still_running, "{runtime}-micro went on: {stderr}");
+    if common::IO_URING_RUNTIMES.contains(&runtime) {
+        assert_eq!(output.status.code(), Some(1), "{runtime}-micro: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{runtime}-micro: {stderr}");
+        let expected = format!("{runtime}-micro: error: io_uring is unavailable: ");
+        assert!(stderr.starts_with(&expected), "{runtime}-micro: {stderr}");
+    } else {
+        assert!(output.status.success(), "{runtime}-micro: {stderr}");
+        assert!(!stderr.contains("io_uring"), "{runtime}-micro: {stderr}");
+    }
+}
+
 for_each_micro_runtime!(
+    without_io_uring_only_the_io_uring_runtimes_refuse,
     every_benchmark_completes_and_logs_its_repeats,
     bad_input_exits_2_naming_the_option,
     a_timeout_keeps_the_finished_repeats,
@@ -307,8 +373,19 @@ fn build_go_micro(dir: &Path) -> Result<PathBuf, String> {
     Ok(binary)
 }
 
+/// What go-micro's log must name as its primitive, per benchmark: the Go construct it used.
+const GO_PRIMITIVES: [(&str, &str); 7] = [
+    ("spawn_many", "go statement"),
+    ("yield_many", "runtime.Gosched"),
+    ("ping_pong", "chan struct{} (buffer 1)"),
+    ("chained_spawn", "go statement"),
+    ("notify", "send"),
+    ("oneshot", "close"),
+    ("channel", "go chan"),
+];
+
 #[test]
-fn go_channel_reference_logs_like_the_runtimes() {
+fn go_reference_runs_every_benchmark_and_logs_like_the_runtimes() {
     let dir = TempDir::new();
     let binary = match build_go_micro(&dir.0) {
         Ok(binary) => binary,
@@ -317,18 +394,40 @@ fn go_channel_reference_logs_like_the_runtimes() {
             return;
         }
     };
-    for event_type in ["int", "string", "shared"] {
-        let args = format!(
-            "--bench channel --workers 4 --events 500 --queue 8 --event-type {event_type} --repeat {REPEAT}"
-        );
+    for (args, ops) in small_runs() {
+        if args.contains("shared_arc") {
+            continue; // no Go counterpart: refused below
+        }
+        let args = format!("{args} --repeat {REPEAT}");
         let what = format!("go-micro {args}");
         let run = run_program(&binary, &args, Duration::from_secs(30));
         assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
         let json = run.json(&what);
-        check_log(json, &what, "go", "channel", 2_000);
+        let bench = args.split_whitespace().nth(1).expect("--bench NAME");
+        check_log(json, &what, "go", bench, ops);
         assert!(json["rustc"].is_null(), "{what}");
-        assert_eq!(json["params"]["event_type"], event_type, "{what}");
+        let (_, used) = GO_PRIMITIVES
+            .iter()
+            .find(|(b, _)| *b == bench)
+            .expect("every benchmark");
+        let primitive = json["primitive"].as_str().unwrap_or_default();
+        assert!(primitive.contains(used), "{what}: {primitive}");
+        if bench == "channel" {
+            let (event_type, size) = channel_params(&args);
+            assert_eq!(json["params"]["event_type"], event_type, "{what}");
+            assert_eq!(json["params"]["event_size"], size, "{what}");
+        }
     }
+    let run = run_program(
+        &binary,
+        "--bench spawn_many --tasks 10 --threads 1",
+        Duration::from_secs(10),
+    );
+    assert_eq!(
+        run.json("go-micro --threads 1")["threads"],
+        1,
+        "GOMAXPROCS follows --threads"
+    );
     // The sweeps record every binary's `--version`, Go's too.
     let version = run_program(&binary, "--version", Duration::from_secs(10));
     assert_eq!(
@@ -343,9 +442,19 @@ fn go_channel_reference_logs_like_the_runtimes() {
         version.stdout
     );
     for (args, option) in [
-        ("--bench spawn_many", "--bench"),
+        ("--bench nope", "--bench"),
+        ("--bench spawn_many --tasks 0", "--tasks"),
+        ("--bench yield_many --yields 0", "--yields"),
+        ("--bench spawn_many --workers 3", "--workers"),
+        ("--bench notify --instances 1000000000000", "--instances"),
         ("--bench channel --workers 0", "--workers"),
         ("--bench channel --event-type float", "--event-type"),
+        ("--bench channel --event-type shared_arc", "shared_arc"),
+        (
+            "--bench channel --event-type string --event-size 0",
+            "--event-size",
+        ),
+        ("--bench channel --event-size 64", "--event-size"),
         (
             "--bench channel --threads 2 --flavor current_thread",
             "--flavor",
@@ -361,4 +470,21 @@ fn go_channel_reference_logs_like_the_runtimes() {
             run.stderr
         );
     }
+    // A timeout keeps the finished repeats, as on the runtimes.
+    let args = "--bench notify --instances 10 --hold-ms 300 --repeat 20 --timeout 2";
+    let run = run_program(&binary, args, Duration::from_secs(10));
+    assert_eq!(run.code, Some(1), "go-micro {args}: {}", run.stderr);
+    let json = run.json(args);
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("timeout"),
+        "{json}"
+    );
+    let times = json["times_ns"].as_array().map_or(0, Vec::len);
+    assert!(
+        (1..20).contains(&times),
+        "go-micro {args}: {times} repeats kept"
+    );
 }

@@ -81,8 +81,14 @@ pub struct MicroParams {
     pub events: Option<u64>,
     /// `--queue`: the bound of each queue.
     pub queue: Option<u64>,
-    /// `--event-type`: `int`, `string` (freshly allocated) or `shared`.
+    /// `--event-type`: `int`, `string` (built afresh for each event), `string_copy` (copied for
+    /// each event from one shared string), `shared` (a pointer to one string nobody counts) or
+    /// `shared_arc` (one `Arc<str>` cloned for every event). Logs written before `string_copy`
+    /// existed named the `Arc<str>` kind `shared`.
     pub event_type: Option<String>,
+    /// `--event-size`: the bytes of each string event; `null` for `int` (and in older logs).
+    #[serde(default)]
+    pub event_size: Option<u64>,
 }
 
 /// The median across repeats and its distribution-free 95 % interval; `low` and `high` are

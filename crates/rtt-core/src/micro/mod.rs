@@ -33,10 +33,17 @@ pub fn main<R: Primitives>(name: &'static str) -> ExitCode {
                  channel throughput) and prints or logs the time of each repeat";
     let (options, mut command) = crate::options::parse::<MicroOptions>(name, about);
     if let Some(flag) = options.misplaced() {
-        let message = format!(
-            "{flag} does not apply to --bench {}; see --help for the sizes of each benchmark",
-            options.bench.as_str()
-        );
+        let message = match flag {
+            "--event-size" if options.bench == Bench::Channel => {
+                "--event-size applies to the string event types only (--event-type string, \
+                 string_copy, shared or shared_arc)"
+                    .to_owned()
+            }
+            _ => format!(
+                "{flag} does not apply to --bench {}; see --help for the sizes of each benchmark",
+                options.bench.as_str()
+            ),
+        };
         command.error(ErrorKind::ArgumentConflict, message).exit();
     }
     if options.runtime.busy_poll {

@@ -48,15 +48,22 @@ impl Bench {
     }
 }
 
-/// What a channel event is.
+/// What a channel event is (docs/micro.md, "Event kinds").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EventType {
     /// A 64-bit integer
     Int,
-    /// A string freshly allocated for each event
+    /// A string of --event-size bytes built afresh for each event
     String,
-    /// One string shared by all events (a reference count: Arc<str>)
+    /// A copy, made for each event, of one shared string of --event-size bytes
+    #[value(name = "string_copy")]
+    StringCopy,
+    /// A pointer to one string of --event-size bytes that nobody counts (&'static str)
     Shared,
+    /// One Arc<str> of --event-size bytes cloned for every event: one reference count
+    /// contended by every producer and worker
+    #[value(name = "shared_arc")]
+    SharedArc,
 }
 
 impl EventType {
@@ -64,10 +71,21 @@ impl EventType {
         match self {
             EventType::Int => "int",
             EventType::String => "string",
+            EventType::StringCopy => "string_copy",
             EventType::Shared => "shared",
+            EventType::SharedArc => "shared_arc",
         }
     }
+
+    /// Whether the event is a string, whose length `--event-size` sets.
+    pub fn is_string(self) -> bool {
+        self != EventType::Int
+    }
 }
+
+/// The bytes of a string event when `--event-size` is not given, as in the Go/Rust
+/// "bench-of-chan".
+pub const DEFAULT_EVENT_SIZE: u64 = 16;
 
 /// Options of every `*-micro`.
 #[derive(Args, Clone, Debug)]
@@ -100,6 +118,9 @@ pub struct MicroOptions {
     /// channel: what an event is [default: int]
     #[arg(long, value_enum)]
     pub event_type: Option<EventType>,
+    /// channel, string event types: bytes of each string [16]
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=1_048_576), allow_negative_numbers = true)]
+    pub event_size: Option<u64>,
     /// Timed repeats, after one untimed warm-up iteration
     #[arg(long, value_name = "K", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000), allow_negative_numbers = true)]
     pub repeat: u32,
@@ -124,6 +145,13 @@ impl MicroOptions {
             Bench::SpawnMany | Bench::PingPong | Bench::ChainedSpawn => &["--tasks"],
             Bench::YieldMany => &["--tasks", "--yields"],
             Bench::Notify | Bench::Oneshot => &["--instances", "--hold-ms"],
+            Bench::Channel if self.event_type.is_some_and(EventType::is_string) => &[
+                "--workers",
+                "--events",
+                "--queue",
+                "--event-type",
+                "--event-size",
+            ],
             Bench::Channel => &["--workers", "--events", "--queue", "--event-type"],
         };
         [
@@ -135,6 +163,7 @@ impl MicroOptions {
             ("--events", self.events.is_some()),
             ("--queue", self.queue.is_some()),
             ("--event-type", self.event_type.is_some()),
+            ("--event-size", self.event_size.is_some()),
         ]
         .into_iter()
         .find(|&(flag, given)| given && !uses(used, flag))
@@ -199,5 +228,29 @@ mod tests {
         assert_eq!(o.misplaced(), Some("--workers"));
         let o = micro(&["--bench", "yield_many", "--tasks", "3", "--yields", "2"]).expect("ok");
         assert_eq!(o.misplaced(), None);
+    }
+
+    #[test]
+    fn event_size_applies_to_string_events_only() {
+        fn args(kind: &str) -> [&str; 6] {
+            [
+                "--bench",
+                "channel",
+                "--event-type",
+                kind,
+                "--event-size",
+                "64",
+            ]
+        }
+        for kind in ["string", "string_copy", "shared", "shared_arc"] {
+            let o = micro(&args(kind)).expect("parses");
+            assert_eq!((o.misplaced(), o.event_size), (None, Some(64)), "{kind}");
+        }
+        let o = micro(&args("int")).expect("parses alone");
+        assert_eq!(o.misplaced(), Some("--event-size"));
+        let o = micro(&["--bench", "channel", "--event-size", "64"]).expect("parses alone");
+        assert_eq!(o.misplaced(), Some("--event-size"), "int is the default");
+        let error = micro(&["--bench", "channel", "--event-size", "0"]).expect_err("0 bytes");
+        assert!(error.to_string().contains("--event-size"), "{error}");
     }
 }

@@ -4,19 +4,22 @@
 
 use std::time::Duration;
 
+use clap::ValueEnum;
+
 use super::{
-    options::{Bench, EventType, MicroOptions},
+    options::{Bench, DEFAULT_EVENT_SIZE, EventType, MicroOptions},
     primitives::Primitives,
 };
 use crate::{log::MicroParams, machine, runtime::RuntimeOptions};
 
-/// Bytes per event in a queue, as a conservative figure: an `int` is 8 bytes; a fresh `string`
-/// 24 bytes of handle plus its heap block; a `shared` one a fat pointer.
-fn event_bytes(event_type: EventType) -> u64 {
+/// Bytes per event in a queue, as a conservative figure: an `int` is 8 bytes; an owned string
+/// (`string`, `string_copy`) 24 bytes of handle plus its heap block (`size` rounded up to the
+/// allocator's 16); a `shared` or `shared_arc` one a fat pointer.
+fn event_bytes(event_type: EventType, size: u64) -> u64 {
     match event_type {
         EventType::Int => 8,
-        EventType::String => 24 + 32,
-        EventType::Shared => 16,
+        EventType::String | EventType::StringCopy => 24 + size.div_ceil(16) * 16,
+        EventType::Shared | EventType::SharedArc => 16,
     }
 }
 
@@ -48,11 +51,18 @@ impl Plan {
     }
 
     pub fn event_type(&self) -> EventType {
-        match self.params.event_type.as_deref() {
-            Some("string") => EventType::String,
-            Some("shared") => EventType::Shared,
-            _ => EventType::Int,
-        }
+        let named = self.params.event_type.as_deref();
+        EventType::value_variants()
+            .iter()
+            .copied()
+            .find(|kind| Some(kind.as_str()) == named)
+            .unwrap_or(EventType::Int)
+    }
+
+    /// The bytes of each string event (`--event-size`).
+    pub fn event_size(&self) -> usize {
+        let size = self.params.event_size.unwrap_or(DEFAULT_EVENT_SIZE);
+        usize::try_from(size).unwrap_or(usize::MAX)
     }
 }
 
@@ -105,7 +115,9 @@ pub fn plan<R: Primitives>(options: &MicroOptions) -> Result<Plan, String> {
             params.events = Some(events);
             params.queue = Some(queue);
             params.event_type = Some(event_type.as_str().to_owned());
-            let queued = queue.saturating_mul(event_bytes(event_type));
+            let size = options.event_size.unwrap_or(DEFAULT_EVENT_SIZE);
+            params.event_size = event_type.is_string().then_some(size);
+            let queued = queue.saturating_mul(event_bytes(event_type, size));
             let per_worker = queued.saturating_add(PRIMITIVE_BYTES);
             (
                 workers * events,

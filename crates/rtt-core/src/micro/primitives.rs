@@ -1,7 +1,7 @@
 //! The seam of the micro-benchmarks: what each ecosystem provides besides spawn, sleep and yield
 //! (which come from [`Runtime`]): a oneshot channel, a notification, a bounded channel, and
-//! their names in the logs. The benchmarks are written once against this trait. async-std and
-//! smol share their ecosystem's implementation, here ([`FuturesEcosystem`]).
+//! their names in the logs. The benchmarks are written once against this trait. async-std,
+//! smol and compio share their ecosystem's implementation, here ([`FuturesEcosystem`]).
 
 use std::future::Future;
 
@@ -57,8 +57,8 @@ pub trait Primitives: Runtime {
     -> impl Future<Output = Option<T>> + Send + '_;
 }
 
-/// A runtime whose applications use the `futures` ecosystem's primitives (async-std, smol): it
-/// names only its spawn and yield, and gets [`Primitives`] from [`futures_ecosystem`].
+/// A runtime whose applications use the `futures` ecosystem's primitives (async-std, smol,
+/// compio): it names only its spawn and yield, and gets [`Primitives`] from [`futures_ecosystem`].
 pub trait FuturesEcosystem: Runtime {
     /// The spawn measured by the scheduler benchmarks, e.g. `smol::spawn`.
     const SPAWN: &'static str;

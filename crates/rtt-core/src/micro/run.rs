@@ -11,7 +11,7 @@ use std::{
 };
 
 use super::{
-    channel::channel,
+    channel::{Copied, Fresh, Source, channel},
     options::{Bench, EventType},
     plan::Plan,
     primitives::Primitives,
@@ -93,8 +93,9 @@ fn collect(
 
 /// The warm-up iteration, then the timed repeats, each sent as it finishes.
 async fn iterations<R: Primitives>(plan: &Plan, progress: &mpsc::Sender<Progress>) {
+    let source = Source::new(plan.event_size());
     for iteration in 0..=plan.repeat {
-        let update = match once::<R>(plan).await {
+        let update = match once::<R>(plan, &source).await {
             Ok(_) if iteration == 0 => continue,
             Ok(elapsed) => Progress::Repeat(nanos(elapsed)),
             Err(error) if iteration == 0 => Progress::Failed(format!("warm-up: {error}")),
@@ -108,7 +109,7 @@ async fn iterations<R: Primitives>(plan: &Plan, progress: &mpsc::Sender<Progress
 }
 
 /// One iteration of the benchmark.
-async fn once<R: Primitives>(plan: &Plan) -> Result<Duration, String> {
+async fn once<R: Primitives>(plan: &Plan, source: &Source) -> Result<Duration, String> {
     let p = &plan.params;
     let size = |value: Option<u64>| value.unwrap_or_default();
     match plan.bench {
@@ -121,12 +122,13 @@ async fn once<R: Primitives>(plan: &Plan) -> Result<Duration, String> {
         Bench::Channel => {
             let (workers, events) = (size(p.workers), size(p.events));
             let queue = usize::try_from(size(p.queue)).unwrap_or(usize::MAX);
+            let (w, e, q) = (workers, events, queue);
             match plan.event_type() {
-                EventType::Int => channel::<R, u64>(workers, events, queue).await,
-                EventType::String => channel::<R, String>(workers, events, queue).await,
-                EventType::Shared => {
-                    channel::<R, std::sync::Arc<str>>(workers, events, queue).await
-                }
+                EventType::Int => channel::<R, u64>(w, e, q, source).await,
+                EventType::String => channel::<R, Fresh>(w, e, q, source).await,
+                EventType::StringCopy => channel::<R, Copied>(w, e, q, source).await,
+                EventType::Shared => channel::<R, &'static str>(w, e, q, source).await,
+                EventType::SharedArc => channel::<R, std::sync::Arc<str>>(w, e, q, source).await,
             }
         }
     }
