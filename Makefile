@@ -27,7 +27,7 @@ build:
 	@$(MAKE) --no-print-directory go-micro
 	@$(MAKE) --no-print-directory kotlin-micro
 
-## target/release/go-micro, the Go reference of the channel benchmark, when `go` is installed
+## target/release/go-micro, the Go reference of the in-process benchmarks, when `go` is installed
 ## (Go's own build cache decides what to rebuild)
 go-micro:
 	@if command -v $(GO) >/dev/null 2>&1; then \
@@ -35,7 +35,7 @@ go-micro:
 	  cd go/chanbench && $(GO) build -trimpath \
 	    -ldflags "-X 'main.suiteVersion=$(SUITE_VERSION) (git $(GIT_COMMIT))'" \
 	    -o $(CURDIR)/target/release/go-micro . ; \
-	else echo "note: no go: target/release/go-micro (the Go channel reference) is not built"; fi
+	else echo "note: no go: target/release/go-micro (the Go reference of the in-process benchmarks) is not built"; fi
 
 ## target/release/kotlin-micro (a launcher) and kotlin-micro.jar, the Kotlin reference of the micro
 ## benchmarks, when `java` and `mvn` are installed; Maven runs only when kotlin/ changed
@@ -96,7 +96,7 @@ test-rust:
 test-go:
 	@if command -v $(GO) >/dev/null 2>&1; then \
 	  cd go/chanbench && $(GO) vet ./... && $(GO) test ./... ; \
-	else echo "note: no go: the Go channel reference is not tested"; fi
+	else echo "note: no go: the Go reference is not tested"; fi
 
 test-python: dev
 	$(VPY) -m pytest -q --durations=10 analysis/tests tests
