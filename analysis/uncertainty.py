@@ -104,7 +104,7 @@ def within_run_quantile(sorted_samples, q: float, confidence: float = CONFIDENCE
     n = len(sorted_samples)
     if n == 0:
         raise ValueError("no samples")
-    z = _z(confidence)
+    z = z_quantile(confidence)
     rank = max(1, math.ceil(q * n - 1e-9))
     spread = z * math.sqrt(n * q * (1 - q))
     low_rank = min(max(1, math.floor(n * q - spread)), rank)
@@ -148,7 +148,7 @@ def median_interval(sorted_values, confidence: float = CONFIDENCE) -> Estimate:
     return Estimate(value, float(sorted_values[ranks[0] - 1]), float(sorted_values[ranks[1] - 1]), n, WITHIN_RUN)
 
 
-def _z(confidence: float) -> float:
+def z_quantile(confidence: float) -> float:
     """The standard normal two-sided quantile, by bisection on erf."""
     low, high = 0.0, 10.0
     for _ in range(100):

@@ -21,7 +21,8 @@ import pandas as pd
 
 from . import style
 from .points import keys
-from .uncertainty import CONFIDENCE, _z
+from .summary import aligned, markdown_table
+from .uncertainty import CONFIDENCE, z_quantile
 
 METRICS = ("p50", "p99")
 PARTS = ("total", "within", "between", "round")
@@ -53,7 +54,7 @@ def _round_share(table: pd.DataFrame) -> tuple[float, pd.DataFrame]:
 def components(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per point with two repeats or more: each metric's standard deviations (log scale)."""
     point = keys("rtt")
-    z = _z(CONFIDENCE)
+    z = z_quantile(CONFIDENCE)
     out = runs[point].drop_duplicates().set_index(point)
     out["repeats"] = runs.groupby(point, sort=False)[METRICS[0]].count()
     for metric in METRICS:
@@ -96,14 +97,10 @@ def _layout(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]
 
 
 def text(table: pd.DataFrame) -> str:
-    from .summary import aligned
-
     return aligned(*_layout(table))
 
 
 def markdown(table: pd.DataFrame) -> str:
-    from .summary import markdown_table
-
     return markdown_table(*_layout(table))
 
 

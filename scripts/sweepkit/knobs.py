@@ -227,13 +227,8 @@ def _check_protocols(k: dict, warmup, duration, problems: list[str]) -> None:
                         "lasts at most that (its counts come back in one datagram)")
 
 
-def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
-    """Pinning, priority, folders, time limits, extra arguments and (across hosts) ports: one per
-    pong, then one per variant."""
-    if not CPU_LIST.fullmatch(k["PONG_CPUS"]):
-        problems.append(f"PONG_CPUS='{k['PONG_CPUS']}': expected a CPU list like 0 or 2-3")
-    if not CPU_LIST.fullmatch(k["PING_CPUS"]):
-        problems.append(f"PING_CPUS='{k['PING_CPUS']}': expected a CPU list like 1 or 4,6")
+def _check_every_mode(k: dict, problems: list[str]) -> None:
+    """The knobs every mode shares: NICE, TUNE, DRY_RUN and OUT_DIR."""
     nice = NICENESS.fullmatch(k["NICE"])
     if nice:  # "-08" is -8, never octal
         k["NICE"] = str(int(nice[1] + nice[2]))
@@ -245,6 +240,16 @@ def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
         problems.append(f"DRY_RUN='{k['DRY_RUN']}': expected 1 (print the plan only) or 0 (run it)")
     if not k["OUT_DIR"]:
         problems.append("OUT_DIR is empty")
+
+
+def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
+    """Pinning, priority, folders, time limits, extra arguments and (across hosts) ports: one per
+    pong, then one per variant."""
+    if not CPU_LIST.fullmatch(k["PONG_CPUS"]):
+        problems.append(f"PONG_CPUS='{k['PONG_CPUS']}': expected a CPU list like 0 or 2-3")
+    if not CPU_LIST.fullmatch(k["PING_CPUS"]):
+        problems.append(f"PING_CPUS='{k['PING_CPUS']}': expected a CPU list like 1 or 4,6")
+    _check_every_mode(k, problems)
     _seconds(k, "READY_TIMEOUT", problems)
     _seconds(k, "PING_GRACE", problems)
     if k["MODE"] == "throughput":
@@ -349,17 +354,7 @@ def _check_micro(result: Checked) -> Checked:
     if not CPU_LIST.fullmatch(k["MICRO_CPUS"]):
         problems.append(f"MICRO_CPUS='{k['MICRO_CPUS']}': expected a CPU list like 0 or 0-1 (empty: every CPU)")
     k["PONG_CPUS"] = k["PING_CPUS"] = ""  # nothing to pin but the benchmark process
-    nice = NICENESS.fullmatch(k["NICE"])
-    if nice:
-        k["NICE"] = str(int(nice[1] + nice[2]))
-    if not (nice and -20 <= int(k["NICE"]) <= 19):
-        problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
-    if k["TUNE"] not in ("0", "1"):
-        problems.append(f"TUNE='{k['TUNE']}': expected 1 (hold the CPUs out of deep idle states) or 0 (leave them)")
-    if k["DRY_RUN"] not in ("0", "1"):
-        problems.append(f"DRY_RUN='{k['DRY_RUN']}': expected 1 (print the plan only) or 0 (run it)")
-    if not k["OUT_DIR"]:
-        problems.append("OUT_DIR is empty")
+    _check_every_mode(k, problems)
     _seconds(k, "PING_GRACE", problems)
     if problems:
         return result
