@@ -102,13 +102,13 @@ def test_a_budget_plans_the_rounds_that_fit_before_anything_runs(tmp_path, shim_
              "PROTOCOLS": "tcp", "REPEATS": ""}
     run = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="2m", timeout=30, **knobs)
     assert run.rc == 0, run.output
-    # 4 points of 5 s and the guessed overhead each: 22 s a round, so 5 rounds fit in 2 minutes.
-    assert run.stdout[0].rstrip() == "Budget: BUDGET=2m holds 5 rounds of about 22s", run.output
+    # 4 points of 5 s and the guessed overhead each: 20.24 s a round, so 5 rounds fit in 2 minutes.
+    assert run.stdout[0].rstrip() == "Budget: BUDGET=2m holds 5 rounds of about 20s", run.output
     assert run.stdout[1].startswith("Plan: 4 points × 5 repeats = 20 runs")
     too_small = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="30s", timeout=30, **knobs)
     assert too_small.rc == 2 and too_small.stderr.splitlines() == [
-        "run-localhost.sh: BUDGET=30s: a round of this plan takes about 22s, and two rounds (the fewest that measure "
-        "a spread) about 44s: raise BUDGET or plan fewer points", "Nothing was started."]
+        "run-localhost.sh: BUDGET=30s: a round of this plan takes about 20s, and two rounds (the fewest that measure "
+        "a spread) about 40s: raise BUDGET or plan fewer points", "Nothing was started."]
     both = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="2m", timeout=30, **(knobs | {"REPEATS": "3"}))
     assert both.rc == 2 and "REPEATS and BUDGET both given" in both.stderr
 

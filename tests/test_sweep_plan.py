@@ -316,7 +316,7 @@ def test_the_estimate_counts_each_kind_of_run_at_its_overhead():
     points = planned("SP", INTERVALS="0.001", PROTOCOLS="tcp")
     doc = {"knobs": k, "points": [p.record() for p in points],
            "runs": [r.record() for r in plan.runs(points, 3, seed=1)]}
-    assert progress.estimate_s(doc) == pytest.approx(3 * (5 + 0.5) + 3 * (5 + 0.8))
+    assert progress.estimate_s(doc) == pytest.approx(3 * (5 + 0.06) + 3 * (5 + 1.0))
 
 
 def test_the_progress_line_keeps_its_layout_and_shows_the_round():
@@ -344,7 +344,7 @@ def test_the_plan_printout_says_what_is_skipped_the_runs_the_seed_and_the_estima
            "runs": [r.record() for r in plan.runs(points, 3, 42)]}
     lines = progress.plan_lines(doc)
     assert lines[:2] == ["Plan: 2 points, 1 skipped, × 3 repeats = 3 runs of 1 s warm-up + 10 s measured "
-                         "(throughput), about 35s in all",
+                         "(throughput), about 33s in all",
                          "  3 rounds, each point once per round, in an order shuffled with SEED=42"]
     assert lines[3] == ("    2  std-udp-100000B-throughput-0t          skipped: a UDP datagram carries at most "
                         "65507 bytes")

@@ -170,14 +170,14 @@ def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, caps
     assert checked.knobs["INTERVALS"] == "0.001 0" and prepare.measured_prefixes(checked) == ["tokio"]
     assert prepare.runtime_flags(sweep.doc) == "-t" and prepare.references(checked) == []
     assert (checked.knobs["REPEATS"], checked.knobs["SEED"]) == ("2", "3")
-    assert shown[:2] == ["Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 6s in all",
+    assert shown[:2] == ["Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 4s in all",
                          "  2 rounds, each point once per round, in an order shuffled with SEED=3"]
     order = [r.stem for r in plan.runs(plan.build(knobs.check(env, "t").knobs, knobs.check(env, "t").selection), 2, 3)]
     assert [r.stem for r in sweep.runs] == order
     folder = sweep.folder
     sweep.start({"kind": "localhost", "target": "a=b"}, state.hosts({}))
     doc = state.load(folder / "sweep.json")
-    assert doc["status"] == "running" and doc["target"] == "a=b" and doc["estimated_s"] == 6
+    assert doc["status"] == "running" and doc["target"] == "a=b" and doc["estimated_s"] == 4.24  # 4 × (1 + 0.06)
     assert (doc["repeats"], doc["seed"]) == (2, 3) and [r["stem"] for r in doc["runs"]] == order
 
     first_stem, second_stem = order[:2]

@@ -16,8 +16,10 @@ from .knobs import MAX_UDP_SIZE
 from .selection import extra_args, has_pong
 
 # Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
-# Measured on the 2-core test machine: 0.3 to 0.5 s; an ICMP run more (ping's tail, its conversion).
-OVERHEAD_GUESS_S = {"rtt": 0.5, "throughput": 0.5, "icmp": 0.8}
+# Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.03 to 0.07 s a runtime's RTT run,
+# 0.075 s a throughput run; an ICMP run its 0.5 s tail (ICMP_TAIL_S) and the conversion of its
+# output, 0.05 s at a paced interval and 2 s back-to-back at the default 5 s.
+OVERHEAD_GUESS_S = {"rtt": 0.06, "throughput": 0.08, "icmp": 1.0}
 THROUGHPUT_HANDSHAKE_S = 5  # a throughput ping's handshake and the return of the counts, 5 s each at most
 ICMP_TAIL_S = 0.5  # the system ping is stopped this long after warm-up + duration, for the last replies
 RESHUFFLES = 1000  # tries at a round in which no framework runs as one block; a few are plenty
