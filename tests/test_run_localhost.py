@@ -312,3 +312,35 @@ def test_a_reference_run_by_the_suites_binaries_is_swept_like_a_runtime(tmp_path
     assert load_json(folder / "sleepy-tcp-64B-0.001s-0t-r1.json")["pacing"] == "sleep"
     pongs = [line.split() for line in calls.read_text().splitlines() if "--address" in line]
     assert sorted("--mode" in args for args in pongs) == [False, True]
+
+
+# A pass-through dimension added as one entry of sweepkit/dimensions.py's table, in the sweep's own Python
+# (before its knobs are read): the ping's --pacing, swept by a PACING knob.
+PACING_DIMENSION = f'''
+import sys
+sys.path[:0] = ["{REPO}", "{REPO / "scripts"}"]
+from sweepkit import dimensions
+
+dimensions.DIMENSIONS += (dimensions.Dimension(
+    "pacing", "PACING", "schedule", ("rtt",), "--pacing", None, "-{{}}", "schedule", str,
+    lambda w: w in ("schedule", "sleep"), "schedule or sleep", 'schedule, sleep or "schedule sleep"'),)
+'''
+
+
+def test_a_new_dimension_is_one_entry_of_the_table(tmp_path):
+    require_binaries("std")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(PACING_DIMENSION)
+    bad = run_script(SCRIPT, ["-S"], tmp_path / "out", timeout=20, PYTHONPATH=str(site), PACING="fast")
+    assert bad.rc == 2 and "PACING: 'fast' is not schedule or sleep" in bad.stderr, bad.output
+    run = run_script(SCRIPT, ["-S"], tmp_path / "out", PYTHONPATH=str(site), PACING="schedule sleep",
+                     INTERVALS="0.001", PROTOCOLS="tcp", DURATION="0.3", WARMUP="0.1")
+    assert run.rc == 0, run.output
+    folder = sweep_dir(tmp_path / "out")
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["knobs"]["PACING"] == "schedule sleep"
+    assert [(p["stem"], p["pacing"]) for p in sweep["points"]] == [
+        ("std-tcp-64B-0.001s-0t", "schedule"), ("std-tcp-64B-0.001s-0t-sleep", "sleep")]
+    assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-r1", "std", "tcp")["pacing"] == "schedule"
+    assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-sleep-r1", "std", "tcp")["pacing"] == "sleep"

@@ -2,7 +2,7 @@
 
 # The sweep reads the aggregate `cpu` line of /proc/stat and its own and its reaped children's CPU
 # times (os.times) as a run starts and after its pong is stopped. Over that window the machine's
-# busy CPU time less what the sweep and the run's processes used (ping, pong, taskset, timeout) is
+# busy CPU time less what the sweep and the run's processes used (ping, pong, taskset, nice) is
 # what something else did on the host; steal is what the hypervisor gave to other guests. Busy
 # time here is user, nice and system only: interrupts and softirqs are left out, since loopback's
 # packet processing runs there and is the run's own work (at 10 k msg/s it was 0.2–0.5 CPUs

@@ -107,7 +107,7 @@ class Run:
 
 
 def reference_problem(knobs: dict, unusable: str | None) -> str | None:
-    """Why no ICMP point can run at all: the shell's finding about the system ping, or SIZE."""
+    """Why no ICMP point can run at all: what sweepkit.local found about the system ping, or SIZE."""
     if unusable:
         return unusable
     if int(knobs["SIZE"]) < 16:

@@ -3,7 +3,7 @@
 # The handler raises Stop where the sweep waits (a child, a pong's line), so every wait ends at once
 # and the `finally` blocks stop the children. Inside `held()` it only notes the signal, which is
 # raised as the block ends: a signal never leaves half a record. A second signal while stopping is
-# ignored, as the shell's `trap '' INT TERM` did.
+# ignored, as the bash sweep's `trap '' INT TERM` did.
 
 import os
 import signal
