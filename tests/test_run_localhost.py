@@ -2,6 +2,7 @@
 
 import os
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -344,3 +345,13 @@ def test_a_new_dimension_is_one_entry_of_the_table(tmp_path):
         ("std-tcp-64B-0.001s-0t", "schedule"), ("std-tcp-64B-0.001s-0t-sleep", "sleep")]
     assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-r1", "std", "tcp")["pacing"] == "schedule"
     assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-sleep-r1", "std", "tcp")["pacing"] == "sleep"
+
+
+def test_a_reader_that_goes_away_ends_the_sweep_quietly(tmp_path):
+    """As `./run-localhost.sh ... | head -1` may: stdout's pipe is closed before the plan is printed."""
+    env = script_env(tmp_path / "out", DRY_RUN="1")
+    proc = subprocess.Popen([str(REPO / SCRIPT), "-S"], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    assert proc.wait(timeout=30) == 141
+    assert "Traceback" not in proc.stderr.read()

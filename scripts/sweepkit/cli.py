@@ -5,11 +5,13 @@
   sweep.py help [--network]           the flags and knobs part of the scripts' -h
 
 Exit statuses: 0 done; 1 a run failed, a binary is missing, a host is not ready or a log could not be
-written; 2 a flag or knob is wrong; 128 + N after signal N (130 for Ctrl-C, 143 for SIGTERM).
+written; 2 a flag or knob is wrong; 128 + N after signal N (130 for Ctrl-C, 143 for SIGTERM; 141 when
+stdout's reader went away).
 """
 
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -250,6 +252,9 @@ def main(argv=None) -> int:
     except space.WriteFault as fault:  # before the first run (the sweep's own are Sweep.run's)
         print(f"{prog}: {fault}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # stdout's reader is gone (`| head`): end quietly, as a shell script does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     finally:
         procs.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
