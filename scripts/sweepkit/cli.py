@@ -192,7 +192,7 @@ def run_network(prog: str, argv: list[str], tmp: Path) -> int:
     if mode == "remote":
         remote = given["remote"]
         remote_dir = given.get("remote-dir") or str(SUITE_DIR)
-        target = given.get("target") or network.ssh_hostname(k["SSH_OPTS"], remote) or remote.split("@")[-1]
+        target = given.get("target") or network.ssh_hostname(k["SSH_OPTS"], remote) or remote.split("@", 1)[-1]
         b_name = remote.split("@", 1)[-1]
     else:
         target = b_name = given["peer"]

@@ -228,7 +228,7 @@ class Sweep:
             self.remove_logs(run["stem"])
             state.settle(run, "failed", f"cannot write {fault.path}: {fault.reason}", self.clock() - self.run_start[0])
         self.doc["status"], self.doc["finished_at"] = "failed", state.utc_now()
-        with contextlib.suppress(WriteFault):
+        with signals.held(), contextlib.suppress(WriteFault):
             self.save()
 
     def finish(self) -> int:
