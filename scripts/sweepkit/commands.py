@@ -1,4 +1,4 @@
-"""The whole command line of each end of a run (pong, ping, system ping, micro benchmark), built here and nowhere else."""
+"""The whole command line of each end of a run (pong, ping, system ping, micro benchmark): built here only."""
 
 # `prefix` is what goes before the binary on this host: taskset and nice (sweepkit.local.Ends).
 # A remote pong's command is the same list, quoted for B's login shell by `remote_pong`.

@@ -1,4 +1,4 @@
-"""The point dimensions a sweep passes through to the binaries: one entry each, read by the knobs, the plan, the stems and the command lines.
+"""The point dimensions passed through to the binaries: one entry each, read by knobs, plan, stems and command lines.
 
 A new pass-through dimension is one entry here (its knob, default, options, stem suffix and check) and
 its lines in the -h text (sweepkit/usage.py) and docs/sweeps.md; nothing else changes. The analysis

@@ -1,4 +1,4 @@
-"""This host's side of a sweep: pinning and niceness of the ends that run here, TUNE's hold on idle states, the system ping."""
+"""This host's side of a sweep: pinning and niceness of its ends, TUNE's hold on idle states, the system ping."""
 
 import os
 import shutil

@@ -35,7 +35,7 @@ class Point:
     transport: str  # tcp, udp; icmp for the ping reference
     payload: int  # bytes
     interval: str | None  # seconds, as written in INTERVALS (the stem keeps it); None: throughput
-    values: tuple[tuple[str, object], ...] = ()  # (name, value) of each of sweepkit/dimensions.py's; default: its default
+    values: tuple[tuple[str, object], ...] = ()  # (name, value) of sweepkit/dimensions.py's; unset: the default
     port: int | None = None  # the pong's port under run-network.sh --serve/--peer
     skipped: str | None = None  # why the plan skips it
     ping_args: tuple[str, ...] = ()  # a reference's own arguments (runtimes.json), or a variant's
@@ -132,9 +132,10 @@ def why_skipped(point: Point, knobs: dict, icmp_unusable: str | None = None) -> 
 def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=()) -> list[Point]:
     """Every point, in the list's order: each entry with a pong (runtimes, then references the suite's
     binaries measure) × protocols × intervals (throughput: sizes) × each dimension of the MODE in
-    sweepkit/dimensions.py's order (task counts, then RTT's connection counts and loads), then each variant (sweepkit/variants.py: its base's binaries with its
-    arguments, under its own label) the same way, then each other reference × intervals. Open load
-    at interval 0 is not planned: back-to-back has no schedule to send on (knobs.check warns).
+    sweepkit/dimensions.py's order (task counts, then RTT's connection counts and loads), then each
+    variant (sweepkit/variants.py: its base's binaries with its arguments, under its own label) the
+    same way, then each other reference × intervals. Open load at interval 0 is not planned:
+    back-to-back has no schedule to send on (knobs.check warns).
     MODE=micro: micro.build's points."""
     mode = knobs["MODE"]
     if mode == "micro":

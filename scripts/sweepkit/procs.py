@@ -1,4 +1,4 @@
-"""Child processes of a sweep: start one, wait for a line it prints or for its end with a deadline, stop it by its PID."""
+"""A sweep's child processes: start one, wait for its line or its end with a deadline, stop it by its PID."""
 
 # Every wait has a deadline; a child that outlives it gets SIGTERM (or the signal asked for), then
 # SIGKILL. A signal to the sweep (sweepkit.signals.Stop) ends any wait at once, and the callers'

@@ -1,4 +1,4 @@
-"""The sweep's runs, in the plan's order: each run (a runtime's point, an ICMP point, a micro benchmark), its record, a signal, the end."""
+"""The runs in the plan's order: each kind of run, its record and progress line, a signal, a write error, the end."""
 
 # A run is "current" until its ping (or system ping, or benchmark) has ended: a signal then removes
 # its partial logs and marks it interrupted. Once it has ended its logs are final and it counts,

@@ -1,4 +1,4 @@
-"""Room for the logs: the bytes a sweep will write, estimated before its first run, and a write error named in one line."""
+"""Room for the logs: the bytes a sweep will write, estimated before its first run, and a write error, named."""
 
 # The estimate is samples × a CSV row's bytes, plus each run's JSON. A paced RTT point sends 1/interval
 # messages a second (shared by its connections); a back-to-back point as fast as a round trip
