@@ -21,7 +21,7 @@ import hostfacts
 
 from . import commands, local, network, prepare, procs, signals, space, usage
 from .knobs import SUITE_DIR
-from .pongs import LocalPongs, PeerPongs, RemotePongs
+from .pongs import LocalPongs, PeerPongs
 from .runner import Sweep
 from .selection import binary_ends
 from .state import hosts
@@ -203,13 +203,8 @@ def run_network(prog: str, argv: list[str], tmp: Path) -> int:
         dry_run_ends(k)
     prefixes = prepare.measured_prefixes(checked)
     if mode == "remote":
-        facts = network.preflight_remote(prog, doc, ssh, remote, remote_dir, tmp, prefixes)
-        remote_nice = k["NICE"] != "0" and facts.get("nice_ok") == "yes"
-        prefix = (["taskset", "-c", k["PONG_CPUS"]] if k["PONG_CPUS"] else []) + (
-            ["nice", "-n", k["NICE"]] if remote_nice else [])
-        pongs = RemotePongs(k, ssh, remote, remote_dir, target, prefix)
-        network.check_data_plane(prog, k, pongs, prefixes, tmp)
-        pong_facts = facts | {"address": target, "ssh": remote}
+        pongs, pong_facts, remote_nice = network.prepare_remote(prog, doc, ssh, remote, remote_dir, target, tmp,
+                                                                prefixes)
         meta = {"remote": remote, "remote_dir": remote_dir}
     else:
         network.preflight_peer(prog, doc, target, references, prepare.runtime_flags(doc), tmp)

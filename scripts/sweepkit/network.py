@@ -107,6 +107,19 @@ def preflight_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_d
     return facts
 
 
+def prepare_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_dir: str, target: str, tmp: Path,
+                   prefixes: list[str]) -> tuple[RemotePongs, dict, bool]:
+    """--remote: the preflight and the data-plane check; B's pongs (pinned and niced as B allows), B's facts,
+    and whether B applies NICE."""
+    k = doc["knobs"]
+    facts = preflight_remote(prog, doc, ssh, remote, remote_dir, tmp, prefixes)
+    niced = k["NICE"] != "0" and facts.get("nice_ok") == "yes"
+    prefix = (["taskset", "-c", k["PONG_CPUS"]] if k["PONG_CPUS"] else []) + (["nice", "-n", k["NICE"]] if niced else [])
+    pongs = RemotePongs(k, ssh, remote, remote_dir, target, prefix)
+    check_data_plane(prog, k, pongs, prefixes, tmp)
+    return pongs, facts | {"address": target, "ssh": remote}, niced
+
+
 def check_data_plane(prog: str, k: dict, pongs: RemotePongs, prefixes: list[str], tmp: Path) -> None:
     """The data-plane address answers: a short real ping against a real pong (or ICMP, for -P alone)."""
     addr = pongs.target
