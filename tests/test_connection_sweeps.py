@@ -2,7 +2,6 @@
 reports, and one real sweep of std with 1 and 4 connections in a closed and an open loop."""
 
 import io
-import os
 import subprocess
 import sys
 
@@ -12,7 +11,7 @@ from pypdf import PdfReader
 from sweep_helpers import BIN_DIR, REPO, check_log_pair, load_json, require_binaries, run_script, shim, sweep_dir
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
-from sweepkit import cli, knobs, plan, progress  # noqa: E402
+from sweepkit import commands, knobs, network, plan, prepare, progress  # noqa: E402
 
 OPEN_AT_ZERO = ("LOAD=open: interval 0 (back-to-back) has no schedule to send on, so its open-loop points are not "
                 "planned")
@@ -56,33 +55,30 @@ def test_points_multiply_by_connections_and_loads_and_their_stems_say_so():
         "ping-icmp-64B-0.001s-0t", "ping-icmp-64B-0s-0t"]  # the system ping: one stream, once per interval
     record = points[3].record()
     assert (record["connections"], record["load"]) == (10, "open") and "connections" not in points[-1].record()
-    # Both ends get the point's connection count, the ping its load: the plan line's argument fields.
+    # Both ends get the point's connection count, the ping its load: in each end's whole command line.
     (run,) = [r for r in plan.runs(points, 1, seed=1) if r.point == points[3]]
-    assert plan.line(0, run, result.knobs).split("\t")[-2:] == ["--connections 10 --load open", "--connections 10"]
+    ping = commands.ping("/b", run.point, "127.0.0.1:9", run.stem, result.knobs)
+    assert ping[-8:] == ["--tasks", "0", "--connections", "10", "--load", "open", "--out", run.stem]
+    pong = commands.pong("/b", "std", "udp", "127.0.0.1:0", run.point.end_args("pong"), result.knobs)
+    assert pong == ["/b/std-pong", "--address", "127.0.0.1:0", "--protocol", "udp", "--connections", "10"]
     assert plan.Run(points[3], 1).record()["starved"] is None
     # Throughput points are as before.
     tput = knobs.check({"MODE": "throughput", "SIZES": "64", "PROTOCOLS": "tcp", "CONNECTIONS": "4"}, "S")
     (point,) = plan.build(tput.knobs, tput.selection)
-    assert point.stem == "std-tcp-64B-throughput-0t" and point.end_args("ping") == ()
+    assert point.stem == "std-tcp-64B-throughput-0t" and point.end_args("ping") == ("--tasks", "0")  # decoys only
 
 
-def test_the_plan_names_the_connections_and_serve_readies_its_pongs_for_the_most(tmp_path, monkeypatch, capsys):
+def test_the_plan_names_the_connections_and_serve_readies_its_pongs_for_the_most(monkeypatch):
     env = {"CONNECTIONS": "1 100", "LOAD": "closed open", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "SEED": "1",
            "BIN_DIR": str(BIN_DIR)}
-    monkeypatch.setattr(os, "environ", env)
-    monkeypatch.setattr(cli, "missing_binaries", lambda *args: [])
-    state_file = tmp_path / "state.json"
-    assert cli.main(["check", "--state", str(state_file), "--context", "serve", "--binaries", "pong", "S"]) == 0
-    assert cli.main(["plan", "--state", str(state_file), "--lines", str(tmp_path / "plan.tsv")]) == 0
-    out = capsys.readouterr().out
-    assert "CONNECTIONS\t1 100\n" in out and "LOAD\tclosed open\n" in out
-    assert ("  connections per ping: 1 100 (sharing the rate asked for: each sends at rate/N); load: closed open\n"
-            in out)
-    assert cli.main(["pongs", "--state", str(state_file)]) == 0
-    assert capsys.readouterr().out == "std\ttcp\t9009\t--connections 100\n"
-    assert cli.main(["serving", "--state", str(state_file), "--bind", "10.0.0.2"]) == 0
+    monkeypatch.setattr(prepare, "missing_binaries", lambda *args: [])
+    checked, doc = prepare.check(env, "S", "serve", ["pong"], "run-x")
+    assert (checked.knobs["CONNECTIONS"], checked.knobs["LOAD"]) == ("1 100", "closed open")
+    _, shown = prepare.plan(doc, None, "run-x")
+    assert "  connections per ping: 1 100 (sharing the rate asked for: each sends at rate/N); load: closed open" in shown
+    assert network.serve_pongs(doc) == [("std", "std", "tcp", 9009, ("--connections", "100"))]
     assert ("On host A: CONNECTIONS='1 100' BASE_PORT=9009 ./run-network.sh --peer <this host's address> -S"
-            in capsys.readouterr().out)
+            in network.serving_lines(doc, "10.0.0.2", []))
 
 
 def test_starved_connections_are_said_on_the_progress_line_and_at_the_end():

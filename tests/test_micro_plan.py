@@ -1,5 +1,5 @@
 """MODE=micro in scripts/sweepkit: its knobs and their messages, the Go reference's flag, the plan and its
-lines for the shell, how a run's end is judged, the progress line and the estimate (no process started)."""
+command lines, how a run's end is judged, the progress line and the estimate (no process started)."""
 
 import json
 import sys
@@ -10,7 +10,7 @@ from sweep_helpers import REPO
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
-from sweepkit import cli, knobs, micro, plan, progress, selection, state  # noqa: E402
+from sweepkit import cli, commands, knobs, micro, plan, progress, selection, state  # noqa: E402
 
 EVERY_BENCH = "spawn_many, yield_many, ping_pong, chained_spawn, notify, oneshot, channel"
 
@@ -166,21 +166,21 @@ def test_std_above_its_thread_cap_is_guessed_to_take_no_time():
     assert capped.estimated_s == micro.GUESS_OVERHEAD_S < fits.estimated_s
 
 
-def test_plan_lines_carry_the_binary_s_arguments_and_its_time_limit():
+def test_a_micro_run_has_the_binary_s_arguments_and_its_time_limit():
     result = checked("tG", BENCHES="notify channel", MICRO_INSTANCES="500", MICRO_WORKERS="8",
                      MICRO_EVENT_TYPES="string", MICRO_REPEAT="4", MICRO_TIMEOUT="30", PING_GRACE="5")
     points = plan.build(result.knobs, result.selection)
-    lines = sorted(plan.line(i, r, result.knobs).split("\t", 1)[1] for i, r in enumerate(plan.runs(points, 1, 3)))
-    assert lines == [
-        "go-channel-string-w8-r1\tmicro\tgo\t-\t-\t-\t-\t35\t-\t1\t--bench channel --event-type string --workers 8 "
-        "--repeat 4 --timeout 30\t-",
-        "go-notify-i500-r1\tmicro\tgo\t-\t-\t-\t-\t35\t-\t1\t--bench notify --instances 500 --repeat 4 "
-        "--timeout 30\t-",
-        "tokio-channel-string-w8-r1\tmicro\ttokio\t-\t-\t-\t-\t35\t-\t1\t--bench channel --event-type string "
-        "--workers 8 --repeat 4 --timeout 30\t-",
-        "tokio-notify-i500-r1\tmicro\ttokio\t-\t-\t-\t-\t35\t-\t1\t--bench notify --instances 500 --repeat 4 "
-        "--timeout 30\t-"]
-    assert all(len(line.split("\t")) == len(plan.LINE_FIELDS) - 1 for line in lines)
+    argv = sorted(commands.micro("/b", r.point, f"/o/{r.stem}", result.knobs) for r in plan.runs(points, 1, 3))
+    assert argv == [
+        ["/b/go-micro", "--bench", "channel", "--event-type", "string", "--workers", "8", "--repeat", "4", "--timeout",
+         "30", "--out", "/o/go-channel-string-w8-r1"],
+        ["/b/go-micro", "--bench", "notify", "--instances", "500", "--repeat", "4", "--timeout", "30", "--out",
+         "/o/go-notify-i500-r1"],
+        ["/b/tokio-micro", "--bench", "channel", "--event-type", "string", "--workers", "8", "--repeat", "4",
+         "--timeout", "30", "--out", "/o/tokio-channel-string-w8-r1"],
+        ["/b/tokio-micro", "--bench", "notify", "--instances", "500", "--repeat", "4", "--timeout", "30", "--out",
+         "/o/tokio-notify-i500-r1"]]
+    assert plan.ping_limit_s("micro", result.knobs) == 35
 
 
 def test_point_and_run_records_say_the_bench_its_sizes_and_a_time_guess():

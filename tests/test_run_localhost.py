@@ -2,6 +2,7 @@
 
 import os
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -102,13 +103,13 @@ def test_a_budget_plans_the_rounds_that_fit_before_anything_runs(tmp_path, shim_
              "PROTOCOLS": "tcp", "REPEATS": ""}
     run = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="2m", timeout=30, **knobs)
     assert run.rc == 0, run.output
-    # 4 points of 5 s and the guessed overhead each: 22 s a round, so 5 rounds fit in 2 minutes.
-    assert run.stdout[0].rstrip() == "Budget: BUDGET=2m holds 5 rounds of about 22s", run.output
+    # 4 points of 5 s and the guessed overhead each: 20.24 s a round, so 5 rounds fit in 2 minutes.
+    assert run.stdout[0].rstrip() == "Budget: BUDGET=2m holds 5 rounds of about 20s", run.output
     assert run.stdout[1].startswith("Plan: 4 points × 5 repeats = 20 runs")
     too_small = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="30s", timeout=30, **knobs)
     assert too_small.rc == 2 and too_small.stderr.splitlines() == [
-        "run-localhost.sh: BUDGET=30s: a round of this plan takes about 22s, and two rounds (the fewest that measure "
-        "a spread) about 44s: raise BUDGET or plan fewer points", "Nothing was started."]
+        "run-localhost.sh: BUDGET=30s: a round of this plan takes about 20s, and two rounds (the fewest that measure "
+        "a spread) about 40s: raise BUDGET or plan fewer points", "Nothing was started."]
     both = run_script(SCRIPT, ["-St"], tmp_path / "out", BUDGET="2m", timeout=30, **(knobs | {"REPEATS": "3"}))
     assert both.rc == 2 and "REPEATS and BUDGET both given" in both.stderr
 
@@ -312,3 +313,45 @@ def test_a_reference_run_by_the_suites_binaries_is_swept_like_a_runtime(tmp_path
     assert load_json(folder / "sleepy-tcp-64B-0.001s-0t-r1.json")["pacing"] == "sleep"
     pongs = [line.split() for line in calls.read_text().splitlines() if "--address" in line]
     assert sorted("--mode" in args for args in pongs) == [False, True]
+
+
+# A pass-through dimension added as one entry of sweepkit/dimensions.py's table, in the sweep's own Python
+# (before its knobs are read): the ping's --pacing, swept by a PACING knob.
+PACING_DIMENSION = f'''
+import sys
+sys.path[:0] = ["{REPO}", "{REPO / "scripts"}"]
+from sweepkit import dimensions
+
+dimensions.DIMENSIONS += (dimensions.Dimension(
+    "pacing", "PACING", "schedule", ("rtt",), "--pacing", None, "-{{}}", "schedule", str,
+    lambda w: w in ("schedule", "sleep"), "schedule or sleep", 'schedule, sleep or "schedule sleep"'),)
+'''
+
+
+def test_a_new_dimension_is_one_entry_of_the_table(tmp_path):
+    require_binaries("std")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(PACING_DIMENSION)
+    bad = run_script(SCRIPT, ["-S"], tmp_path / "out", timeout=20, PYTHONPATH=str(site), PACING="fast")
+    assert bad.rc == 2 and "PACING: 'fast' is not schedule or sleep" in bad.stderr, bad.output
+    run = run_script(SCRIPT, ["-S"], tmp_path / "out", PYTHONPATH=str(site), PACING="schedule sleep",
+                     INTERVALS="0.001", PROTOCOLS="tcp", DURATION="0.3", WARMUP="0.1")
+    assert run.rc == 0, run.output
+    folder = sweep_dir(tmp_path / "out")
+    sweep = load_json(folder / "sweep.json")
+    assert sweep["knobs"]["PACING"] == "schedule sleep"
+    assert [(p["stem"], p["pacing"]) for p in sweep["points"]] == [
+        ("std-tcp-64B-0.001s-0t", "schedule"), ("std-tcp-64B-0.001s-0t-sleep", "sleep")]
+    assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-r1", "std", "tcp")["pacing"] == "schedule"
+    assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-sleep-r1", "std", "tcp")["pacing"] == "sleep"
+
+
+def test_a_reader_that_goes_away_ends_the_sweep_quietly(tmp_path):
+    """As `./run-localhost.sh ... | head -1` may: stdout's pipe is closed before the plan is printed."""
+    env = script_env(tmp_path / "out", DRY_RUN="1")
+    proc = subprocess.Popen([str(REPO / SCRIPT), "-S"], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    assert proc.wait(timeout=30) == 141
+    assert "Traceback" not in proc.stderr.read()

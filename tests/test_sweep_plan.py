@@ -1,4 +1,4 @@
-"""scripts/sweepkit: the knob checks and their messages, the plan and its lines for the shell, the ETA and
+"""scripts/sweepkit: the knob checks and their messages, the plan and each end's command line, the ETA and
 the progress line, on knobs and points made up here (no process is started)."""
 
 import itertools
@@ -11,7 +11,7 @@ from sweep_helpers import REPO
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
-from sweepkit import cli, knobs, plan, progress, selection, state, timefmt  # noqa: E402
+from sweepkit import cli, commands, knobs, network, plan, progress, selection, state, timefmt  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -145,10 +145,10 @@ def test_a_reference_with_binaries_is_planned_like_a_runtime_with_its_own_argume
         ("busy-poll-tcp-64B-0s-0t", "std", 9013, ("--pacing", "schedule"), ("--mode", "rtt")),
         ("busy-poll-udp-64B-0s-0t", "std", 9013, ("--pacing", "schedule"), ("--mode", "rtt")),
         ("ping-icmp-64B-0s-0t", None, None, (), ())]
-    k = checked("B", INTERVALS="0", PROTOCOLS="tcp").knobs
     (run,) = plan.runs(planned("B", INTERVALS="0", PROTOCOLS="tcp"), 1, seed=1)
-    assert plan.line(0, run, k).split("\t")[-4:] == ["-", "1", "--pacing schedule --connections 1 --load closed",
-                                                     "--mode rtt --connections 1"]
+    assert (run.point.port, run.round) == (None, 1)
+    assert run.point.end_args("ping") == ("--pacing", "schedule", "--tasks", "0", "--connections", "1", "--load", "closed")
+    assert run.point.end_args("pong") == ("--mode", "rtt", "--connections", "1")
     assert checked("B", "peer", BASE_PORT="65532").errors == ["BASE_PORT='65532': expected a port from 1 to 65531"]
     # Its binaries are std's, listed once; it measures throughput too, where ICMP is dropped.
     result = checked("SBP", MODE="throughput")
@@ -160,7 +160,7 @@ def test_a_reference_with_binaries_is_planned_like_a_runtime_with_its_own_argume
         "-B: its pong (--mode rtt) stays up beside the others for the whole sweep; to be sure it takes no CPU "
         "time from them, serve it on its own (--serve -B)"]
     doc = {"knobs": checked("SB", "serve", INTERVALS="0", PROTOCOLS="tcp").knobs, "frameworks": ["std", "busy-poll"]}
-    assert cli.serve_pongs(doc) == [("std", "std", "tcp", 9009, ("--connections", "1")),
+    assert network.serve_pongs(doc) == [("std", "std", "tcp", 9009, ("--connections", "1")),
                                     ("busy-poll", "std", "tcp", 9013, ("--mode", "rtt", "--connections", "1"))]
     cli.main(["help", "--network"])
     assert "BASE_PORT=9009         first port of --serve/--peer: std on BASE_PORT, tokio +1, async-std +2, " \
@@ -194,16 +194,30 @@ def test_the_plan_skips_what_cannot_run_and_says_why():
         ("std-udp-100000B-throughput-0t", "a UDP datagram carries at most 65507 bytes")]
 
 
-def test_plan_lines_have_every_field_and_no_empty_one():
-    k = checked("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp").knobs
+def test_each_end_of_a_run_has_its_whole_command_line_and_its_time_limit():
+    k = checked("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp", PING_EXTRA="--decoy sleep",
+                PONG_EXTRA="--threads 1").knobs
     points = planned("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp")
-    lines = sorted(plan.line(i, r, k).split("\t", 1)[1] for i, r in enumerate(plan.runs(points, 2, seed=1)))
-    ends = "--connections 1 --load closed\t--connections 1"  # an RTT point's own: see the connections test
-    assert lines == [f"async-std-tcp-64B-0s-0t-r1\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t1\t{ends}",
-                     f"async-std-tcp-64B-0s-0t-r2\trtt\tasyncstd\ttcp\t64\t0\t0\t25\t9303\t2\t{ends}",
-                     "ping-icmp-64B-0s-0t-r1\ticmp\t-\ticmp\t64\t0\t0\t5.5\t-\t1\t-\t-",
-                     "ping-icmp-64B-0s-0t-r2\ticmp\t-\ticmp\t64\t0\t0\t5.5\t-\t2\t-\t-"]
-    assert all(len(line.split("\t")) == len(plan.LINE_FIELDS) - 1 for line in lines)
+    runs = sorted(plan.runs(points, 2, seed=1), key=lambda r: r.stem)
+    assert [(r.stem, r.point.kind, r.point.port, r.round) for r in runs] == [
+        ("async-std-tcp-64B-0s-0t-r1", "rtt", 9303, 1), ("async-std-tcp-64B-0s-0t-r2", "rtt", 9303, 2),
+        ("ping-icmp-64B-0s-0t-r1", "icmp", None, 1), ("ping-icmp-64B-0s-0t-r2", "icmp", None, 2)]
+    rtt, icmp = runs[0], runs[2]
+    assert commands.ping("/b", rtt.point, "10.0.0.2:9303", "/o/x", k, ["taskset", "-c", "1"]) == [
+        "taskset", "-c", "1", "/b/asyncstd-ping", "--interval", "0", "--address", "10.0.0.2:9303", "--protocol",
+        "tcp", "--size", "64", "--duration", "4", "--warmup", "1", "--tasks", "0", "--connections", "1", "--load",
+        "closed", "--decoy", "sleep", "--out", "/o/x"]
+    assert commands.pong("/b", "asyncstd", "tcp", "10.0.0.2:0", rtt.point.end_args("pong"), k) == [
+        "/b/asyncstd-pong", "--address", "10.0.0.2:0", "--protocol", "tcp", "--connections", "1", "--threads", "1"]
+    assert commands.system_ping(icmp.point.interval, k["SIZE"], "10.0.0.2") == [
+        "ping", "-D", "-n", "-i", "0", "-W", "1", "-s", "64", "10.0.0.2"]
+    assert (plan.ping_limit_s("rtt", k), plan.ping_limit_s("icmp", k)) == (25, 5.5)
+    throughput = checked("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp").knobs
+    (point,) = planned("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp")
+    assert commands.ping("/b", point, "h:1", "/o/y", throughput)[1:4] == ["--mode", "throughput", "--address"]
+    assert commands.pong("/b", "asyncstd", "udp", "h:0", point.end_args("pong"), throughput)[-2:] == [
+        "--mode", "throughput"]
+    assert plan.ping_limit_s("throughput", throughput) == 30
 
 
 DEFAULT_SWEEP = "asStP"  # 4 runtimes × tcp, udp × 5 intervals, and ICMP at the 4 intervals iputils can pace
@@ -254,7 +268,7 @@ def test_a_single_framework_of_one_point_still_runs():
 def test_a_throughput_ping_has_time_for_its_handshake():
     k = checked(MODE="throughput", WARMUP="0.2", DURATION="1", PING_GRACE="2").knobs
     assert plan.ping_limit_s("throughput", k) == pytest.approx(8.2)
-    assert plan.plain(plan.ping_limit_s("rtt", k)) == "3.2"
+    assert progress.seconds(plan.ping_limit_s("rtt", k)) == "3.2"  # as the message of a ping timed out says it
 
 
 def test_point_and_run_records_have_the_fields_of_their_kind():
@@ -302,7 +316,7 @@ def test_the_estimate_counts_each_kind_of_run_at_its_overhead():
     points = planned("SP", INTERVALS="0.001", PROTOCOLS="tcp")
     doc = {"knobs": k, "points": [p.record() for p in points],
            "runs": [r.record() for r in plan.runs(points, 3, seed=1)]}
-    assert progress.estimate_s(doc) == pytest.approx(3 * (5 + 0.5) + 3 * (5 + 0.8))
+    assert progress.estimate_s(doc) == pytest.approx(3 * (5 + 0.06) + 3 * (5 + 1.0))
 
 
 def test_the_progress_line_keeps_its_layout_and_shows_the_round():
@@ -330,7 +344,7 @@ def test_the_plan_printout_says_what_is_skipped_the_runs_the_seed_and_the_estima
            "runs": [r.record() for r in plan.runs(points, 3, 42)]}
     lines = progress.plan_lines(doc)
     assert lines[:2] == ["Plan: 2 points, 1 skipped, × 3 repeats = 3 runs of 1 s warm-up + 10 s measured "
-                         "(throughput), about 35s in all",
+                         "(throughput), about 33s in all",
                          "  3 rounds, each point once per round, in an order shuffled with SEED=42"]
     assert lines[3] == ("    2  std-udp-100000B-throughput-0t          skipped: a UDP datagram carries at most "
                         "65507 bytes")

@@ -1,9 +1,9 @@
-"""sweep.json and what is read back from the logs (scripts/sweepkit state and table), and the shell's
-interface to scripts/sweep.py (check, plan, start, record, interrupt, finish), on synthetic logs."""
+"""sweep.json and what is read back from the logs (scripts/sweepkit state and table), and a sweep's steps in
+one process (check, plan, start, record, a signal, finish), on synthetic logs."""
 
 import json
 import re
-import subprocess
+import signal
 import sys
 
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from sweep_helpers import REPO, load_json, require_binaries, run_script, sweep_dir
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
-from sweepkit import disturbance, knobs, plan, state, table  # noqa: E402
+from sweepkit import disturbance, knobs, local, plan, prepare, runner, signals, state, table  # noqa: E402
 
 RTT_LOG = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "transport": "tcp",
            "payload": 64, "interval_s": 0.001, "target_rate": 1000.0, "achieved_rate": 999.5, "tasks": 0,
@@ -117,10 +117,10 @@ def test_sweep_json_names_the_results_of_each_kind_of_run_and_tallies_the_points
     assert not list(tmp_path.glob(".*tmp")), "the temporary file is renamed over sweep.json"
 
 
-def test_two_roles_of_one_machine_are_two_hosts(tmp_path):
-    (tmp_path / "a.tsv").write_text("host\tbox\ncpus_online\t8\nversion:std-ping\tstd-ping 0.1.0\n")
-    (tmp_path / "b.tsv").write_text("host\tbox\ncpus_online\t\n")
-    found = state.hosts({"ping": tmp_path / "a.tsv", "pong": tmp_path / "b.tsv"})
+def test_two_roles_of_one_machine_are_two_hosts():
+    a = state.parse_tsv("host\tbox\ncpus_online\t8\nversion:std-ping\tstd-ping 0.1.0\n")
+    b = state.parse_tsv("host\tbox\ncpus_online\t\n")
+    found = state.hosts({"ping": a, "pong": b})
     assert found == {"box": {"host": "box", "cpus_online": 8, "binaries": {"std-ping": "std-ping 0.1.0"},
                              "role": "ping"},
                      "box (pong)": {"host": "box", "cpus_online": None, "role": "pong"}}
@@ -136,75 +136,101 @@ def test_a_failed_ping_leaves_no_empty_logs_but_keeps_what_it_wrote(tmp_path):
     assert state.ping_outcome(0, "3.2", stem) == ("failed", f"ping wrote no {stem}.json/.csv")
 
 
-def sweep_py(*args, env=None, **kwargs):
-    """scripts/sweep.py without site-packages (-S): the standard library must be enough."""
-    return subprocess.run([sys.executable, "-S", str(REPO / "scripts" / "sweep.py"), *args], capture_output=True,
-                          text=True, env=env, **kwargs)
+class Clock:
+    """A wall clock a test sets."""
+
+    def __init__(self, now: float):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
 
 
-def test_the_shell_interface_from_check_to_finish(tmp_path):
-    """The commands in the order a script calls them, with the line formats the shell reads."""
-    env = {"PATH": "/usr/bin:/bin", "INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0",
-           "REPEATS": "2", "SEED": "3"}
-    tmp, folder = tmp_path / "tmp", tmp_path / "sweep"
-    tmp.mkdir()
+def a_sweep(tmp_path, env, flags, monkeypatch):
+    """A sweep checked, planned and started in this process, its folder tmp_path/sweep, its clock at 100 s."""
+    monkeypatch.setattr(prepare, "missing_binaries", lambda *args: [])
+    checked, doc = prepare.check(env, flags, "localhost", ["ping", "pong"], "run-x")
+    runs, shown = prepare.plan(doc, None, "run-x")
+    folder = tmp_path / "sweep"
     folder.mkdir()
-    s = str(tmp / "state.json")
-    check = sweep_py("check", "--prog", "run-x", "--state", s, "t", env=env, check=True)
-    assigned = dict(line.split("\t") for line in check.stdout.splitlines())
-    assert assigned["INTERVALS"] == "0.001 0" and assigned["RUNTIMES"] == "tokio"
-    assert assigned["RUNTIME_FLAGS"] == "-t" and assigned["REFERENCES"] == ""
-    assert (assigned["REPEATS"], assigned["SEED"]) == ("2", "3")
-    shown = sweep_py("plan", "--state", s, "--lines", str(tmp / "plan.tsv"), "--knob", "PING_CPUS=0",
-                     check=True).stdout
-    assert shown.startswith("Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 6s in all\n"
-                            "  2 rounds, each point once per round, in an order shuffled with SEED=3\n")
-    lines = (tmp / "plan.tsv").read_text().splitlines()
+    sweep = runner.Sweep("run-x", doc, runs, folder, local.Ends(), None, tmp_path, "127.0.0.1", "v")
+    sweep.clock = Clock(100.0)
+    sweep.t0 = 100.0
+    return checked, sweep, shown
+
+
+def ended(sweep, index, outcome, t0):
+    sweep.pending = (index, outcome, t0, disturbance.snapshot())
+
+
+def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, capsys):
+    """The steps in the order the scripts take them, with what each prints and writes."""
+    env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0", "REPEATS": "2", "SEED": "3"}
+    checked, sweep, shown = a_sweep(tmp_path, env, "t", monkeypatch)
+    assert checked.knobs["INTERVALS"] == "0.001 0" and prepare.measured_prefixes(checked) == ["tokio"]
+    assert prepare.runtime_flags(sweep.doc) == "-t" and prepare.references(checked) == []
+    assert (checked.knobs["REPEATS"], checked.knobs["SEED"]) == ("2", "3")
+    assert shown[:2] == ["Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 4s in all",
+                         "  2 rounds, each point once per round, in an order shuffled with SEED=3"]
     order = [r.stem for r in plan.runs(plan.build(knobs.check(env, "t").knobs, knobs.check(env, "t").selection), 2, 3)]
-    assert [line.split("\t")[:3] for line in lines] == [[str(i), stem, "rtt"] for i, stem in enumerate(order)]
-    sweep_py("start", "--state", s, "--dir", str(folder), "--meta", "kind=localhost", "--meta", "target=a=b",
-             "--host", f"local={tmp / 'none.tsv'}", check=True)
-    s = str(folder / "sweep.json")
-    doc = state.load(s)
-    assert doc["status"] == "running" and doc["target"] == "a=b" and doc["knobs"]["PING_CPUS"] == "0"
-    assert doc["estimated_s"] == 6 and not (tmp / "state.json").exists()
+    assert [r.stem for r in sweep.runs] == order
+    folder = sweep.folder
+    sweep.start({"kind": "localhost", "target": "a=b"}, state.hosts({}))
+    doc = state.load(folder / "sweep.json")
+    assert doc["status"] == "running" and doc["target"] == "a=b" and doc["estimated_s"] == 4.24  # 4 × (1 + 0.06)
     assert (doc["repeats"], doc["seed"]) == (2, 3) and [r["stem"] for r in doc["runs"]] == order
 
     first_stem, second_stem = order[:2]
     write_logs(folder, **{first_stem: RTT_LOG})
     (folder / f"{first_stem}.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
-    first = sweep_py("record", "--state", s, "0", "--t0", "100.0", "--t1", "101,25", "--since", "100.0",
-                     "--exit-code", "0", check=True).stdout
-    assert first == (f"[1/4 r1] {first_stem[:-3]:<34} p50    21 µs          1 k msg/s   (1.25 s)   ETA 4s\n")
-    (tmp / "ping.err").write_text("one\ntwo\n")
-    second = sweep_py("record", "--state", s, "1", "--t0", "101.3", "--t1", "102.3", "--since", "100.0",
-                      "--exit-code", "3", "--tail", str(tmp / "ping.err"), "--tail", str(tmp / "empty.err"),
-                      check=True).stdout.splitlines()
-    assert second == [f"[2/4 r1] {second_stem[:-3]:<34} FAILED: ping exited with status 3   (1 s)   ETA 3s",
-                      "      ping.err:", "      | one", "      | two"]
-    finish = sweep_py("finish", "--state", s, "--since", "100.0", "--now", "102.5", cwd=tmp_path)
-    assert finish.returncode == 1
-    assert f"FAILED (1):\n  {second_stem}: ping exited with status 3\n" in finish.stdout
-    assert f"Incomplete (2):\n  {min(first_stem, second_stem)[:-3]}: " in finish.stdout
-    assert finish.stdout.endswith(f"Sweep folder: {folder}\n")
-    doc = state.load(s)
+    ended(sweep, 0, runner.Outcome(exit_code=0), 100.0)
+    sweep.clock.now = 101.25
+    sweep.record()
+    assert capsys.readouterr().out == (f"[1/4 r1] {first_stem[:-3]:<34} p50    21 µs          1 k msg/s   (1.25 s)   "
+                                       "ETA 4s\n")
+    (tmp_path / "ping.err").write_text("one\ntwo\n")
+    ended(sweep, 1, runner.Outcome(exit_code=3, tails=(tmp_path / "ping.err", tmp_path / "empty.err")), 101.3)
+    sweep.clock.now = 102.3
+    sweep.record()
+    assert capsys.readouterr().out.splitlines() == [
+        f"[2/4 r1] {second_stem[:-3]:<34} FAILED: ping exited with status 3   (1 s)   ETA 3s",
+        "      ping.err:", "      | one", "      | two"]
+    sweep.clock.now = 102.5
+    assert sweep.finish() == 1
+    out = capsys.readouterr().out
+    assert f"FAILED (1):\n  {second_stem}: ping exited with status 3\n" in out
+    assert f"Incomplete (2):\n  {min(first_stem, second_stem)[:-3]}: " in out
+    assert out.endswith(f"Sweep folder: {folder}\n")
+    doc = state.load(folder / "sweep.json")
     assert doc["status"] == "failed" and doc["wall_s"] == 2.5 and doc["measured_s"] == 1
     assert [r["status"] for r in doc["runs"]] == ["ok", "failed", "planned", "planned"]
     assert doc["runs"][0]["wall_s"] == 1.25 and doc["runs"][1]["start_s"] == 1.3
+    assert all("disturbance" in r for r in doc["runs"][:2])
 
 
-def test_an_interrupted_run_is_marked_and_said(tmp_path):
-    s = str(tmp_path / "sweep.json")
-    checked = knobs.check({"INTERVALS": "0 0.01", "PROTOCOLS": "tcp"}, "S")
-    points = plan.build(checked.knobs, checked.selection)
-    state.save(s, {"status": "running", "knobs": checked.knobs, "repeats": 1, "points": [p.record() for p in points],
-                   "runs": [r.record() for r in plan.runs(points, 1, seed=0)]})
-    run = sweep_py("interrupt", "--prog", "run-x", "--state", s, "--signal", "TERM", "--index", "1", check=True)
-    stem = state.load(s)["runs"][1]["stem"]
-    assert run.stderr == f"run-x: {stem} was interrupted and removed; finished runs stay in {tmp_path}\n"
-    doc = state.load(s)
+@pytest.mark.parametrize("ended_first", [False, True], ids=["while it ran", "after its ping ended"])
+def test_a_signal_marks_the_run_it_stopped_or_counts_the_one_that_ended(tmp_path, monkeypatch, capsys, ended_first):
+    _, sweep, _ = a_sweep(tmp_path, {"INTERVALS": "0 0.01", "PROTOCOLS": "tcp", "REPEATS": "1", "SEED": "0"}, "S",
+                          monkeypatch)
+    sweep.start({"kind": "localhost"}, {})
+    stem = sweep.doc["runs"][1]["stem"]
+    write_logs(sweep.folder, **{stem: RTT_LOG})
+    (sweep.folder / f"{stem}.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
+    if ended_first:
+        ended(sweep, 1, runner.Outcome(exit_code=0), 100.0)
+    else:
+        sweep.current = 1
+    sweep.stopped(signals.Stop(signal.SIGTERM))
+    doc = state.load(sweep.folder / "sweep.json")
     assert doc["status"] == "interrupted" and doc["finished_at"]
+    if ended_first:
+        assert doc["runs"][1]["status"] == "ok" and (sweep.folder / f"{stem}.csv").exists()
+        assert capsys.readouterr().out.startswith("[2/2 r1] ")
+        return
+    assert capsys.readouterr().err == (f"run-x: {stem} was interrupted and removed; finished runs stay in "
+                                       f"{sweep.folder}\n")
     assert doc["runs"][1]["status"] == "interrupted" and "SIGTERM" in doc["runs"][1]["message"]
+    assert not list(sweep.folder.glob(f"{stem}.*"))
     assert doc["counts"]["interrupted"] == 1 and doc["counts"]["planned"] == 1
     assert doc["point_counts"]["interrupted"] == 1 and doc["point_counts"]["planned"] == 1
 
@@ -216,8 +242,7 @@ def test_a_runs_disturbance_is_what_else_used_the_machine_during_it():
     # Interrupts and softirqs (loopback's packets) are the run's own work: not counted as anyone else's.
     before = "100 0 50 1000 0 7 7 10 0 0"
     after = f"{100 + 2 * hz} 0 {50 + hz} 1000 0 {7 + hz} {7 + hz} {10 + hz // 2} 0 0"
-    times0, times1 = "0m0.010s 0m0.000s\n0m1.000s 0m0.500s\n", "0m0.050s 0m0.000s\n0m1.600s 0m0.860s\n"
-    assert disturbance.measure(before, after, times0, times1, 2.0) == {
+    assert disturbance.measure(before, after, 1.51, 2.51, 2.0) == {
         "steal_s": 0.5, "other_cpu_s": 2.0, "own_cpu_s": 1.0, "steal_cpus": 0.25, "other_cpus": 1.0}
     runs = [{"stem": f"p{i}-r1", "round": 1, "disturbance": {"other_cpus": cpus, "steal_cpus": 0.0}}
             for i, cpus in enumerate([0.02, 0.03, 0.9, 0.01])]

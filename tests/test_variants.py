@@ -15,7 +15,7 @@ from sweep_helpers import (shim, BIN_DIR, REPO, Run, check_log_pair, load_json, 
 
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from analysis import runtimes  # noqa: E402
-from sweepkit import cli, knobs, plan, selection, state, table, variants  # noqa: E402
+from sweepkit import commands, knobs, network, plan, prepare, selection, state, table, variants  # noqa: E402
 
 SCRIPT = "run-localhost.sh"
 TWO = "tokio-ct=tokio:--flavor current_thread tokio-ei8=tokio:--event-interval 8"
@@ -59,8 +59,8 @@ def test_a_variant_may_give_its_arguments_to_one_end_only():
     result = knobs.check({"VARIANTS": "std-slow=std:pong:--delay-ns 4000", "INTERVALS": "0", "PROTOCOLS": "udp"}, "S")
     points = plan.build(result.knobs, result.selection, None, result.variants)
     assert [(p.framework, p.end_args("ping"), p.end_args("pong")) for p in points] == [
-        ("std", ("--connections", "1", "--load", "closed"), ("--connections", "1")),
-        ("std-slow", ("--variant", "std-slow", "--connections", "1", "--load", "closed"),
+        ("std", ("--tasks", "0", "--connections", "1", "--load", "closed"), ("--connections", "1")),
+        ("std-slow", ("--variant", "std-slow", "--tasks", "0", "--connections", "1", "--load", "closed"),
          ("--delay-ns", "4000", "--connections", "1"))]
 
 
@@ -115,37 +115,33 @@ def test_a_variant_has_every_point_of_its_base_under_its_own_label_with_its_argu
     thr = knobs.check({"VARIANTS": TWO, "MODE": "throughput", "SIZES": "64 1024", "PROTOCOLS": "tcp"}, "")
     assert [p.stem for p in plan.build(thr.knobs, thr.selection, None, thr.variants)] == [
         f"{label}-tcp-{size}B-throughput-0t" for label in ("tokio-ct", "tokio-ei8") for size in (64, 1024)]
-    # Its runs are shuffled among the others', never as one block; the plan line carries both ends' arguments.
+    # Its runs are shuffled among the others', never as one block; each end's command line has its arguments.
     runs = plan.runs(points, 3, seed=7)
     assert len(runs) == 3 * 12 and all(not plan.blocks([r.point for r in runs[i:i + 12]]) for i in (0, 12, 24))
-    line = plan.line(0, next(r for r in runs if r.point == ct), result.knobs).split("\t")
-    assert line[-2:] == ["--flavor current_thread --variant tokio-ct --connections 1 --load closed",
-                         "--flavor current_thread --connections 1"]
+    run = next(r for r in runs if r.point == ct)
+    assert commands.ping("/b", ct, "127.0.0.1:9", run.stem, result.knobs)[-12:] == [
+        "--flavor", "current_thread", "--variant", "tokio-ct", "--tasks", "0", "--connections", "1", "--load",
+        "closed", "--out", run.stem]
+    assert commands.pong("/b", "tokio", "tcp", "127.0.0.1:0", ct.end_args("pong"), result.knobs)[-4:] == [
+        "--flavor", "current_thread", "--connections", "1"]
 
 
-def test_sweep_json_records_each_variant_and_serving_names_them(tmp_path, monkeypatch, capsys):
-    state_file = tmp_path / "state.json"
-    monkeypatch.setattr(os, "environ", {"VARIANTS": TWO, "INTERVALS": "0", "PROTOCOLS": "tcp", "BIN_DIR": str(BIN_DIR),
-                                        "SEED": "1"})
-    monkeypatch.setattr(cli, "missing_binaries", lambda *args: [])
-    assert cli.main(["check", "--state", str(state_file), "--context", "serve", "--binaries", "pong", "S"]) == 0
-    out = capsys.readouterr().out
-    assert "RUNTIMES\tstd tokio\n" in out and "RUNTIME_FLAGS\t-S\n" in out
-    assert "VARIANTS\t" + TWO + "\n" in out
-    doc = state.load(state_file)
+def test_sweep_json_records_each_variant_and_serving_names_them(monkeypatch):
+    env = {"VARIANTS": TWO, "INTERVALS": "0", "PROTOCOLS": "tcp", "BIN_DIR": str(BIN_DIR), "SEED": "1"}
+    monkeypatch.setattr(prepare, "missing_binaries", lambda *args: [])
+    checked, doc = prepare.check(env, "S", "serve", ["pong"], "run-x")
+    assert prepare.measured_prefixes(checked) == ["std", "tokio"] and prepare.runtime_flags(doc) == "-S"
+    assert checked.knobs["VARIANTS"] == TWO
     assert doc["frameworks"] == ["std"] and [v["label"] for v in doc["variants"]] == ["tokio-ct", "tokio-ei8"]
-    assert cli.main(["plan", "--state", str(state_file), "--lines", str(tmp_path / "plan.tsv")]) == 0
-    assert [p["stem"] for p in state.load(state_file)["points"]] == [
-        "std-tcp-64B-0s-0t", "tokio-ct-tcp-64B-0s-0t", "tokio-ei8-tcp-64B-0s-0t"]
-    capsys.readouterr()
-    assert cli.main(["pongs", "--state", str(state_file)]) == 0
-    assert capsys.readouterr().out.splitlines() == [  # every pong ready for the most connections of the sweep
-        "std\ttcp\t9009\t--connections 1", "tokio\ttcp\t9014\t--flavor current_thread --connections 1",
-        "tokio\ttcp\t9015\t--event-interval 8 --connections 1"]
-    assert cli.main(["serving", "--state", str(state_file), "--bind", "10.0.0.2"]) == 0
-    out = capsys.readouterr().out
-    assert "  tokio-ct  10.0.0.2:9014" in out
-    assert f"On host A: VARIANTS='{TWO}' BASE_PORT=9009 ./run-network.sh --peer <this host's address> -S" in out
+    prepare.plan(doc, None, "run-x")
+    assert [p["stem"] for p in doc["points"]] == ["std-tcp-64B-0s-0t", "tokio-ct-tcp-64B-0s-0t", "tokio-ei8-tcp-64B-0s-0t"]
+    assert network.serve_pongs(doc) == [  # every pong ready for the most connections of the sweep
+        ("std", "std", "tcp", 9009, ("--connections", "1")),
+        ("tokio-ct", "tokio", "tcp", 9014, ("--flavor", "current_thread", "--connections", "1")),
+        ("tokio-ei8", "tokio", "tcp", 9015, ("--event-interval", "8", "--connections", "1"))]
+    lines = network.serving_lines(doc, "10.0.0.2", [])
+    assert "  tokio-ct  10.0.0.2:9014" in lines
+    assert f"On host A: VARIANTS='{TWO}' BASE_PORT=9009 ./run-network.sh --peer <this host's address> -S" in lines
 
 
 def test_a_run_whose_end_says_io_uring_is_unavailable_is_skipped_with_that_line(tmp_path):

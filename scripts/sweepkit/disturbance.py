@@ -1,8 +1,8 @@
 """What else happened on the machine during each run: the host's steal time and other processes' CPU time, and which runs stand out."""
 
-# The sweep reads the aggregate `cpu` line of /proc/stat and its own and its children's CPU times
-# (bash's `times`) as a run starts and after its pong is stopped. Over that window the machine's
-# busy CPU time less what the sweep and the run's processes used (ping, pong, taskset, timeout) is
+# The sweep reads the aggregate `cpu` line of /proc/stat and its own and its reaped children's CPU
+# times (os.times) as a run starts and after its pong is stopped. Over that window the machine's
+# busy CPU time less what the sweep and the run's processes used (ping, pong, taskset, nice) is
 # what something else did on the host; steal is what the hypervisor gave to other guests. Busy
 # time here is user, nice and system only: interrupts and softirqs are left out, since loopback's
 # packet processing runs there and is the run's own work (at 10 k msg/s it was 0.2–0.5 CPUs
@@ -11,14 +11,13 @@
 # never dropped: the reader decides.
 
 import os
-import re
 import statistics
+from pathlib import Path
 
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # /proc/stat's cpu line: user nice system idle iowait irq softirq steal guest guest_nice (jiffies).
 BUSY = (0, 1, 2)  # user, nice, system
 STEAL = 7
-TIMES = re.compile(r"([0-9]+)m([0-9.]+)s")
 # A run is disturbed when its share of other CPU time (or steal) passes both its round's median
 # times FACTOR and the median plus MARGIN CPUs: a busy machine raises every run's share alike, and
 # on a quiet one this measure still reads up to about 0.2 CPUs in a run at 10 k msg/s (seen here).
@@ -34,18 +33,21 @@ def cpu_seconds(stat_line: str) -> tuple[float, float]:
     return busy / CLK_TCK, steal / CLK_TCK
 
 
-def sweep_seconds(times_output: str) -> float:
-    """The shell's and its reaped children's user + system CPU seconds, from bash's `times`."""
-    lines = times_output.strip().splitlines()
-    if len(lines) < 2:
-        raise ValueError(f"not the output of bash's times: {times_output!r}")
-    return sum(int(m) * 60 + float(s) for line in lines[:2] for m, s in TIMES.findall(line))
+def own_seconds() -> float:
+    """The sweep's and its reaped children's user + system CPU seconds."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
-def measure(stat_before: str, stat_after: str, times_before: str, times_after: str, wall_s: float) -> dict:
+def snapshot() -> tuple[str, float]:
+    """/proc/stat's cpu line (after its label) and own_seconds, now."""
+    return Path("/proc/stat").read_text().split("\n", 1)[0].split(None, 1)[1], own_seconds()
+
+
+def measure(stat_before: str, stat_after: str, own_before: float, own_after: float, wall_s: float) -> dict:
     """A run's disturbance: steal and other processes' CPU seconds, and as CPUs (seconds per second)."""
     (busy0, steal0), (busy1, steal1) = cpu_seconds(stat_before), cpu_seconds(stat_after)
-    own = sweep_seconds(times_after) - sweep_seconds(times_before)
+    own = own_after - own_before
     other = max(0.0, busy1 - busy0 - own)
     steal = max(0.0, steal1 - steal0)
     wall = max(wall_s, 1e-3)

@@ -11,6 +11,7 @@ from pathlib import Path
 from analysis import runtimes
 
 from . import micro, variants as variants_mod
+from .dimensions import DIMENSIONS, applying
 from .selection import extra_args, flag_list, has_pong, pong_entries, select
 
 SUITE_DIR = Path(__file__).resolve().parents[2]
@@ -19,8 +20,6 @@ MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
 MAX_UDP_THROUGHPUT_S = 400  # a UDP throughput run's counts must come back in one datagram
 MAX_PORT = 65535
 MAX_REPEATS = 1000
-MAX_CONNECTIONS = 100_000  # the most a ping and a pong accept
-LOADS = ("closed", "open")
 
 # Every knob of both scripts, in sweep.json's order, with its default.
 DEFAULTS = {
@@ -33,9 +32,7 @@ DEFAULTS = {
     "SIZE": "64",
     "INTERVALS": "0.1 0.01 0.001 0.0001 0",
     "SIZES": "8 64 1024 16384 65536 1048576",
-    "TASKS": "0",
-    "CONNECTIONS": "1",  # MODE=rtt: connections (UDP: sockets) per ping, sharing the rate asked for
-    "LOAD": "closed",  # MODE=rtt: closed (a message waits for the reply before it) or open (sent on schedule)
+    **{d.knob: d.default for d in DIMENSIONS},  # TASKS, CONNECTIONS, LOAD: sweepkit/dimensions.py
     "PROTOCOLS": "tcp udp",
     "PONG_CPUS": "0",  # empty: no pinning
     "PING_CPUS": "1",
@@ -67,7 +64,7 @@ MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times alread
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
 # What a micro sweep does not use: named in a warning when given.
-NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", "TASKS", "CONNECTIONS", "LOAD", "PROTOCOLS",
+NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", *(d.knob for d in DIMENSIONS), "PROTOCOLS",
              "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA")
 SEED_DIGITS = 20  # up to 2**64: a seed anyone can retype
 
@@ -167,27 +164,9 @@ def _check_measure(k: dict, problems: list[str]) -> None:
             problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
 
 
-def _check_connections(k: dict, problems: list[str]) -> None:
-    """MODE=rtt: CONNECTIONS and LOAD, each value once and CONNECTIONS as plain numbers. Open load sends
-    on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
-    counts = k["CONNECTIONS"].split()
-    if not counts:
-        problems.append('CONNECTIONS is empty: expected connection counts per ping, e.g. "1 100"')
-    bad = [x for x in counts if not (UINT.fullmatch(x) and len(x) <= 6 and 1 <= int(x) <= MAX_CONNECTIONS)]
-    for x in bad:
-        problems.append(f"CONNECTIONS: '{x}' is not a connection count from 1 to {MAX_CONNECTIONS}")
-    if counts and not bad:
-        k["CONNECTIONS"] = " ".join(dict.fromkeys(str(int(x)) for x in counts))
-    loads = k["LOAD"].split()
-    if not loads:
-        problems.append('LOAD is empty: expected closed, open or "closed open"')
-    for x in loads:
-        if x not in LOADS:
-            problems.append(f"LOAD: '{x}' is not closed or open")
-    if not loads or any(x not in LOADS for x in loads):
-        return
-    k["LOAD"] = " ".join(dict.fromkeys(loads))
-    intervals = k["INTERVALS"].split()
+def _check_open_load(k: dict, problems: list[str]) -> None:
+    """MODE=rtt: open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
+    loads, intervals = k["LOAD"].split(), k["INTERVALS"].split()
     if ("open" in loads and intervals and all(DECIMAL.fullmatch(x) for x in intervals)
             and all(float(x) == 0 for x in intervals)):
         problems.append("LOAD=open needs a schedule to send on: INTERVALS has only 0 (back-to-back), which "
@@ -257,13 +236,13 @@ def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
             if x.startswith(("--interval", "--rate", "--pacing")):
                 problems.append(f"PING_EXTRA: {x.split('=')[0]} does not apply to MODE=throughput "
                                 "(the ping sends as fast as it can)")
-    else:  # the plan gives both ends of each RTT point its connection count, and the ping its load
-        for extra, knob_of in (("PING_EXTRA", {"--connections": "CONNECTIONS", "--load": "LOAD"}),
-                               ("PONG_EXTRA", {"--connections": "CONNECTIONS"})):
-            for x in k[extra].split():
-                if x.split("=")[0] in knob_of:
-                    problems.append(f"{extra}: {x.split('=')[0]} is set by the sweep for each point; "
-                                    f"use the {knob_of[x.split('=')[0]]} knob")
+    # The plan gives each end its dimensions' options (sweepkit/dimensions.py), e.g. --connections.
+    for extra, end in (("PING_EXTRA", "ping"), ("PONG_EXTRA", "pong")):
+        knob_of = {d.option(end): d.knob for d in applying(k["MODE"]) if d.option(end)}
+        for x in k[extra].split():
+            if x.split("=")[0] in knob_of:
+                problems.append(f"{extra}: {x.split('=')[0]} is set by the sweep for each point; "
+                                f"use the {knob_of[x.split('=')[0]]} knob")
     if "BASE_PORT" in k:
         last = MAX_PORT - (len(pong_entries()) + variants - 1)  # one port per pong from BASE_PORT on
         port = k["BASE_PORT"]
@@ -300,14 +279,10 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     duration = _seconds(k, "DURATION", problems)
     warmup = _seconds(k, "WARMUP", problems, positive=False)
     _check_measure(k, problems)
-    tasks = k["TASKS"].split()
-    if not tasks:
-        problems.append('TASKS is empty: expected decoy counts, e.g. "0 10"')
-    for x in tasks:
-        if not (UINT.fullmatch(x) and len(x) < 7):
-            problems.append(f"TASKS: '{x}' is not a decoy task count (0..100000)")
-    if k["MODE"] == "rtt":
-        _check_connections(k, problems)
+    for dimension in applying(k["MODE"]):
+        dimension.check(k, problems)
+    if k["MODE"] == "rtt" and not any(p.startswith("LOAD") for p in problems):
+        _check_open_load(k, problems)
     _check_protocols(k, warmup, duration, problems)
     _check_setup(k, problems, len(result.variants))
     if problems:
@@ -320,7 +295,7 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
             result.warnings.append(f'SIZE applies to MODE=rtt; this throughput sweep uses SIZES="{k["SIZES"]}"')
         if "INTERVALS" in given:
             result.warnings.append("INTERVALS applies to MODE=rtt: a throughput point sends as fast as it can")
-        rtt_only = [name for name in ("CONNECTIONS", "LOAD") if name in given]
+        rtt_only = [d.knob for d in DIMENSIONS if "throughput" not in d.kinds and d.knob in given]
         if rtt_only:
             result.warnings.append(f"{' and '.join(rtt_only)} {'applies' if len(rtt_only) == 1 else 'apply'} to "
                                    "MODE=rtt: a throughput point runs one connection")

@@ -1,7 +1,7 @@
 """The plan of a sweep: its points (what is skipped and why), and the ordered list of runs: rounds of shuffled points."""
 
-# The shell reads the runs as tab-separated lines (`line`); sweep.json holds one record per point
-# (`Point.record`) and one per run (`Run.record`). Nothing here runs anything.
+# sweep.json holds one record per point (`Point.record`) and one per run (`Run.record`); each end's
+# command line is sweepkit.commands'. Nothing here runs anything.
 
 import dataclasses
 import itertools
@@ -11,15 +11,17 @@ from dataclasses import dataclass
 from analysis import runtimes
 
 from . import micro
+from .dimensions import DIMENSIONS, applying
 from .knobs import MAX_UDP_SIZE
 from .selection import extra_args, has_pong
 
 # Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
-# Measured on the 2-core test machine: 0.3 to 0.5 s; an ICMP run more (ping's tail, its conversion).
-OVERHEAD_GUESS_S = {"rtt": 0.5, "throughput": 0.5, "icmp": 0.8}
+# Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.03 to 0.07 s a runtime's RTT run,
+# 0.075 s a throughput run; an ICMP run its 0.5 s tail (ICMP_TAIL_S) and the conversion of its
+# output, 0.05 s at a paced interval and 2 s back-to-back at the default 5 s.
+OVERHEAD_GUESS_S = {"rtt": 0.06, "throughput": 0.08, "icmp": 1.0}
 THROUGHPUT_HANDSHAKE_S = 5  # a throughput ping's handshake and the return of the counts, 5 s each at most
 ICMP_TAIL_S = 0.5  # the system ping is stopped this long after warm-up + duration, for the last replies
-EMPTY = "-"  # an empty field of a plan line: `read` would merge two tabs in a row
 RESHUFFLES = 1000  # tries at a round in which no framework runs as one block; a few are plenty
 
 
@@ -33,13 +35,16 @@ class Point:
     transport: str  # tcp, udp; icmp for the ping reference
     payload: int  # bytes
     interval: str | None  # seconds, as written in INTERVALS (the stem keeps it); None: throughput
-    tasks: int  # decoy tasks
+    values: tuple[tuple[str, object], ...] = ()  # (name, value) of sweepkit/dimensions.py's; unset: the default
     port: int | None = None  # the pong's port under run-network.sh --serve/--peer
     skipped: str | None = None  # why the plan skips it
     ping_args: tuple[str, ...] = ()  # a reference's own arguments (runtimes.json), or a variant's
     pong_args: tuple[str, ...] = ()
-    connections: int = 1  # RTT: connections (UDP: sockets) of the ping, sharing the rate asked for
-    load: str = "closed"  # RTT: closed or open loop
+
+    def get(self, name: str):
+        """The point's value of a dimension (tasks, connections, load, ...)."""
+        given = dict(self.values)
+        return given[name] if name in given else next(d.parse(d.default) for d in DIMENSIONS if d.name == name)
 
     @property
     def kind(self) -> str:
@@ -49,22 +54,19 @@ class Point:
 
     @property
     def stem(self) -> str:
-        """The point's name: {framework}-{transport}-{payload}B-{interval}s|throughput-{tasks}t, then
-        -{connections}c unless one connection, and -open in open load: a sweep of one connection in a
-        closed loop keeps the names of the sweeps before those knobs."""
+        """The point's name: {framework}-{transport}-{payload}B-{interval}s|throughput, then each dimension's
+        suffix: -{tasks}t, -{connections}c unless one connection, -open in open load. A sweep of one
+        connection in a closed loop keeps the names of the sweeps before those knobs."""
         measure = "throughput" if self.interval is None else f"{self.interval}s"
-        stem = f"{self.framework}-{self.transport}-{self.payload}B-{measure}-{self.tasks}t"
-        return stem + (f"-{self.connections}c" if self.connections != 1 else "") + (
-            f"-{self.load}" if self.load != "closed" else "")
+        return f"{self.framework}-{self.transport}-{self.payload}B-{measure}" + "".join(
+            d.stem(self.get(d.name)) for d in DIMENSIONS)
 
     def end_args(self, end: str) -> tuple[str, ...]:
-        """The `ping` or `pong` arguments of this point: a reference's or a variant's own, then an RTT
-        point's connection count (both ends: the pong checks it can hold them) and load (the ping)."""
+        """The `ping` or `pong` arguments of this point: a reference's or a variant's own, then each of its
+        dimensions' option for that end (e.g. --connections to both: the pong checks it can hold them)."""
         own = self.ping_args if end == "ping" else self.pong_args
-        if self.kind != "rtt":
-            return own
-        load = ("--load", self.load) if end == "ping" else ()
-        return (*own, "--connections", str(self.connections), *load)
+        return (*own, *(word for d in applying(self.kind) if d.option(end)
+                        for word in (d.option(end), str(self.get(d.name)))))
 
     def record(self) -> dict:
         """The point's entry in sweep.json, before it runs; its status and repeats_ok follow its runs."""
@@ -72,9 +74,7 @@ class Point:
                  "payload": self.payload}
         if self.interval is not None:
             entry["interval_s"] = float(self.interval)
-        entry["tasks"] = self.tasks
-        if self.kind == "rtt":
-            entry |= {"connections": self.connections, "load": self.load}
+        entry |= {d.name: self.get(d.name) for d in applying(self.kind)}
         return entry | {"status": "skipped" if self.skipped else "planned", "repeats_ok": 0,
                         "message": self.skipped}
 
@@ -107,7 +107,7 @@ class Run:
 
 
 def reference_problem(knobs: dict, unusable: str | None) -> str | None:
-    """Why no ICMP point can run at all: the shell's finding about the system ping, or SIZE."""
+    """Why no ICMP point can run at all: what sweepkit.local found about the system ping, or SIZE."""
     if unusable:
         return unusable
     if int(knobs["SIZE"]) < 16:
@@ -131,22 +131,23 @@ def why_skipped(point: Point, knobs: dict, icmp_unusable: str | None = None) -> 
 
 def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=()) -> list[Point]:
     """Every point, in the list's order: each entry with a pong (runtimes, then references the suite's
-    binaries measure) × protocols × intervals (throughput: sizes) × task counts × connection counts
-    × loads (RTT only), then each variant (sweepkit/variants.py: its base's binaries with its
-    arguments, under its own label) the same way, then each other reference × intervals. Open load
-    at interval 0 is not planned: back-to-back has no schedule to send on (knobs.check warns).
+    binaries measure) × protocols × intervals (throughput: sizes) × each dimension of the MODE in
+    sweepkit/dimensions.py's order (task counts, then RTT's connection counts and loads), then each
+    variant (sweepkit/variants.py: its base's binaries with its arguments, under its own label) the
+    same way, then each other reference × intervals. Open load at interval 0 is not planned:
+    back-to-back has no schedule to send on (knobs.check warns).
     MODE=micro: micro.build's points."""
     mode = knobs["MODE"]
     if mode == "micro":
         return micro.build(knobs, selection)
     protocols = knobs["PROTOCOLS"].split()
-    tasks = [int(t) for t in knobs["TASKS"].split()]
     if mode == "throughput":
         measures = [(int(size), None) for size in knobs["SIZES"].split()]
-        shapes = [(1, "closed")]
     else:
         measures = [(int(knobs["SIZE"]), interval) for interval in knobs["INTERVALS"].split()]
-        shapes = list(itertools.product(map(int, knobs["CONNECTIONS"].split()), knobs["LOAD"].split()))
+    dimensions = applying(mode)
+    grid = [tuple(zip([d.name for d in dimensions], values))
+            for values in itertools.product(*(d.values(knobs) for d in dimensions))]
     with_pongs = [e.label for e in runtimes.entries() if has_pong(e)]
     base_port = int(knobs["BASE_PORT"]) if "BASE_PORT" in knobs else None
 
@@ -160,13 +161,12 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=())
     lines += [(v.label, v.entry.binary_prefix, None if base_port is None else base_port + len(with_pongs) + i,
                (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.pong_args))
               for i, v in enumerate(variants)]
-    points = [Point(label, binary, proto, size, interval, t, at, ping_args=ping_args, pong_args=pong_args,
-                    connections=n, load=load)
-              for (label, binary, at, ping_args, pong_args), proto, (size, interval), t, (n, load)
-              in itertools.product(lines, protocols, measures, tasks, shapes)
-              if not (load == "open" and float(interval) == 0)]
+    points = [Point(label, binary, proto, size, interval, values, at, ping_args=ping_args, pong_args=pong_args)
+              for (label, binary, at, ping_args, pong_args), proto, (size, interval), values
+              in itertools.product(lines, protocols, measures, grid)
+              if not (dict(values).get("load") == "open" and float(interval) == 0)]
     if mode == "rtt":
-        points += [Point(e.label, None, e.transport, int(knobs["SIZE"]), interval, 0)
+        points += [Point(e.label, None, e.transport, int(knobs["SIZE"]), interval)
                    for e in selection if not has_pong(e) for interval in knobs["INTERVALS"].split()]
     return [dataclasses.replace(p, skipped=why_skipped(p, knobs, icmp_unusable)) for p in points]
 
@@ -212,28 +212,3 @@ def ping_limit_s(kind: str, knobs: dict) -> float:
     # write its logs, which takes seconds on a busy disk: PING_GRACE covers all of that.
     extra = THROUGHPUT_HANDSHAKE_S if kind == "throughput" else 0
     return measured + extra + float(knobs["PING_GRACE"])
-
-
-def plain(value: float) -> str:
-    """A number for a command line: no exponent, no trailing zeros (31, 3.2)."""
-    return f"{value:.6f}".rstrip("0").rstrip(".")
-
-
-LINE_FIELDS = ("index", "stem", "kind", "binary", "transport", "payload", "interval", "tasks", "limit_s",
-               "port", "round", "ping_args", "pong_args")
-
-
-def line(index: int, run: Run, knobs: dict) -> str:
-    """The plan line the shell reads: LINE_FIELDS, tab-separated, "-" for an empty field; each end's
-    arguments of the point (Point.args) space-separated in one field. A micro run has the benchmark
-    binary's arguments (but --out) in the ping_args field, and no transport, payload, interval, tasks
-    or port."""
-    p = run.point
-    if p.kind == "micro":
-        fields = [index, run.stem, p.kind, p.binary, None, None, None, None, plain(ping_limit_s(p.kind, knobs)),
-                  None, run.round, " ".join(p.args(knobs)), None]
-    else:
-        fields = [index, run.stem, p.kind, p.binary, p.transport, p.payload, p.interval, p.tasks,
-                  plain(ping_limit_s(p.kind, knobs)), p.port, run.round, " ".join(p.end_args("ping")),
-                  " ".join(p.end_args("pong"))]
-    return "\t".join(EMPTY if f is None or f == "" else str(f).replace("\t", " ") for f in fields)

@@ -51,7 +51,7 @@ def select(flags: str, context: str, mode: str = "rtt", variants: bool = False) 
         reference = next((e for e in selection if not has_pong(e)), None)
         if reference is not None:
             return [], f"-{reference.flag} needs no pong: leave it out of --serve"
-    for e in selection:  # the shell splits them on spaces, as PING_EXTRA
+    for e in selection:  # words, as PING_EXTRA is split into (and as the shell did)
         if any(not arg or any(c.isspace() for c in arg) for arg in extra_args(e, "ping") + extra_args(e, "pong")):
             return [], f"-{e.flag}: runtimes.json gives it an empty argument or one with a space"
     return selection, None

@@ -68,25 +68,20 @@ def save(path, doc: dict) -> None:
     ordered = {k: doc[k] for k in keys + [k for k in LAST if k in doc]}
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # e.g. a full disk: the last whole sweep.json stays, and no half one beside it
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def epoch(text: str) -> float:
-    """bash's $EPOCHREALTIME, whose decimal point follows the locale."""
-    return float(text.replace(",", "."))
-
-
-def read_tsv(path) -> dict[str, str]:
-    """Key/value pairs of a `key<TAB>value` file; a later key wins. Missing file: empty."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return {}
+def parse_tsv(text: str) -> dict[str, str]:
+    """Key/value pairs of `key<TAB>value` lines (scripts/hostfacts.py's); a later key wins."""
     pairs = {}
     for line in text.splitlines():
         key, _, value = line.partition("\t")
@@ -95,10 +90,10 @@ def read_tsv(path) -> dict[str, str]:
     return pairs
 
 
-def host_facts(path) -> dict:
-    """Machine facts printed by host-facts.sh, with the binaries' versions gathered into one object."""
+def host_facts(pairs: dict[str, str]) -> dict:
+    """Machine facts from scripts/hostfacts.py, with the binaries' versions gathered into one object."""
     facts, versions = {}, {}
-    for key, value in read_tsv(path).items():
+    for key, value in pairs.items():
         if key.startswith("version:"):
             versions[key.split(":", 1)[1]] = value
         elif key in {"cpus_online", "cpus_usable"}:
@@ -110,12 +105,12 @@ def host_facts(path) -> dict:
     return facts
 
 
-def hosts(roles: dict[str, Path]) -> dict:
-    """Host name → facts for each role's host-facts.sh listing; two namespaces of one machine share
-    a host name, so the second gets its role in brackets."""
+def hosts(roles: dict[str, dict[str, str]]) -> dict:
+    """Host name → facts for each role's hostfacts.py pairs; two namespaces of one machine share a host
+    name, so the second gets its role in brackets."""
     found = {}
-    for role, path in roles.items():
-        facts = host_facts(path) | {"role": role}
+    for role, pairs in roles.items():
+        facts = host_facts(pairs) | {"role": role}
         name = facts.get("host") or role
         if name in found:
             name = f"{name} ({role})"

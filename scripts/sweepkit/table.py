@@ -1,13 +1,16 @@
-"""A run's figures from its JSON log, and the plain closing table for when parse.py cannot make one."""
+"""A run's figures from its JSON log, and the closing table: parse.py's, or a plain one when parse.py cannot make it."""
 
 # parse.py needs the analysis packages; this needs none. Numbers as analysis/style.py writes them.
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 from analysis import style
+
+from .knobs import SUITE_DIR
 
 RTT_HEADER = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
               "p99 µs", "p99.9 µs", "max µs", "lost", "starved"]
@@ -139,3 +142,17 @@ def summary(sweep_dir) -> list[str]:
         if rows:
             lines += ([""] if lines else []) + render(header, rows)
     return lines or [f"no logs in {sweep_dir}"]
+
+
+def summary_table(sweep_dir: Path, mode: str) -> list[str]:
+    """parse.py's table when the analysis toolkit is installed, else the plain one."""
+    lines, kind = [], ["-k", mode] if mode in ("throughput", "micro") else []
+    if (SUITE_DIR / "parse.py").is_file():
+        run = subprocess.run([sys.executable, "parse.py", *kind, "--summary", "-d", str(sweep_dir)],
+                             cwd=SUITE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out = run.stdout.rstrip("\n")
+        if run.returncode == 0:
+            return [out]
+        last = out.splitlines()[-1] if out else ""
+        lines.append(f"(parse.py {' '.join(kind + ['--summary'])} failed with status {run.returncode}: {last})")
+    return lines + summary(sweep_dir)

@@ -1,0 +1,86 @@
+"""Where a run's pong comes from: started here on loopback, started on host B over ssh, or already serving on a peer."""
+
+# Each kind has start(binary, transport, args, port, stderr_path) -> (TARGET for the ping, None) or
+# (None, why it is not ready), and stop(), safe to call twice. A pong is ready once it prints its
+# `listening on ADDR:PORT (tcp)` line, within READY_TIMEOUT seconds.
+
+import re
+import subprocess
+
+from . import commands, procs
+
+LISTENING = re.compile(r"listening on (.+):([0-9]+) \((tcp|udp)\)")
+REMOTE_PID = re.compile(r"pid [0-9]+")
+
+
+class LocalPongs:
+    """A fresh pong per run on 127.0.0.1, port 0."""
+
+    def __init__(self, knobs: dict, prefix: list[str]):
+        self.knobs, self.prefix, self.child = knobs, prefix, None
+
+    def start(self, binary, transport, args, _port, err):
+        argv = commands.pong(self.knobs["BIN_DIR"], binary, transport, "127.0.0.1:0", args, self.knobs, self.prefix)
+        try:
+            self.child = procs.Child(argv, stdout=subprocess.PIPE, stderr=err)
+        except OSError as error:
+            return None, f"it cannot start: {error}"
+        rc, found = self.child.await_line(LISTENING, float(self.knobs["READY_TIMEOUT"]))
+        if rc == 0:
+            return f"{found[1]}:{found[2]}", None
+        if rc == 1:
+            return None, "it exited before listening"
+        return None, f"no 'listening on' line within {self.knobs['READY_TIMEOUT']} s"
+
+    def stop(self):
+        if self.child is not None:
+            child, self.child = self.child, None
+            child.stop(5)
+
+
+class RemotePongs:
+    """A fresh pong per run on host B, under a remote shell that stops it when a line or EOF comes on its
+    stdin (commands.remote_pong): so the pong also goes when the sweep or its ssh connection dies."""
+
+    def __init__(self, knobs: dict, ssh: list[str], remote: str, remote_dir: str, target: str, prefix: list[str]):
+        self.knobs, self.ssh, self.remote, self.remote_dir = knobs, ssh, remote, remote_dir
+        self.target, self.prefix, self.child = target, prefix, None
+
+    def start(self, binary, transport, args, _port, err):
+        argv = commands.pong(f"{self.remote_dir}/target/release", binary, transport,
+                             commands.hostport(self.target, 0), args, self.knobs, self.prefix)
+        command = commands.remote_pong(self.remote_dir, argv)
+        self.child = procs.Child([*self.ssh, command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        ready = float(self.knobs["READY_TIMEOUT"])
+        rc, _ = self.child.await_line(REMOTE_PID, ready)
+        if rc == 0:
+            rc, found = self.child.await_line(LISTENING, ready)
+        if rc == 0:
+            return commands.hostport(self.target, found[2]), None
+        if rc == 1:
+            return None, f"the pong on {self.remote} exited before listening on {self.target}"
+        return None, f"no 'listening on' line from {self.remote} within {self.knobs['READY_TIMEOUT']} s"
+
+    def stop(self):
+        if self.child is None:
+            return
+        child, self.child = self.child, None
+        try:  # a line, then EOF: the remote shell kills its pong and ends, and ssh with it
+            child.proc.stdin.write(b"stop\n")
+            child.proc.stdin.close()
+        except OSError:
+            pass
+        child.finish(10)
+
+
+class PeerPongs:
+    """The pongs of `run-network.sh --serve` on the peer, one per runtime and transport on fixed ports."""
+
+    def __init__(self, peer: str):
+        self.peer = peer
+
+    def start(self, _binary, _transport, _args, port, _err):
+        return commands.hostport(self.peer, port), None
+
+    def stop(self):
+        pass

@@ -1,0 +1,88 @@
+"""Room for the logs: the bytes a sweep will write, estimated before its first run, and a write error, named."""
+
+# The estimate is samples × a CSV row's bytes, plus each run's JSON. A paced RTT point sends 1/interval
+# messages a second (shared by its connections); a back-to-back point as fast as a round trip
+# allows, guessed from loopback here; a throughput point writes a row per counting window, a micro
+# run its JSON only. Warm-up samples are counted too: what the ping writes, not what is analysed.
+
+import os
+import re
+from pathlib import Path
+
+CSV_ROW_BYTES = 32  # "123456,4012345678,21345,0," and a newline: seq, t_ns, rtt_ns, conn, latency_ns
+JSON_BYTES = 6000  # a run's STEM.json, per_connection included, with room to spare
+BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
+THROUGHPUT_ROWS_PER_S = 20  # counting windows a second, generously
+# How a ping or a micro binary says it could not write a log (rtt-core's output.rs, then `{name}: error: …`).
+WRITE_ERROR = re.compile(r".*: error: (?:writing|creating) (.+?)(?: \(check --out\))?: (.*)")
+
+
+def run_bytes(point, knobs: dict) -> int:
+    """About what one run of `point` (a plan.Point or micro.MicroPoint) writes."""
+    if point.kind == "micro":
+        return JSON_BYTES
+    seconds = float(knobs["WARMUP"]) + float(knobs["DURATION"])
+    if point.kind == "throughput":
+        rows = THROUGHPUT_ROWS_PER_S * seconds
+    else:
+        interval = float(point.interval)
+        rows = seconds * (1 / interval if interval > 0 else BACK_TO_BACK_PER_S)
+    return int(rows * CSV_ROW_BYTES) + JSON_BYTES
+
+
+def estimate_bytes(runs, knobs: dict) -> int:
+    """What the whole plan writes, sweep.json included (a few hundred bytes a run, twice while it is rewritten)."""
+    return sum(run_bytes(r.point, knobs) for r in runs) + 2 * 600 * len(runs)
+
+
+def free_bytes(directory: Path) -> int:
+    """The bytes an unprivileged writer may still use on the file system of `directory` (or its nearest
+    existing parent)."""
+    directory = Path(directory).absolute()
+    while not directory.exists():
+        directory = directory.parent
+    stat = os.statvfs(directory)
+    return stat.f_bavail * stat.f_frsize
+
+
+def size(n: int) -> str:
+    """Bytes for people: 512 B, 3.4 MB, 1.2 GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def lacking(out_dir: Path, runs, knobs: dict) -> str | None:
+    """Why OUT_DIR cannot hold the sweep's logs, in one line; None when it can."""
+    need, free = estimate_bytes(runs, knobs), free_bytes(out_dir)
+    if need <= free:
+        return None
+    return (f"OUT_DIR={out_dir} has {size(free)} free, and this sweep writes about {size(need)}: free some space, "
+            "point OUT_DIR elsewhere or plan fewer or shorter runs")
+
+
+class WriteFault(Exception):
+    """A log or sweep.json could not be written: the sweep stops."""
+
+    def __init__(self, path, reason: str):
+        super().__init__(f"cannot write {path}: {reason}")
+        self.path, self.reason = Path(path), reason
+
+
+def from_os_error(path, error: OSError) -> WriteFault:
+    return WriteFault(path, os.strerror(error.errno) if error.errno else str(error))
+
+
+def said(stderr_files) -> WriteFault | None:
+    """The write error a ping or micro binary printed, from the first stderr file that has one."""
+    for path in map(Path, stderr_files):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            found = WRITE_ERROR.fullmatch(line)
+            if found:
+                return WriteFault(found[1], found[2])
+    return None

@@ -1,0 +1,103 @@
+"""The scripts' -h: their usage, the flags (from runtimes.json) and every knob with its default."""
+
+from analysis import runtimes
+
+from .knobs import MICRO_DEFAULTS
+from .selection import pong_entries
+
+KNOBS_HELP = """\
+Knobs (environment variables, with their defaults):
+  MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible;
+                         micro: in-process benchmarks (run-localhost.sh only; knobs below)
+  REPEATS=3              runs per point, each a fresh pong and ping; one round runs every point once
+                         (MODE=micro: 1, each run repeats MICRO_REPEAT times)
+  SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
+  DURATION=4             measured seconds per run (for a publication: REPEATS=10 DURATION=10)
+  WARMUP=1               warm-up seconds per run, excluded from the statistics
+  SIZE=64                MODE=rtt: payload bytes (at least 8; UDP at most 65507)
+  INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
+  SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
+                         (UDP points above 65507 bytes are skipped)
+  TASKS="0"              decoy task counts
+  CONNECTIONS="1"        MODE=rtt: connections (UDP: sockets) per ping, a point each, e.g. "1 10 100 1000";
+                         they share the rate asked for (each sends at rate/N)
+  LOAD="closed"          MODE=rtt: closed (each message waits for the previous reply), open (sent on
+                         schedule, latency counted from the scheduled send) or "closed open";
+                         open needs an interval other than 0
+  PROTOCOLS="tcp udp"
+  PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
+  NICE=-10               niceness of both ends (when allowed)
+  OUT_DIR=latency-logs   each sweep makes its own folder in it
+  BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""
+  VARIANTS=""            extra lines of a runtime with other options, swept like a runtime (with or
+                         without its flag), e.g. "tokio-ct=tokio:--flavor current_thread
+                         tokio-ei8=tokio:--event-interval 8": LABEL=BASE:ARG ARG..., for ping and pong"""
+
+MICRO_HELP = """
+MODE=micro (each point one run of BIN_DIR/<runtime>-micro; docs/sweeps.md):
+  BENCHES="{BENCHES}"
+                         the benchmarks, a point each at the binaries' default sizes but:
+  MICRO_INSTANCES="{MICRO_INSTANCES}"   notify, oneshot: holder/waiter pairs, a point each
+  MICRO_WORKERS="{MICRO_WORKERS}"  MICRO_EVENT_TYPES="{MICRO_EVENT_TYPES}"   channel: a point each pair
+  MICRO_EVENT_SIZES="{MICRO_EVENT_SIZES}"   channel, string event types: bytes of each string, a point each
+  MICRO_REPEAT={MICRO_REPEAT}        timed repeats per run, after one untimed warm-up iteration
+  MICRO_TIMEOUT={MICRO_TIMEOUT}      seconds a run may take; then its finished repeats are kept
+  MICRO_CPUS={MICRO_CPUS}            taskset CPU list of the benchmarks (empty: every CPU)"""
+
+NETWORK_HELP = """\
+  SSH_OPTS=""            extra options for every ssh call (split on spaces), e.g.
+                         "-i ~/.ssh/bench -p 2222 -o StrictHostKeyChecking=accept-new"
+  BASE_PORT=9009         first port of --serve/--peer: {ports}"""
+
+
+def port_list() -> str:
+    """std on BASE_PORT, tokio +1, async-std +2, smol +3"""
+    labels = [e.label for e in pong_entries()]
+    return ", ".join([f"{labels[0]} on BASE_PORT"] + [f"{label} +{i}" for i, label in enumerate(labels) if i])
+
+
+def flags_and_knobs(network: bool) -> str:
+    """The flags (from runtimes.json) and the knobs, as both scripts' -h lists them."""
+    lines = ["Frameworks (any combination; at least one; the list is runtimes.json):"]
+    lines += [f"  -{e.flag}  {e.label}: {e.about}" for e in runtimes.entries()]
+    lines += ["  -h  this help", "", KNOBS_HELP]
+    if network:
+        lines.append(NETWORK_HELP.format(ports=port_list()))
+    else:
+        lines.append(MICRO_HELP.format(**MICRO_DEFAULTS))
+    return "\n".join(lines)
+
+
+def localhost(prog: str) -> str:
+    return f"""\
+Usage: {prog} [-FLAGS] [-h]   (the flags below, alone or combined as in -asStP)
+Measures round-trip latency (MODE=throughput: msg/s and Gb/s) on this host over loopback,
+a fresh pong and ping per run: REPEATS rounds, each running every point once, shuffled.
+
+{flags_and_knobs(False)}
+
+Examples: DURATION=5 INTERVALS="0.001 0" ./{prog} -tS
+          MODE=throughput SIZES="64 65536" ./{prog} -tS
+          MODE=micro BENCHES="spawn_many channel" ./{prog} -tSG"""
+
+
+def network(prog: str) -> str:
+    return f"""\
+Usage: {prog} --remote USER@HOST [--remote-dir DIR] [--target ADDR] [-FLAGS]
+       {prog} --serve [--target ADDR] [-FLAGS]
+       {prog} --peer ADDR [-FLAGS]
+Measures round-trip latency (MODE=throughput: msg/s and Gb/s) across two hosts: pongs on
+host B, pings on this host (A).
+
+  --remote USER@HOST  host B, reached with ssh in batch mode (keys, no passwords)
+  --remote-dir DIR    the suite's checkout on B (default: the same path as here)
+  --target ADDR       B's data-plane address, when it differs from the ssh address
+                      (with --serve: the address to listen on; default 0.0.0.0)
+  --serve             on B: keep one pong per framework and protocol listening, on fixed
+                      ports (see BASE_PORT); Ctrl-C stops them
+  --peer ADDR         on A: sweep against the pongs of '--serve' on ADDR
+
+{flags_and_knobs(True)}
+
+Examples: DURATION=5 {prog} --remote bench@hostb --target 10.0.0.2 -tS
+          MODE=throughput {prog} --remote bench@hostb --target 10.0.0.2 -tS"""
