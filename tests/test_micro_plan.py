@@ -50,7 +50,7 @@ def test_micro_defaults_one_repeat_and_its_own_knobs_only_in_a_micro_sweep():
     assert k["REPEATS"] == "1" and k["BENCHES"].split() == list(micro.BENCHES)
     assert (k["MICRO_INSTANCES"], k["MICRO_WORKERS"], k["MICRO_EVENT_TYPES"], k["MICRO_EVENT_SIZES"]) == (
         "10000 100000", "100 1000", "int string string_copy shared", "16")
-    assert (k["MICRO_REPEAT"], k["MICRO_TIMEOUT"], k["MICRO_CPUS"]) == ("10", "120", "")
+    assert (k["MICRO_REPEAT"], k["MICRO_TIMEOUT"], k["MICRO_CPUS"]) == ("6", "120", "")
     assert checked(REPEATS="3").knobs["REPEATS"] == "3"
     assert "BENCHES" not in knobs.check({}, "St").knobs  # an RTT sweep records none of them
 
@@ -260,7 +260,7 @@ def test_the_help_lists_the_micro_knobs_and_the_go_flag(capsys):
     assert "  -G  go: Go goroutines, channels and runtime.Gosched (go-micro)" in out
     assert 'MICRO_EVENT_SIZES="16"' in out
     assert 'BENCHES="spawn_many yield_many ping_pong chained_spawn notify oneshot channel"' in out
-    assert "MICRO_CPUS=" in out and "MICRO_REPEAT=10" in out
+    assert "MICRO_CPUS=" in out and "MICRO_REPEAT=6" in out
     cli.main(["help", "--network"])
     assert "MICRO_CPUS" not in capsys.readouterr().out  # run-network.sh refuses MODE=micro
 

@@ -56,7 +56,7 @@ MICRO_DEFAULTS = {
     "MICRO_WORKERS": "100 1000",  # channel: workers, a point each (× event types)
     "MICRO_EVENT_TYPES": "int string string_copy shared",  # shared_arc too for the counted Arc<str>
     "MICRO_EVENT_SIZES": "16",  # channel, string event types: bytes of each string, a point each
-    "MICRO_REPEAT": "10",  # timed repeats per run, after one warm-up iteration (the binaries' --repeat)
+    "MICRO_REPEAT": "6",  # timed repeats per run after one warm-up (--repeat): the fewest with a 95 % interval
     "MICRO_TIMEOUT": "120",  # the binaries' --timeout: seconds for a whole run
     "MICRO_CPUS": "",  # taskset CPU list of the benchmark process; empty: every CPU
 }
