@@ -237,7 +237,7 @@ def test_the_plan_printout_and_the_estimate_use_each_run_s_guess():
     doc = doc_of()
     guess = doc["points"][0]["estimated_s"]
     assert progress.estimate_s(doc) == pytest.approx(guess)
-    assert progress.plan_lines(doc)[0].startswith("Plan: 1 points × 1 repeat = 1 runs of 1 warm-up + 10 timed "
+    assert progress.plan_lines(doc)[0].startswith("Plan: 1 points × 1 repeat = 1 runs of 1 warm-up + 6 timed "
                                                   "repeats (micro), about ")
     # The ETA scales the guesses still to come by what the runs so far took against theirs.
     two = {"knobs": doc["knobs"], "points": doc["points"] * 2, "runs": [dict(doc["runs"][0]), dict(doc["runs"][0])]}
