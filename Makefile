@@ -83,7 +83,6 @@ $(VENV)/.requirements-dev: requirements-dev.txt requirements.txt | $(VPY)
 ## Says which system tools the sweeps would miss (they run without them, with less)
 tools:
 	@command -v taskset >/dev/null || echo "note: no taskset (Debian: util-linux): sweeps run unpinned"
-	@command -v timeout >/dev/null || echo "note: no timeout (Debian: coreutils): the sweeps need it"
 	@ping -V 2>/dev/null | grep -q iputils || echo "note: no iputils ping (Debian: iputils-ping): -P is skipped"
 
 ## Every check CI runs, lint first
