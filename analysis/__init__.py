@@ -1,5 +1,9 @@
 """The analysis toolkit behind parse.py: a sweep's logs to a summary table and PDF figures."""
 
-# Modules: load (files), logschema (the logs' JSON schema), stats and percentile (numbers), sweep
-# (runs table), summary (table output), runtimes and style (names, colours, number formats: stdlib
-# only), plots (one axis each), report (pages), throughput_report (the throughput pages), cli.
+# One package per kind of log (rtt, throughput, micro), each declaring a Kind (kind.py): its point
+# keys, metrics, tables and figure table. What they share: load (files), sweep and points (runs and
+# points of any kind), stats and uncertainty (numbers), summary (the table kit), compare and
+# compare_pages (two sweeps), plots (the figure kit), pages (the page kit, the one place that saves),
+# cli (argparse, main). The facts the sweep shares (runtimes, log schema, percentile, number formats,
+# colours) are the suite package's, at the repository's root. Import rules: pyproject.toml's
+# [tool.importlinter] contracts.

@@ -1,14 +1,22 @@
 """parse.py's command line: argparse, the folder to read, and main()."""
 
 import argparse
+import itertools
 import math
 import os
 import sys
 from pathlib import Path
 
-from . import compare, style, summary
+from suite.palette import FRAMEWORK_ORDER, Palette
+
+from . import compare, micro, rtt, throughput
+from .kind import UsageError
 from .load import newest_sweep
-from .sweep import Filters, NothingUsable, collect
+from .sweep import Filters, NothingUsable
+from .uncertainty import NOISE
+
+KINDS = {kind.name: kind for kind in (rtt.KIND, throughput.KIND, micro.KIND)}  # -k's choices, in this order
+DEFAULT = rtt.KIND  # -k's default
 
 DESCRIPTION = """Turn a sweep of round-trip-time or throughput logs into a summary table and PDF figures.
 
@@ -22,18 +30,11 @@ two sweeps point by point. -t connections draws p50 and p99 (open load: the corr
 p99 too) against the connections of each ping (CONNECTIONS, LOAD). With -k throughput: -t stat
 draws msg/s and Gb/s against payload size, -t time the rate per window over each run; -r does not
 apply. With -k micro (the in-process
-benchmarks, MODE=micro): -t scheduler, notify, channel or all; only -f filters.
-"""
+benchmarks, MODE=micro): -t {micro} or all; only -f filters.
+""".format(micro=", ".join(micro.FIGURES))
 
-PLOTS = ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections", "compare", "scheduler", "notify", "channel",
-         "all")
-THROUGHPUT_PLOTS = ("stat", "time", "compare", "all")  # the others describe RTT distributions
-MICRO_PLOTS = ("scheduler", "notify", "channel", "all")
+PLOTS = (*dict.fromkeys(plot for kind in KINDS.values() for plot in kind.plots), "all")  # every kind's -t
 DEFAULT_ROOT = Path("latency-logs")
-
-
-class UsageError(Exception):
-    """A mistake in the command line: exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,16 +69,16 @@ def _list(item):
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="parse.py", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-d", "--dir", type=Path, help="folder of logs (default: newest sweep in latency-logs/)")
-    p.add_argument("-k", "--kind", choices=("rtt", "throughput", "micro"), default="rtt",
-                   help="kind of log (default rtt)")
+    p.add_argument("-k", "--kind", choices=tuple(KINDS), default=DEFAULT.name,
+                   help=f"kind of log (default {DEFAULT.name})")
     p.add_argument("-t", "--type", choices=PLOTS, help="figure to draw; all = every figure, table and machine page "
-                   f"(throughput: {', '.join(THROUGHPUT_PLOTS)}; micro: {', '.join(MICRO_PLOTS)})")
+                   f"({'; '.join(f'{k.name}: {_plots(k)}' for k in KINDS.values() if k is not DEFAULT)})")
     p.add_argument("-p", "--protocol", choices=("tcp", "udp", "icmp"), help="only this transport")
     p.add_argument("-r", "--rate", type=_list(_rate), default=[], metavar="RATE[,RATE]",
                    help="only these message rates asked for, msg/s: 1000, 1k, inf (back-to-back)")
     p.add_argument("-l", "--tasks", type=_list(int), default=[], metavar="N[,N]", help="only these decoy counts")
     p.add_argument("-f", "--framework", type=_list(str.strip), default=[], metavar="NAME[,NAME]",
-                   help=f"only these frameworks: {', '.join(style.FRAMEWORK_ORDER)}")
+                   help=f"only these frameworks: {', '.join(FRAMEWORK_ORDER)}")
     p.add_argument("-s", "--scale", choices=("log", "lin"), default="log",
                    help="RTT axis scale; throughput: the rate axes of -t stat (default log)")
     p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help="PDF to write (default: DIR/KIND-TYPE.pdf)")
@@ -130,32 +131,22 @@ def _check_writable(path: Path) -> None:
         raise NothingUsable(f"cannot write {path}: {reason}")
 
 
-def _check_kind(args) -> None:
-    """Options that mean nothing for the kind of log asked for are a command-line mistake."""
-    if args.kind == "micro":
-        for given, option in ((args.rate, "-r"), (args.protocol, "-p"), (args.tasks, "-l"),
-                              (args.compare, "--compare"), (args.fail_above is not None, "--fail-above")):
-            if given:
-                raise UsageError(f"{option}: not for micro logs (in-process benchmarks have no transport, rate or "
-                                 "decoys, and no comparison yet); choose frameworks with -f")
-        if args.scale != "log":
-            raise UsageError("-s: micro figures are drawn on log axes")
-        if args.type is not None and args.type not in MICRO_PLOTS:
-            raise UsageError(f"-t {args.type}: not drawn for micro logs; there are {', '.join(MICRO_PLOTS)} "
-                             f"(see {parser().prog} -h)")
-        return
-    if args.type in MICRO_PLOTS and args.type != "all":
-        raise UsageError(f"-t {args.type}: drawn for micro logs only (-k micro)")
-    if args.variance and (args.kind != "rtt" or args.compare is not None or args.type is not None):
-        raise UsageError("--variance reads one sweep of RTT logs: drop -k, --compare and -t")
-    if args.kind != "throughput":
-        return
-    if args.rate:
-        raise UsageError("-r: throughput runs send back-to-back, they have no message rate to pick "
-                         "(choose with -p, -l, -f)")
-    if args.type is not None and args.type not in THROUGHPUT_PLOTS:
-        raise UsageError(f"-t {args.type}: not drawn for throughput logs; "
-                         f"there are {', '.join(THROUGHPUT_PLOTS)} (see {parser().prog} -h)")
+def _plots(kind) -> str:
+    return ", ".join((*kind.plots, "all"))
+
+
+def _check_kind(kind, args) -> None:
+    """Options that mean nothing for the kind of log asked for are a command-line mistake: a figure
+    another kind draws, and what the kind itself refuses."""
+    plot = args.type
+    if not kind.own_figures:
+        owner = next((k for k in KINDS.values() if k.own_figures and plot in k.figures), None)
+        if owner is not None:
+            raise UsageError(f"-t {plot}: drawn for {owner.name} logs only (-k {owner.name})")
+    kind.check(args)
+    if plot is not None and plot != "all" and plot not in kind.plots:
+        raise UsageError(f"-t {plot}: not drawn for {kind.name} logs; there are {_plots(kind)} "
+                         f"(see {parser().prog} -h)")
 
 
 def _check_compare(args) -> None:
@@ -172,17 +163,17 @@ def _check_compare(args) -> None:
         raise UsageError(f"-t {args.type}: with --compare the only figure is -t compare")
 
 
-def run_compare(args, filters: Filters, warn) -> int:
+def run_compare(args, kind, filters: Filters, warn) -> int:
     """Two sweeps point by point: the table on stdout, -t compare's forest plot, --fail-above."""
     old_dir, new_dir = args.compare
     for name, folder in (("OLD", old_dir), ("NEW", new_dir)):
         if not folder.is_dir():
             raise NothingUsable(f"--compare {name}: {folder}: no such folder")
-    out = args.out or new_dir / f"{args.kind}-compare.pdf"
+    out = args.out or new_dir / f"{kind.name}-compare.pdf"
     if args.type:
         _check_writable(out)
-    old, new = (collect(f, args.kind, filters, with_time=False, warn=warn).runs for f in (old_dir, new_dir))
-    result = compare.compare(old, new, args.kind, args.noise / 100)
+    old, new = (kind.collect(f, filters, False, warn, NOISE) for f in (old_dir, new_dir))
+    result = compare.compare(old.runs, new.runs, kind, args.noise / 100)
     if result.rows.empty:
         raise NothingUsable(f"no point is in both {old_dir} and {new_dir} ({len(result.only_old)} only in OLD, "
                             f"{len(result.only_new)} only in NEW, e.g. {(result.only_old + result.only_new)[0]})")
@@ -194,14 +185,11 @@ def run_compare(args, filters: Filters, warn) -> int:
             for name in names:
                 print(f"only in {side}: {name}", file=sys.stderr)
     if args.type:
-        from . import change_report, report
+        from . import compare_pages, pages  # matplotlib loads only when a figure is asked for
 
-        try:
-            count = report.save(change_report.compare_pages(result, str(old_dir), str(new_dir)), out,
-                                f"{args.kind} compare — {old_dir.name} → {new_dir.name}")
-        except OSError as e:
-            raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
-        print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
+        palette = Palette(old.palette.variants | new.palette.variants)
+        _save(pages, compare_pages.compare_pages(result, str(old_dir), str(new_dir), palette), out,
+              f"{kind.name} compare — {old_dir.name} → {new_dir.name}")
     if args.fail_above is not None:
         slower = compare.slower_than(result, args.fail_above)
         if slower:
@@ -214,96 +202,57 @@ def _warn(path: Path, reason: str, skipped: bool = True) -> None:
     print(f"warning: {path}: {reason}{'; skipped' if skipped else ''}", file=sys.stderr)
 
 
-def run_micro(args, warn) -> int:
-    """-k micro: the in-process benchmarks' table and figures (analysis/micro.py, micro_report.py)."""
-    from . import micro
+def _save(pages, figures, out: Path, title: str) -> None:
+    try:
+        count = pages.save(figures, out, title)
+    except OSError as e:
+        raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
+    print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
 
-    show_table = args.summary or args.format is not None
-    plot = args.type
-    if plot is None and not show_table:
-        plot, show_table = "all", True
+
+def run_variance(args, kind, filters: Filters, warn) -> int:
+    """--variance: the spread of each point split into its parts (the kind's `variance`)."""
     folder = _folder(args)
-    out = args.out or folder / f"micro-{plot}.pdf"
-    if plot:
-        _check_writable(out)
-    sweep = micro.collect(folder, args.framework, warn)
-    if show_table:
-        formats = {"text": micro.text, "csv": micro.csv, "markdown": micro.markdown}
-        sys.stdout.write(formats[args.format or "text"](sweep.points))
-        sys.stdout.flush()
-    if plot:
-        from . import micro_report, report
-
-        figures = list(micro_report.pages(sweep, plot))
-        if not figures:
-            raise NothingUsable(f"-t {plot}: no {plot} benchmark was run in {folder} "
-                                f"(there are {', '.join(dict.fromkeys(sweep.points['bench']))})")
-        try:
-            count = report.save(figures, out, f"micro {plot} — {folder.name}")
-        except OSError as e:
-            raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
-        print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
-    return 0
-
-
-def run_variance(args, filters: Filters, warn) -> int:
-    """--variance: the spread of each point split into its parts (analysis/variance.py)."""
-    from . import variance
-
-    folder = _folder(args)
-    table = variance.components(collect(folder, "rtt", filters, with_time=False, warn=warn).runs)
-    if table.empty:
-        raise NothingUsable(f"no point of {folder} has 2 repeats or more: a spread needs REPEATS=2 or more")
-    formats = {"text": variance.text, "csv": variance.csv, "markdown": variance.markdown}
-    sys.stdout.write(formats[args.format or "text"](table))
+    runs = kind.collect(folder, filters, False, warn, NOISE).runs
+    sys.stdout.write(kind.variance(folder, runs, args.format or "text"))
     return 0
 
 
 def run(args) -> int:
-    _check_kind(args)
-    if args.kind == "micro":
-        return run_micro(args, _warn)
+    kind = KINDS[args.kind]
+    _check_kind(kind, args)
     _check_compare(args)
     filters = Filters([args.protocol] if args.protocol else [], args.rate, args.tasks, args.framework)
     warn = _warn
 
     if args.compare is not None:
-        return run_compare(args, filters, warn)
-    if args.variance:
-        return run_variance(args, filters, warn)
+        return run_compare(args, kind, filters, warn)
+    if args.variance and kind.variance:
+        return run_variance(args, kind, filters, warn)
     show_table = args.summary or args.format is not None
     plot = args.type
     if plot is None and not show_table:  # neither asked: everything
         plot, show_table = "all", True
     folder = _folder(args)
-    out = args.out or folder / f"{args.kind}-{plot}.pdf"
+    out = args.out or folder / f"{kind.name}-{plot}.pdf"
     if plot:
         _check_writable(out)
 
-    sweep = collect(folder, args.kind, filters, with_time=plot in ("time", "all"), warn=warn, noise=args.noise / 100)
-    if plot == "delta":
-        from .change_report import has_deltas
-
-        if not has_deltas(sweep.points):
-            raise NothingUsable(f"no Δ to draw in {folder}: it needs {style.BASELINE} and another "
-                                "runtime measured at the same points")
-    if plot == "connections" and (sweep.points["transport"] == "icmp").all():
-        raise NothingUsable(f"nothing to draw against connections in {folder}: the ICMP reference has one "
-                            "stream; sweep a runtime (e.g. CONNECTIONS=\"1 10 100\" ./run-localhost.sh -S)")
+    sweep = kind.collect(folder, filters, plot in ("time", "all"), warn, args.noise / 100)
+    if plot:
+        kind.ready(sweep, plot)
     if show_table:
-        formats = {"text": summary.text, "csv": summary.csv, "markdown": summary.markdown}
-        sys.stdout.write(formats[args.format or "text"](sweep.points, args.kind, sweep.noise))
+        sys.stdout.write(kind.tables[args.format or "text"](sweep.points, sweep.noise))
         sys.stdout.flush()
     if plot:
-        from . import report, throughput_report  # matplotlib loads only when a figure is asked for
+        from . import pages  # matplotlib loads only when a figure is asked for
 
-        title = f"{args.kind} {plot} — {folder.name}"
-        maker = throughput_report.pages if args.kind == "throughput" else report.pages
-        try:
-            count = report.save(maker(sweep, sweep.runs, plot, args.scale), out, title)
-        except OSError as e:
-            raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
-        print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
+        figures = pages.report(kind, sweep, plot, args.scale)
+        first = next(figures, None)
+        if first is None and kind.nothing_drawn is not None:
+            raise NothingUsable(kind.nothing_drawn(sweep, plot))
+        _save(pages, itertools.chain([first] if first is not None else [], figures), out,
+              f"{kind.name} {plot} — {folder.name}")
     return 0
 
 

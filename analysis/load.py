@@ -1,13 +1,14 @@
 """Finds and reads a folder's logs, recursively: this suite's JSON + CSV pairs and the 2022 suite's CSV."""
 
-# This suite's logs are RTT or throughput runs, checked against rtt-core's JSON schema (logschema.py),
-# which also gives each kind's CSV header. Each run comes out as a metadata dict (one vocabulary for
-# both formats) and numpy arrays: RTT samples in ns, or a throughput run's per-window counts. A micro
-# log (in-process benchmarks) is its JSON alone: its metadata holds its repeats' times.
+# This suite's logs are checked against rtt-core's JSON schema (suite/logschema.py), which also gives
+# each kind's CSV header. Each log comes out as a metadata dict, made by its kind's `meta` (one
+# vocabulary for both formats), and numpy arrays: RTT samples in ns, or a throughput run's per-window
+# counts. A micro log (in-process benchmarks) is its JSON alone: its metadata holds its repeats' times.
 # Reading only: statistics live in stats.py.
 
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,16 +16,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import logschema
+from suite import logschema
 
 HEADERS = {kind: header for kind in logschema.schema().kinds if (header := logschema.schema().csv_header(kind))}
 RTT_HEADER_BEFORE_CONNECTIONS = "seq,t_ns,rtt_ns"  # an RTT CSV of a suite version before --connections
+EARLIER_HEADERS = {"rtt": (RTT_HEADER_BEFORE_CONNECTIONS,)}  # kind → CSV headers older suite versions wrote
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
+OLD_KIND = "rtt"  # what the 2022 suite's CSVs hold
 SWEEP_INFO = "sweep.json"
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 _OLD_NAMES = {"async_std": "async-std", "icmp": "ping"}  # 2022 spellings of framework labels
 _SWEEP_NAME = re.compile(r"(\d{8}-\d{6})$")
-_ROUND = re.compile(r"-r(\d+)$")  # a repeat's stem ends in -r{k}, k its round; older stems: round 1
+ROUND = re.compile(r"-r(\d+)$")  # a repeat's stem ends in -r{k}, k its round; older stems: round 1
 
 
 class LogError(Exception):
@@ -39,6 +42,7 @@ class Found:
     old_csvs: list[Path] = field(default_factory=list)  # 2022 per-sample CSVs
     infos: dict[Path, dict] = field(default_factory=dict)  # sweep.json files
     other_kinds: dict[str, int] = field(default_factory=dict)  # kind → logs not asked for
+    damaged: list[tuple[Path, str]] = field(default_factory=list)  # (log of this kind, what is wrong): left out
 
 
 def newest_sweep(root: Path) -> Path | None:
@@ -62,8 +66,8 @@ def _first_line(path: Path) -> str:
         return f.readline().strip().lstrip("\ufeff")
 
 
-def scan(folder: Path, kind: str, warn) -> Found:
-    """Sort the files under `folder` into logs of `kind`, 2022 CSVs and sweep.json files.
+def scan(folder: Path, kind, warn) -> Found:
+    """Sort the files under `folder` into logs of `kind` (a Kind), 2022 CSVs and sweep.json files.
     Files that are not logs are named through `warn(path, reason)` and skipped; PDFs and the
     like are ignored."""
     found = Found()
@@ -72,7 +76,13 @@ def scan(folder: Path, kind: str, warn) -> Found:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as e:
-            warn(path, f"unreadable JSON ({e})")
+            csv = path.with_suffix(".csv")
+            if not csv.is_file():
+                warn(path, f"unreadable JSON ({e})")
+                continue
+            paired.add(csv)  # its CSV is there: the JSON is what is wrong (written in part, cut short, spoilt)
+            if _header_kind(csv) in (kind.name, None):
+                found.damaged.append((path, f"its JSON is not valid JSON ({e})"))
             continue
         if path.name == SWEEP_INFO:
             found.infos[path] = data if isinstance(data, dict) else {"sweep.json": data}
@@ -82,7 +92,7 @@ def scan(folder: Path, kind: str, warn) -> Found:
             continue
         paired.add(path.with_suffix(".csv"))
         log_kind = str(data.get("kind", "rtt"))
-        if log_kind != kind:
+        if log_kind != kind.name:
             found.other_kinds[log_kind] = found.other_kinds.get(log_kind, 0) + 1
             continue
         try:
@@ -90,7 +100,7 @@ def scan(folder: Path, kind: str, warn) -> Found:
             # the log (runtime_config, variant): read it as null, so older sweeps stay comparable.
             data = logschema.schema().blank(log_kind) | data
             logschema.schema().validate(data)
-            meta = {"rtt": run_meta, "throughput": throughput_meta, "micro": micro_meta}[kind](data)
+            meta = kind.meta(data)
         except (logschema.Invalid, LogError) as e:
             warn(path, str(e))
             continue
@@ -105,23 +115,34 @@ def scan(folder: Path, kind: str, warn) -> Found:
         except OSError as e:
             warn(path, f"unreadable ({e.strerror or e})")
             continue
-        ours = {k: {h, RTT_HEADER_BEFORE_CONNECTIONS} if k == "rtt" else {h} for k, h in HEADERS.items()}
         if header == OLD_HEADER:
             found.old_csvs.append(path)
-        elif header in ours.get(kind, ()):
+        elif _kind_of(header) == kind.name:
             warn(path, f"no {path.with_suffix('.json').name} beside it")
-        elif not any(header in headers for headers in ours.values()):  # another kind's is not ours to judge
+        elif _kind_of(header) is None:  # another kind's is not ours to judge
             warn(path, "not an RTT log (unknown CSV header)")
     return found
 
 
+def _kind_of(header: str) -> str | None:
+    """The kind of log a CSV header is of, this suite version's or an earlier one's; None: none."""
+    return next((k for k, h in HEADERS.items() if header in (h, *EARLIER_HEADERS.get(k, ()))), None)
+
+
+def _header_kind(csv: Path) -> str | None:
+    try:
+        return _kind_of(_first_line(csv))
+    except OSError:
+        return None
+
+
 def round_of(stem: str) -> int:
     """The round k of a repeat from its stem's `-r{k}` suffix; 1 for a stem without one."""
-    found = _ROUND.search(stem)
+    found = ROUND.search(stem)
     return int(found.group(1)) if found else 1
 
 
-def _needed(data: dict, *keys: str) -> None:
+def needed(data: dict, *keys: str) -> None:
     """The schema lets a reference baseline's log (ICMP ping) be null where it has no value; these
     it must have."""
     for key in keys:
@@ -137,90 +158,15 @@ def series(data: dict) -> dict:
             "runtime_config": data.get("runtime_config")}
 
 
-def run_meta(data: dict) -> dict:
-    """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit.
-    A log without `connections` and `load` (from before --connections, or the ICMP reference's, whose
-    are null) is one connection in a closed loop: one stream of messages, each sent when the one before
-    it was answered or due, which is what such a ping ran."""
-    _needed(data, "interval_s", "payload", "tasks")
-    interval, target = float(data["interval_s"]), data["target_rate"]
-    return {
-        **series(data),
-        "transport": data["transport"],
-        "payload": int(data["payload"]),
-        "interval_s": interval,
-        "target_rate": float(target) if target is not None else (1.0 / interval if interval > 0 else math.inf),
-        "achieved_rate": data["achieved_rate"],
-        "tasks": int(data["tasks"]),
-        "connections": int(data.get("connections") or 1),
-        "load": data.get("load") or "closed",
-        "window": data.get("window"),
-        "starved": (data.get("per_connection") or {}).get("starved"),
-        "json_latency_n": (data.get("latency_ns") or {}).get("n"),
-        "lost": data["lost"],
-        "complete": data["complete"] is not False,
-        "pacing": data["pacing"],
-        "started_at": data["started_at"],
-        "host": data["host"],
-        "address": data["address"],
-        "json_n": data["rtt_ns"]["n"],
-        "format": data["schema"],
-        "time_estimated": False,
-        "details": {k: v for k, v in data.items() if k not in ("rtt_ns", "latency_ns", "per_connection")},
-    }
-
-
-def throughput_meta(data: dict) -> dict:
-    """The metadata of a throughput log the schema accepted; its rates are recomputed from the CSV."""
-    _needed(data, "window_s", "payload", "tasks")
-    window, payload = float(data["window_s"]), int(data["payload"])
-    if window <= 0 or payload <= 0:  # both divide or go on a log axis
-        raise LogError(f"field {'window_s' if window <= 0 else 'payload'!r} is {min(window, payload)!r}, "
-                       f"not a positive number")
-    return {
-        **series(data),
-        "transport": data["transport"],
-        "payload": payload,
-        "tasks": int(data["tasks"]),
-        "window_s": window,
-        "sent": data["sent"],
-        "lost": data["lost"],
-        "json_windows": data["windows"],
-        "json_received": data["received"],
-        "complete": data["complete"] is not False,
-        "error": data["error"],
-        "started_at": data["started_at"],
-        "host": data["host"],
-        "address": data["address"],
-        "format": data["schema"],
-        "details": {k: v for k, v in data.items() if k not in ("msg_per_s", "gbit_per_s")},
-    }
-
-
-MICRO_PARAMS = ("tasks", "yields", "instances", "hold_ms", "workers", "events", "queue", "event_type", "event_size")
-
-
-def micro_meta(data: dict) -> dict:
-    """A micro log the schema accepted: what ran, its parameters, the time of each timed repeat, the
-    figures the binary computed (median and 95 % interval of ns per operation and operations per
-    second) and its setup. A log that says `not_run` has no repeats and keeps its reason."""
-    params = data.get("params") or {}
-    ops, times = data["ops"], [int(t) for t in data["times_ns"]]
-    if not data.get("not_run") and not (isinstance(ops, int) and ops > 0):
-        raise LogError(f"field 'ops' is {ops!r}, not a positive number")
-    figures = {f"{name}{suffix}": (data.get(name) or {}).get(key)
-               for name in ("ns_per_op", "ops_per_s") for suffix, key in (("", "median"), ("_low", "low"),
-                                                                         ("_high", "high"))}
-    return {
-        "framework": data["framework"], "bench": data["bench"], "primitive": data.get("primitive"),
-        **{name: params.get(name) for name in MICRO_PARAMS},
-        "ops": ops, "repeat": data.get("repeat"), "warmup": data.get("warmup"), "times_ns": times, **figures,
-        "threads": data.get("threads"), "flavor": data.get("flavor"), "peak_rss_bytes": data.get("peak_rss_bytes"),
-        "not_run": data.get("not_run") or None, "complete": data.get("complete") is not False,
-        "error": data.get("error"), "started_at": data.get("started_at"),
-        "host": data.get("host", data.get("hostname")), "address": None, "format": data["schema"],
-        "details": {k: v for k, v in data.items() if k not in ("times_ns", "ns_per_op", "ops_per_s")},
-    }
+def _whole(csv: Path) -> None:
+    """A log's CSV ends with its last row's newline: one that does not was cut short (a full disk, a
+    copy stopped) and its last value may be a fragment of the number written, still a number."""
+    with csv.open("rb") as f:
+        if f.seek(0, os.SEEK_END) == 0:
+            return
+        f.seek(-1, os.SEEK_END)
+        if f.read(1) != b"\n":
+            raise LogError("its CSV ends in the middle of a line (cut short)")
 
 
 def read_windows(csv: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -228,6 +174,7 @@ def read_windows(csv: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     try:
         if _first_line(csv) != HEADERS["throughput"]:
             raise LogError(f"its CSV header is not {HEADERS['throughput']!r}")
+        _whole(csv)
         frame = pd.read_csv(csv, usecols=["t_ns", "messages", "bytes"], dtype=np.int64, engine="c")
     except FileNotFoundError:
         raise LogError("its CSV is missing") from None
@@ -249,6 +196,7 @@ def read_samples(csv: Path, with_time: bool, conn: bool = False, latency: bool =
             raise LogError("its CSV has no latency_ns column, though its JSON says open load")
         columns = ["rtt_ns", *(["t_ns"] if with_time else []), *(["conn"] if conn and "conn" in header else []),
                    *(["latency_ns"] if latency else [])]
+        _whole(csv)
         frame = pd.read_csv(csv, usecols=columns, dtype=np.int64, engine="c")
     except FileNotFoundError:
         raise LogError("its CSV is missing") from None

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import percentile, uncertainty
+from suite import percentile
+
+from . import uncertainty
 
 # Name → percentile, as in the JSON's rtt_ns, plus the p5–p95 band of the stat figure.
 PERCENTILES = {"p5": 5, "p50": 50, "p90": 90, "p95": 95, "p99": 99, "p999": 99.9, "p9999": 99.99}

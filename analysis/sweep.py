@@ -5,14 +5,17 @@
 # time and their samples dropped once described, so memory does not grow with the number of samples.
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from . import load, points, stats, style
-from .points import MISSED_BY
+from suite import fmt
+from suite.palette import NO_VARIANTS, TRANSPORT_ORDER, Palette, order_key
+
+from . import load, points
 from .uncertainty import NOISE
 
 
@@ -37,15 +40,15 @@ class Filters:
 
     def describe(self) -> str:
         parts = [f"-p {','.join(self.transports)}" if self.transports else "",
-                 f"-r {_rates(self.rates)}" if self.rates else "",
+                 f"-r {rates(self.rates)}" if self.rates else "",
                  f"-l {','.join(map(str, self.tasks))}" if self.tasks else "",
                  f"-f {','.join(self.frameworks)}" if self.frameworks else ""]
         return " ".join(p for p in parts if p)
 
 
-def _rates(rates) -> str:
+def rates(values) -> str:
     """Rates as -r takes them: 100,1k,inf."""
-    return ", ".join(style.si(r).replace(" ", "") if math.isfinite(r) else "inf" for r in sorted(set(rates)))
+    return ", ".join(fmt.si(r).replace(" ", "") if math.isfinite(r) else "inf" for r in sorted(set(values)))
 
 
 def _same_rate(a: float, b: float) -> bool:
@@ -58,38 +61,28 @@ class Sweep:
     infos: dict  # Path of each sweep.json → its content
     runs: pd.DataFrame  # one row per run, in display order; index 0..n-1
     shapes: list  # stats.Shape or stats.Windows (None when a run has no samples), aligned with runs
-    kind: str = "rtt"
+    kind: object  # the Kind these are runs of
     points: pd.DataFrame | None = None  # one row per point, repeats combined (points.combine)
     noise: float = NOISE  # changes below this share are called `same` (--noise)
+    palette: Palette = NO_VARIANTS  # the runtimes' colours and the shades of the variants read here
 
 
-def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, noise: float = NOISE) -> Sweep:
-    """Read, filter and describe every run of `kind` under `folder`, and combine its repeats into
-    points (verdicts with the `noise` threshold, a share).
+def collect(folder: Path, kind, filters: Filters, with_time: bool, warn, noise: float = NOISE) -> Sweep:
+    """Read, filter and describe every run of `kind` (a Kind) under `folder`, and combine its repeats
+    into points (verdicts with the `noise` threshold, a share). A damaged log (its JSON not valid, its
+    CSV cut short or at odds with its JSON) is left out of its point, named with what is wrong and how
+    many repeats of its point remain.
 
     Raises NothingUsable when no run is left, saying where it looked or what values exist."""
     found = load.scan(folder, kind, warn)
-    style.add_variants({meta["framework"]: meta["base"] for _, meta in found.logs if meta.get("variant")})
-    seen, rows, shapes = [], [], []  # seen: every run's metadata, for the message when none is left
+    palette = Palette({meta["framework"]: meta["base"] for _, meta in found.logs if meta.get("variant")})
+    seen, rows, shapes, damaged = [], [], [], []  # seen: every run's metadata, for the message when none is left
     tried = 0
 
-    def add(meta: dict, rtt: np.ndarray, t, conn=None, latency=None) -> None:
-        scalars, shape = stats.describe(rtt, t, conn, latency)
-        for key, json_key in (("n", "json_n"), ("latency_n", "json_latency_n")):
-            if meta[json_key] is not None and meta[json_key] != scalars[key]:
-                warn(Path(meta["source"] + ".csv"), f"{scalars[key]} samples but its JSON says "
-                     f"{'n' if key == 'n' else 'latency_ns.n'} = {meta[json_key]}", skipped=False)
+    def add(meta: dict, measured: tuple) -> None:
+        scalars, shape = measured
         rows.append({**meta, **scalars})
         shapes.append(shape)
-
-    def add_windows(meta: dict, t, messages, size) -> None:
-        scalars, windows = stats.window_rates(t, messages, size, meta["window_s"])
-        for key, what in (("windows", "windows"), ("received", "messages")):
-            if meta[f"json_{key}"] is not None and meta[f"json_{key}"] != scalars[key]:
-                warn(Path(meta["source"] + ".csv"), f"{scalars[key]} {what} but its JSON says "
-                     f"{key} = {meta[f'json_{key}']}", skipped=False)
-        rows.append({**meta, **scalars})
-        shapes.append(windows)
 
     for csv, meta in found.logs:
         seen.append(meta)
@@ -97,30 +90,43 @@ def collect(folder: Path, kind: str, filters: Filters, with_time: bool, warn, no
             continue
         tried += 1
         try:
-            if kind == "throughput":
-                add_windows(meta, *load.read_windows(csv))
-            else:
-                add(meta, *load.read_samples(csv, with_time, conn=meta["connections"] > 1,
-                                             latency=meta["load"] == "open"))
+            add(meta, kind.run(csv, meta, with_time))
         except load.LogError as e:
-            warn(csv, str(e))
-    for csv in found.old_csvs if kind == "rtt" else ():  # the 2022 suite wrote RTTs only
-        try:
-            old_runs = load.read_2022(csv, kind, with_time)
-        except load.LogError as e:
-            warn(csv, str(e))
-            continue
-        for meta, rtt, t in old_runs:
-            seen.append(meta)
-            if filters.admit(meta):
-                tried += 1
-                add(meta, rtt, t)
+            damaged.append((csv, str(e), meta))
+    for meta, measure in kind.older_runs(found, with_time, warn) if kind.older_runs else ():
+        seen.append(meta)
+        if filters.admit(meta):
+            tried += 1
+            add(meta, measure())
+    _say_damaged(rows, kind, found.damaged, damaged, warn)
     if not rows:
         raise NothingUsable(_why_nothing(folder, kind, found, seen, tried, filters))
-    runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, warn)
+    runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, palette, warn)
     runs["one_end"] = runs["framework"].map(_one_end_variants(found.infos))
     runs["disturbed"] = runs["source"].map(lambda source: Path(source).name).map(_disturbed_runs(found.infos))
-    return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise)
+    return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise, palette)
+
+
+def _say_damaged(rows: list[dict], kind, bad_json: list, bad_csv: list, warn) -> None:
+    """A warning per damaged log: the file, what is wrong, and the repeats its point is left with (`rows`:
+    the runs read). A log whose JSON cannot be read is placed by its stem: the point's stem without
+    -r{k}, in its folder."""
+    by_stem = Counter(_point_stem(Path(row["source"])) for row in rows)
+    by_key = Counter(tuple(row[k] for k in kind.keys) for row in rows)
+    for path, reason in bad_json:
+        left = by_stem[_point_stem(path.with_suffix(""))]
+        warn(path, f"{reason}; skipped: its point has {_repeats(left)}", skipped=False)
+    for path, reason, meta in bad_csv:
+        left = by_key[tuple(meta[k] for k in kind.keys)]
+        warn(path, f"{reason}; skipped: its point has {_repeats(left)}", skipped=False)
+
+
+def _point_stem(stem: Path) -> Path:
+    return stem.with_name(load.ROUND.sub("", stem.name))
+
+
+def _repeats(count: int) -> str:
+    return f"{count} repeat{'s' if count != 1 else ''} left" if count else "no repeat left"
 
 
 def _disturbed_runs(infos: dict) -> dict[str, str]:
@@ -136,51 +142,48 @@ def _one_end_variants(infos: dict) -> dict[str, str]:
             for v in info.get("variants") or () if isinstance(v, dict) and v.get("end") in ("ping", "pong")}
 
 
-def _why_nothing(folder: Path, kind: str, found: load.Found, seen: list, tried: int, filters: Filters) -> str:
+def _why_nothing(folder: Path, kind, found: load.Found, seen: list, tried: int, filters: Filters) -> str:
+    name = kind.name
     if tried:
         which = f" matching {filters.describe()}" if filters.describe() else ""
-        return f"no usable {kind} log{which} in {folder}: every one was skipped (see the warnings above)"
+        return f"no usable {name} log{which} in {folder}: every one was skipped (see the warnings above)"
     if seen:
         frame = pd.DataFrame(seen)
-        values = (f"rates {_rates(frame['target_rate'])} msg/s" if kind == "rtt"
-                  else f"payloads {_listing(frame['payload'])} B")
-        return (f"no {kind} run in {folder} matches {filters.describe()}; there are "
-                f"transports {_listing(frame['transport'])}, {values}, "
-                f"tasks {_listing(frame['tasks'])}, frameworks {_listing(frame['framework'])}")
+        return (f"no {name} run in {folder} matches {filters.describe()}; there are "
+                f"transports {listing(frame['transport'])}, {kind.listing(frame)}, "
+                f"tasks {listing(frame['tasks'])}, frameworks {listing(frame['framework'])}")
     kinds = dict(found.other_kinds)
-    if found.old_csvs and kind != "rtt":  # the 2022 suite's CSVs hold RTTs
-        kinds["rtt"] = kinds.get("rtt", 0) + len(found.old_csvs)
+    if found.old_csvs and not kind.older_runs:  # the 2022 suite's CSVs are another kind's
+        kinds[load.OLD_KIND] = kinds.get(load.OLD_KIND, 0) + len(found.old_csvs)
     others = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     if others:
-        return f"no {kind} logs in {folder} (it holds {others} logs; choose them with -k)"
-    return (f"no {kind} logs found in {folder}: run a sweep first (e.g. ./run-localhost.sh -S -t) "
+        return f"no {name} logs in {folder} (it holds {others} logs; choose them with -k)"
+    return (f"no {name} logs found in {folder}: run a sweep first (e.g. ./run-localhost.sh -S -t) "
             f"or point -d at a folder of logs")
 
 
-def _listing(values) -> str:
+def listing(values) -> str:
+    """Distinct values as a filter's message lists them: sorted, numbers as numbers."""
     numbers = all(isinstance(v, (int, np.integer)) for v in set(values))
     return ", ".join(str(v) for v in sorted(set(values), key=None if numbers else str))
 
 
-def _tidy(runs: pd.DataFrame, shapes: list, kind: str, warn) -> tuple[pd.DataFrame, list]:
+def _tidy(runs: pd.DataFrame, shapes: list, kind, palette: Palette, warn) -> tuple[pd.DataFrame, list]:
     """Display order (point, then round) and the derived columns. Every repeat of a point is kept:
     repeats are the data its interval is computed from."""
     runs = runs.assign(
         shape_id=np.arange(len(runs)),
-        framework_rank=style.series_rank(runs["framework"]),
-        transport_rank=style.order_key(runs["transport"], style.TRANSPORT_ORDER),
+        framework_rank=palette.series_rank(runs["framework"]),
+        transport_rank=order_key(runs["transport"], TRANSPORT_ORDER),
         started=runs["started_at"].fillna("").astype(str),
     )
-    # Throughput runs have no rate asked for: they send back-to-back. Rates ascend (intervals descend).
-    point = points.keys(kind)
+    # Rates ascend (intervals descend), where a kind has them.
+    point = list(kind.keys)
     runs = runs.sort_values(["round", "started"], kind="stable").sort_values(
         ["framework_rank", "framework", "transport_rank", "transport", *point[2:]],
         ascending=[True] * 4 + [c != "interval_s" for c in point[2:]], kind="stable")
     twice = runs.duplicated([*point, "round"], keep=False)
     for source in runs.loc[twice, "source"]:  # a loop over runs, not samples
         warn(Path(source), "another log has the same point and round; both are used", skipped=False)
-    runs = runs.reset_index(drop=True)
-    if kind == "rtt":
-        achieved, target = runs["achieved_rate"].astype(float), runs["target_rate"].astype(float)
-        runs["missed_rate"] = np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
+    runs = kind.tidy(runs.reset_index(drop=True))
     return runs, [shapes[i] for i in runs["shape_id"]]

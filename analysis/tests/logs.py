@@ -2,7 +2,7 @@
 
 # This suite's logs are RTT or throughput runs that the logs' JSON schema accepts (their fields and
 # CSV headers come from it: what is not set here is null), with the JSON's statistics computed by
-# a plain reference, independent of analysis.stats and analysis.percentile.
+# a plain reference, independent of analysis.stats and suite.percentile.
 
 import json
 import math
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis import logschema
+from suite import logschema
 
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import runtimes
+from suite import runtimes
 
 REPO = Path(__file__).resolve().parents[2]
 BIN_DIR = REPO / "target" / "release"

@@ -9,7 +9,9 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis import plots, report
+from analysis import pages as kit
+from analysis import rtt
+from analysis.rtt import figures
 from analysis.cli import main
 from analysis.sweep import Filters, collect
 
@@ -62,18 +64,18 @@ def tick_labels(ax) -> list[str]:
 
 
 def test_rate_axis_labels_match_the_intervals(sweep_dir):
-    sweep = collect(sweep_dir, "rtt", Filters(transports=["tcp"]), False, print)
+    sweep = collect(sweep_dir, rtt.KIND, Filters(transports=["tcp"]), False, print)
     ax = Figure().add_subplot()
-    plots.stat(ax, sweep.runs, "log")
+    figures.stat(ax, sweep.runs, "log")
     assert tick_labels(ax) == ["100", "1 k", "∞"]  # intervals 0.01, 0.001 and 0
 
 
 def test_rate_axis_spaces_decades_evenly_with_infinity_one_step_on(tmp_path):
-    positions = plots.rate_positions([0.1, 0.01, 0.001, 0.0001, 0])
+    positions = figures.rate_positions([0.1, 0.01, 0.001, 0.0001, 0])
     assert [round(positions[i], 9) for i in (0.1, 0.01, 0.001, 0.0001, 0)] == [1, 2, 3, 4, 5]
     ax = Figure().add_subplot()
     sweep_rows = _rows([0.1, 0.01, 0.001, 0.0001, 0.00001, 0])
-    plots.stat(ax, sweep_rows, "lin")
+    figures.stat(ax, sweep_rows, "lin")
     assert tick_labels(ax) == ["10", "100", "1 k", "10 k", "100 k", "∞"]
 
 
@@ -90,16 +92,16 @@ def _rows(intervals):
 def test_a_missed_rate_is_marked_on_the_stat_figure():
     ax = Figure().add_subplot()
     rows = _rows([0.01, 0.001])
-    plots.stat(ax, rows, "log")
+    figures.stat(ax, rows, "log")
     assert [t.get_text() for t in ax.texts] == ["got 5"]
     marks = [c for c in ax.collections if type(c).__name__ == "PathCollection"]
     assert len(marks) == 1 and len(marks[0].get_offsets()) == 1 and np.allclose(marks[0].get_offsets()[0], [3, 10])
 
 
 def test_each_framework_keeps_its_colour_on_every_page(sweep_dir):
-    sweep = collect(sweep_dir, "rtt", Filters(), True, print)
+    sweep = collect(sweep_dir, rtt.KIND, Filters(), True, print)
     colours = {}
-    for fig in report.pages(sweep, sweep.runs, "all", "log"):
+    for fig in kit.report(rtt.KIND, sweep, "all", "log"):
         for legend in fig.legends:
             for line, text in zip(legend.get_lines(), legend.get_texts()):
                 if text.get_text() in ("std", "tokio", "ping"):
@@ -107,3 +109,17 @@ def test_each_framework_keeps_its_colour_on_every_page(sweep_dir):
     assert set(colours) == {"std", "tokio", "ping"}
     assert all(len(c) == 1 for c in colours.values())
     assert len({next(iter(c)) for c in colours.values()}) == 3
+
+
+def test_every_kind_s_figure_table_names_page_functions_of_its_drawing_module():
+    from analysis.cli import KINDS, PLOTS
+
+    for kind in KINDS.values():
+        drawing = kind.drawing()
+        named = [kind.closing, *(f.pages for f in kind.figures.values()), *(f.in_all for f in kind.figures.values())]
+        for name in filter(None, named):
+            assert callable(getattr(drawing, name, None)), (kind.name, name)
+        assert set(kind.plots) <= set(PLOTS) and set(kind.tables) == {"text", "csv", "markdown"}
+    # -t's choices, in the order of parse.py -h: every kind's figures, compare, then all.
+    assert PLOTS == ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections", "compare", "scheduler",
+                     "notify", "channel", "all")

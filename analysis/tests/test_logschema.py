@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import logschema
+from suite import logschema
 
 from .conftest import cli
 from .micro_logs import write_micro

@@ -12,7 +12,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-from analysis import micro, micro_report, style
+from analysis import micro
+from analysis import pages as kit
+from analysis.micro import figures as micro_report
+from suite.palette import NO_VARIANTS, is_reference, micro_line
 from analysis import uncertainty as u
 
 from .conftest import cli, pages
@@ -93,7 +96,7 @@ def test_csv_has_a_row_per_point_and_the_logs_figures(capsys, micro_dir):
         if log["not_run"]:
             assert row["not_run"] == CAP and row["ns_per_op"] == "" and row["repeats"] == 0
         else:
-            for name in micro.FIGURES:
+            for name in micro.ESTIMATES:
                 for key, suffix in (("median", ""), ("low", "_low"), ("high", "_high")):
                     assert float(row[f"{name}{suffix}"]) == pytest.approx(log[name][key], abs=0.051)
             assert row["repeats"] == len(log["times_ns"]) and row["ops"] == log["ops"]
@@ -187,7 +190,7 @@ def data_lines(ax) -> list:
 
 
 def drawn(points, draw, *args):
-    ax = Figure(figsize=style.PAGE_SIZE).add_subplot()
+    ax = Figure(figsize=kit.PAGE_SIZE).add_subplot()
     draw(ax, points, *args)
     FigureCanvasAgg(ax.figure).draw()
     return ax
@@ -212,9 +215,9 @@ def test_notify_lines_per_runtime_and_primitive_on_log_log_axes_without_what_was
     lines = data_lines(ax)
     assert len(lines) == 4 * 2 and ax.get_xscale() == ax.get_yscale() == "log"
     assert sorted(line.get_linestyle() for line in lines) == ["-"] * 4 + ["--"] * 4
-    std = [line for line in lines if line.get_color() == style.colour("std")]
+    std = [line for line in lines if line.get_color() == NO_VARIANTS.colour("std")]
     assert [list(line.get_xdata()) for line in std] == [[1000, 10_000]] * 2  # 100000 was not run
-    tokio = next(line for line in lines if line.get_color() == style.colour("tokio") and line.get_linestyle() == "-")
+    tokio = next(line for line in lines if line.get_color() == NO_VARIANTS.colour("tokio") and line.get_linestyle() == "-")
     expected = points[(points["framework"] == "tokio") & (points["bench"] == "notify")]
     assert list(tokio.get_ydata()) == pytest.approx(list(expected["ns_per_op"] * expected["instances"]))
     assert ax.get_xlabel() == "N: holder/waiter pairs"
@@ -225,11 +228,11 @@ def test_channel_lines_with_go_as_a_dashed_grey_reference(micro_dir):
     ax = drawn(points[points["event_type"] == "int"], micro_report.channel_lines)
     lines = data_lines(ax)
     assert len(lines) == 5
-    go = next(line for line in lines if line.get_color() == style.colour("go"))
-    assert go.get_linestyle() == "--" and style.is_reference("go")
+    go = next(line for line in lines if line.get_color() == NO_VARIANTS.colour("go"))
+    assert go.get_linestyle() == "--" and is_reference("go")
     assert all(line.get_linestyle() == "-" for line in lines if line is not go)
     assert list(go.get_xdata()) == [10, 100] and ax.get_xscale() == "log"
-    page = next(micro_report.channel_page(micro.collect(micro_dir, [], print), points))
+    page = next(micro_report.channel_page(micro.collect(micro_dir, [], print)))
     assert [ax.get_title() for ax in page.axes] == ["integer events", "a fresh string per event"]
     legend = [t.get_text() for t in page.legends[0].get_texts()]
     assert legend[:5] == ["std", "tokio", "async-std", "smol", "go (reference)"]
@@ -246,25 +249,25 @@ def test_kotlin_is_a_reference_of_its_own_style_beside_go(tmp_path):
             write_micro(folder, fw, "notify", 1500, seed=seed, instances=1000, warmup=5 if fw == "kotlin" else 1)
     sweep = micro.collect(folder, [], print)
     points = sweep.points
-    assert style.is_reference("kotlin") and style.colour("kotlin") not in (style.colour("go"), style.colour("std"))
-    assert style.micro_line("go")[:2] != style.micro_line("kotlin")[:2] != style.micro_line("tokio")[:2]
+    assert is_reference("kotlin") and NO_VARIANTS.colour("kotlin") not in (NO_VARIANTS.colour("go"), NO_VARIANTS.colour("std"))
+    assert micro_line("go")[:2] != micro_line("kotlin")[:2] != micro_line("tokio")[:2]
 
     lines = data_lines(drawn(points, micro_report.channel_lines))
     by_colour = {line.get_color(): line for line in lines}
-    go, kotlin = by_colour[style.colour("go")], by_colour[style.colour("kotlin")]
+    go, kotlin = by_colour[NO_VARIANTS.colour("go")], by_colour[NO_VARIANTS.colour("kotlin")]
     assert (go.get_linestyle(), go.get_marker()) == ("--", "s")
     assert (kotlin.get_linestyle(), kotlin.get_marker()) == ("-.", "D")
-    assert by_colour[style.colour("tokio")].get_linestyle() == "-"
+    assert by_colour[NO_VARIANTS.colour("tokio")].get_linestyle() == "-"
 
     bars = drawn(points, micro_report.scheduler_bars).patches
-    assert {b.get_hatch() for b in bars if b.get_facecolor()[:3] == to_rgb(style.colour("kotlin"))} == {"///"}
-    assert {b.get_hatch() for b in bars if b.get_facecolor()[:3] == to_rgb(style.colour("tokio"))} == {None}
+    assert {b.get_hatch() for b in bars if b.get_facecolor()[:3] == to_rgb(NO_VARIANTS.colour("kotlin"))} == {"///"}
+    assert {b.get_hatch() for b in bars if b.get_facecolor()[:3] == to_rgb(NO_VARIANTS.colour("tokio"))} == {None}
     notify = data_lines(drawn(points, micro_report.notify_lines))
-    assert [line.get_marker() for line in notify if line.get_color() == style.colour("kotlin")] == ["D"]
+    assert [line.get_marker() for line in notify if line.get_color() == NO_VARIANTS.colour("kotlin")] == ["D"]
 
-    legend = [t.get_text() for t in next(micro_report.channel_page(sweep, points)).legends[0].get_texts()]
+    legend = [t.get_text() for t in next(micro_report.channel_page(sweep)).legends[0].get_texts()]
     assert legend[:3] == ["tokio", "go (reference)", "kotlin (reference)"]
-    scheduler = next(micro_report.scheduler_page(sweep, points))
+    scheduler = next(micro_report.scheduler_page(sweep))
     assert [t.get_text() for t in scheduler.legends[0].get_texts()][:2] == ["tokio", "kotlin (reference)"]
     notes = micro.text(points)
     assert "timed repeats after one untimed warm-up iteration (kotlin: 5, for the JIT)" in notes

@@ -9,7 +9,10 @@ import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from analysis import logschema, micro, micro_report, style
+from analysis import micro
+from analysis.micro import figures as micro_report
+from suite import logschema
+from suite.palette import NO_VARIANTS
 from analysis import uncertainty as u
 
 from .conftest import pages, parse_py
@@ -40,7 +43,7 @@ def test_every_log_fits_the_schema_and_its_figures_recompute_from_its_times(real
         assert [log["ops_per_s"][k] for k in ("median", "low", "high")] == pytest.approx(
             [ops * 1e9 / est.value, ops * 1e9 / est.high, ops * 1e9 / est.low], rel=1e-12)
         assert micro.pooled(log["times_ns"], ops) == pytest.approx(
-            {f"{n}{s}": log[n][k] for n in micro.FIGURES for s, k in (("", "median"), ("_low", "low"),
+            {f"{n}{s}": log[n][k] for n in micro.ESTIMATES for s, k in (("", "median"), ("_low", "low"),
                                                                       ("_high", "high"))}, rel=1e-12)
         recomputed += 1
     assert recomputed == (len(micro_runtimes()) + (1 if go_built() else 0)) * len(RUNS)
@@ -81,20 +84,20 @@ def test_the_figures_of_real_logs_draw_every_runtime_and_leave_out_what_was_not_
     sweep = micro.collect(real_micro_logs[0].parent, [], print)
     runtime_labels = [e.label for e in micro_runtimes()]
     drawn_frameworks = len(runtime_labels) + (1 if go_built() else 0)  # go runs every benchmark
-    scheduler = next(micro_report.scheduler_page(sweep, sweep.points))
+    scheduler = next(micro_report.scheduler_page(sweep))
     (ax,) = scheduler.axes
     FigureCanvasAgg(scheduler).draw()
     assert len(ax.patches) == 4 * drawn_frameworks and ax.get_yscale() == "log"
     assert [t.get_text() for t in scheduler.legends[0].get_texts()][:len(runtime_labels)] == runtime_labels
-    notify = next(micro_report.notify_page(sweep, sweep.points))
+    notify = next(micro_report.notify_page(sweep))
     lines = [line for line in notify.axes[0].get_lines() if line.get_linestyle() != "None"]
     assert len(lines) == 2 * drawn_frameworks  # std's capped N has no point
     assert all(list(line.get_xdata()) == [100] for line in lines)
-    channel = next(micro_report.channel_page(sweep, sweep.points))
+    channel = next(micro_report.channel_page(sweep))
     assert [a.get_title() for a in channel.axes] == ["integer events", "a fresh string per event (16 B)"]
     for a in channel.axes:
         drawn = [line for line in a.get_lines() if line.get_linestyle() != "None"]
         assert len(drawn) == drawn_frameworks
         assert all(list(line.get_xdata()) == [2, 8] for line in drawn)
-        go = [line for line in drawn if line.get_color() == style.colour("go")]
+        go = [line for line in drawn if line.get_color() == NO_VARIANTS.colour("go")]
         assert len(go) == (1 if go_built() else 0) and all(line.get_linestyle() == "--" for line in go)

@@ -126,14 +126,16 @@ def test_a_filter_whose_only_match_is_unreadable_says_so(capsys, tmp_path):
     assert "no usable rtt log matching -f tokio" in one_line_error(err)
 
 
-def test_a_csv_that_disagrees_with_its_json_is_reported(capsys, tmp_path):
-    base = write_run(tmp_path, "std", "tcp", 0.001, samples(1, 100))
+def test_a_csv_that_disagrees_with_its_json_is_named_and_left_out_of_its_point(capsys, tmp_path):
+    write_run(tmp_path, "std", "tcp", 0.001, samples(1, 100), repeat=1)
+    base = write_run(tmp_path, "std", "tcp", 0.001, samples(2, 100), repeat=2)
     log = json.loads(Path(f"{base}.json").read_text())
-    log["rtt_ns"]["n"] = 120
+    log["rtt_ns"]["n"] = 120  # the JSON says more samples than its CSV holds: one of them was cut short
     Path(f"{base}.json").write_text(json.dumps(log))
     status, out, err = cli(capsys, "-d", tmp_path, "--format", "csv")
-    assert status == 0 and ",100," in out
-    assert "100 samples but its JSON says n = 120\n" in err
+    row = dict(zip(*(line.split(",") for line in out.splitlines()), strict=True))
+    assert status == 0 and row["n"] == "100" and row["repeats"] == "1"  # round 1's samples alone
+    assert f"warning: {base}.csv: 100 samples but its JSON says n = 120; skipped: its point has 1 repeat left\n" in err
 
 
 def test_a_reader_that_stops_early_is_no_error(sweep_dir):

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import load, logschema, runtimes, stats
+from analysis import load, stats
+from suite import logschema, runtimes
 
 from .conftest import cli
 

@@ -9,10 +9,11 @@ import pandas as pd
 import pytest
 from pypdf import PdfReader
 
-from analysis import style
+from analysis import rtt
+from suite import fmt, palette
 from analysis import uncertainty as u
 from analysis.load import round_of
-from analysis.summary import CSV_COLUMNS
+from analysis.rtt.table import CSV_COLUMNS
 
 from .conftest import cli, pages
 from .logs import samples, write_repeats, write_run
@@ -91,7 +92,7 @@ def test_same_says_within_what(capsys, paired_dir):
     assert status == 0, err
     tokio = next(line for line in out.splitlines() if line.startswith("tokio"))
     std_p50 = row(csv_table(capsys, "-d", paired_dir), "std")["p50_ns"]
-    assert f"same within ±{style.us(0.10 * std_p50)} µs" in tokio  # the noise threshold is the floor
+    assert f"same within ±{fmt.us(0.10 * std_p50)} µs" in tokio  # the noise threshold is the floor
     assert "MDE: the smallest Δp50" in out
 
 
@@ -104,7 +105,7 @@ def test_delta_uses_only_the_rounds_both_ran(capsys, tmp_path):
     assert " 4 " in tokio and "slower" in tokio  # 4 repeats shown, Δ from the 3 rounds in common
     from analysis.sweep import Filters, collect
 
-    points = collect(tmp_path, "rtt", Filters(), False, lambda *a, **k: None).points
+    points = collect(tmp_path, rtt.KIND, Filters(), False, lambda *a, **k: None).points
     assert points.loc[points["framework"] == "tokio", "pairs"].item() == 3
 
 
@@ -129,7 +130,7 @@ def test_a_one_repeat_sweep_is_marked_within_run_and_its_delta_unknown(capsys, t
 
 
 def test_references_get_no_delta_and_are_drawn(capsys, tmp_path, monkeypatch):
-    monkeypatch.setattr(style, "REFERENCES", style.REFERENCES | {"busy-poll"})
+    monkeypatch.setattr(palette, "REFERENCES", palette.REFERENCES | {"busy-poll"})
     for framework, median in (("std", 30_000), ("tokio", 33_000), ("busy-poll", 12_000)):
         write_repeats(tmp_path, framework, "tcp", 0.001, [0.0, 0.03, -0.03], median_ns=median, n=500, seed=len(framework))
     table = csv_table(capsys, "-d", tmp_path)
@@ -179,7 +180,7 @@ def test_throughput_repeats_give_msg_per_s_with_an_interval(capsys, tmp_path):
 def test_the_delta_axis_turns_logarithmic_when_one_runtime_is_far_slower():
     import matplotlib.pyplot as plt
 
-    from analysis import change_plots, plots
+    from analysis.rtt import figures
 
     def panel(slowest_us: float) -> pd.DataFrame:
         return pd.DataFrame({"framework": ["tokio", "glommio"], "framework_rank": [1, 2],
@@ -188,9 +189,9 @@ def test_the_delta_axis_turns_logarithmic_when_one_runtime_is_far_slower():
                              "delta_p50_high": [610e3, slowest_us * 1010], "mde_p50": [20e3, 20e3]})
     for slowest_us, symlog in ((100_000.0, True), (1_000.0, False)):
         points = panel(slowest_us)
-        assert change_plots.wants_symlog(points) is symlog
+        assert figures.wants_symlog(points) is symlog
         fig, ax = plt.subplots()
-        change_plots.delta(ax, points, plots.rate_positions(points["interval_s"]), symlog)
+        figures.delta(ax, points, figures.rate_positions(points["interval_s"]), symlog)
         assert ax.get_yscale() == ("symlog" if symlog else "linear")
         plt.close(fig)
 

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from analysis import percentile, stats
+from analysis import stats
+from suite import percentile
 
 from .logs import reference_percentile, samples
 

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from pypdf import PdfReader
 
-from analysis import load, style
+from analysis import load
+from suite.palette import Palette
 
 from .conftest import cli
 from .logs import samples, write_run
@@ -34,8 +35,7 @@ def write_variant_sweep(folder, repeats=2):
 
 
 @pytest.fixture
-def variant_sweep(tmp_path, monkeypatch):
-    monkeypatch.setattr(style, "_variants", {})
+def variant_sweep(tmp_path):
     return write_variant_sweep(tmp_path / "localhost-20260101-120000")
 
 
@@ -64,8 +64,7 @@ def test_variants_are_rows_of_their_own_after_their_base_with_a_delta_and_their_
     assert {line.split()[0] for line in out.splitlines()[2:4]} == {"tokio-ei8"}
 
 
-def test_a_variant_alone_names_its_whole_runtime_config(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(style, "_variants", {})
+def test_a_variant_alone_names_its_whole_runtime_config(tmp_path, capsys):
     folder = write_variant_sweep(tmp_path / "v", repeats=1)
     for path in folder.glob("tokio-[0-9tu]*"):  # the base's logs only: tokio-tcp-…
         path.unlink()
@@ -93,9 +92,10 @@ def test_every_figure_draws_each_variant_in_its_own_shade_and_names_it_in_the_le
     out = variant_sweep / f"{figure}.pdf"
     status, _, err = cli(capsys, "-t", figure, "-d", variant_sweep, "-o", out)
     assert status == 0, err
-    ct, ei8 = style.colour("tokio-ct"), style.colour("tokio-ei8")
-    assert len({ct, ei8, style.colour("tokio")}) == 3 and style.base_of("tokio-ei8") == "tokio"
-    assert {ct, ei8, style.colour("tokio")} <= stroke_colours(out)
+    palette = Palette({label: "tokio" for label in VARIANTS})  # what parse.py read in the logs
+    ct, ei8 = palette.colour("tokio-ct"), palette.colour("tokio-ei8")
+    assert len({ct, ei8, palette.colour("tokio")}) == 3 and palette.base_of("tokio-ei8") == "tokio"
+    assert {ct, ei8, palette.colour("tokio")} <= stroke_colours(out)
     text = PdfReader(out).pages[0].extract_text()
     assert "tokio-ct" in text and "tokio-ei8" in text
     if figure == "stat":

@@ -19,10 +19,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import style
-from .points import keys
-from .summary import aligned, markdown_table
-from .uncertainty import CONFIDENCE, z_quantile
+from suite import fmt
+
+from ..summary import aligned, markdown_table
+from ..uncertainty import CONFIDENCE, z_quantile
+from .runs import KEYS
 
 METRICS = ("p50", "p99")
 PARTS = ("total", "within", "between", "round")
@@ -53,7 +54,7 @@ def _round_share(table: pd.DataFrame) -> tuple[float, pd.DataFrame]:
 
 def components(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per point with two repeats or more: each metric's standard deviations (log scale)."""
-    point = keys("rtt")
+    point = list(KEYS)
     z = z_quantile(CONFIDENCE)
     out = runs[point].drop_duplicates().set_index(point)
     out["repeats"] = runs.groupby(point, sort=False)[METRICS[0]].count()
@@ -88,7 +89,7 @@ def _sd(value: float) -> str:
 def _layout(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
     headers = ["framework", "transport", "size B", "target msg/s", "tasks", "repeats",
                *(f"{m} {part}" for m in METRICS for part in PARTS)]
-    body = [[r.framework, r.transport, str(r.payload), style.rate_label(r.interval_s), str(r.tasks), str(r.repeats),
+    body = [[r.framework, r.transport, str(r.payload), fmt.rate_label(r.interval_s), str(r.tasks), str(r.repeats),
              *(_sd(getattr(r, f"{m}_sd_{part}")) for m in METRICS for part in PARTS)]
             for r in table.itertuples()]
     medians = [f"median over points: {m} " + ", ".join(f"{part} {_sd(table[f'{m}_sd_{part}'].median())}"
@@ -106,7 +107,7 @@ def markdown(table: pd.DataFrame) -> str:
 
 def csv(table: pd.DataFrame) -> str:
     out = table.reindex(columns=CSV_COLUMNS).copy()
-    out["interval_s"] = out["interval_s"].map(style.plain)
+    out["interval_s"] = out["interval_s"].map(fmt.plain)
     for column in CSV_COLUMNS[8:]:
         out[column] = out[column].astype(float).round(4)
     buffer = io.StringIO()

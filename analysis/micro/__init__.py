@@ -15,18 +15,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import load, style
-from . import uncertainty as u
-from .load import MICRO_PARAMS
-from .summary import aligned, markdown_table
-from .sweep import NothingUsable
-from .uncertainty import NOISE
+from suite import fmt
+from suite.palette import FRAMEWORK_ORDER, order_key
+
+from .. import load
+from .. import uncertainty as u
+from ..kind import Figure, Kind, UsageError
+from ..summary import aligned, markdown_table
+from ..sweep import NothingUsable
+from ..uncertainty import NOISE
+
+MICRO_PARAMS = ("tasks", "yields", "instances", "hold_ms", "workers", "events", "queue", "event_type", "event_size")
 
 SCHEDULER = ("spawn_many", "yield_many", "ping_pong", "chained_spawn")
 BENCH_ORDER = (*SCHEDULER, "notify", "oneshot", "channel")
 EVENT_ORDER = ("int", "string", "string_copy", "shared", "shared_arc")
 POINT = ["framework", "bench", "primitive", *MICRO_PARAMS]
-FIGURES = ("ns_per_op", "ops_per_s")
+ESTIMATES = ("ns_per_op", "ops_per_s")  # each with _low and _high: its 95 % interval
 # What one operation is, per benchmark (the table's notes and the figures' captions).
 OPERATION = {"spawn_many": "a task spawned", "yield_many": "a yield", "ping_pong": "a round trip",
              "chained_spawn": "a link of the chain", "notify": "a waiter woken", "oneshot": "a waiter woken",
@@ -37,6 +42,36 @@ CSV_COLUMNS = ["framework", "bench", "primitive", *MICRO_PARAMS, "ops", "logs", 
 HEADERS = ["framework", "bench", "primitive", "size", "repeats", "time (median)", "time/op [95 % CI]",
            "op/s [95 % CI]", "threads", "peak RSS"]
 NOT_RUN = "not run"
+FIGURES = {  # -t NAME → its page function in figures.py
+    "scheduler": Figure("scheduler_page"),  # ns per operation of the scheduler benchmarks, a bar per runtime
+    "notify": Figure("notify_page"),  # Notify vs oneshot: time until every waiter woke against N
+    "channel": Figure("channel_page"),  # channel events per second against workers, a panel per event type
+}
+# The points each figure draws, by benchmark.
+DRAWN = {"scheduler": SCHEDULER, "notify": ("notify", "oneshot"), "channel": ("channel",)}
+
+
+def micro_meta(data: dict) -> dict:
+    """A micro log the schema accepted: what ran, its parameters, the time of each timed repeat, the
+    figures the binary computed (median and 95 % interval of ns per operation and operations per
+    second) and its setup. A log that says `not_run` has no repeats and keeps its reason."""
+    params = data.get("params") or {}
+    ops, times = data["ops"], [int(t) for t in data["times_ns"]]
+    if not data.get("not_run") and not (isinstance(ops, int) and ops > 0):
+        raise load.LogError(f"field 'ops' is {ops!r}, not a positive number")
+    figures = {f"{name}{suffix}": (data.get(name) or {}).get(key)
+               for name in ("ns_per_op", "ops_per_s") for suffix, key in (("", "median"), ("_low", "low"),
+                                                                         ("_high", "high"))}
+    return {
+        "framework": data["framework"], "bench": data["bench"], "primitive": data.get("primitive"),
+        **{name: params.get(name) for name in MICRO_PARAMS},
+        "ops": ops, "repeat": data.get("repeat"), "warmup": data.get("warmup"), "times_ns": times, **figures,
+        "threads": data.get("threads"), "flavor": data.get("flavor"), "peak_rss_bytes": data.get("peak_rss_bytes"),
+        "not_run": data.get("not_run") or None, "complete": data.get("complete") is not False,
+        "error": data.get("error"), "started_at": data.get("started_at"),
+        "host": data.get("host", data.get("hostname")), "address": None, "format": data["schema"],
+        "details": {k: v for k, v in data.items() if k not in ("times_ns", "ns_per_op", "ops_per_s")},
+    }
 
 
 @dataclass
@@ -45,14 +80,13 @@ class MicroSweep:
     infos: dict  # Path of each sweep.json → its content
     runs: pd.DataFrame  # one row per log, in display order
     points: pd.DataFrame  # one row per point, its logs combined
-    kind: str = "micro"
     noise: float = NOISE
 
 
 def collect(folder: Path, frameworks: list[str], warn) -> MicroSweep:
     """Every micro log under `folder` (only these frameworks, when given), as runs and points.
     Raises NothingUsable when none is left, saying what there is."""
-    found = load.scan(folder, "micro", warn)
+    found = load.scan(folder, KIND, warn)
     metas = [meta for _, meta in found.logs]
     rows = [m for m in metas if not frameworks or m["framework"] in frameworks]
     if not rows:
@@ -71,9 +105,9 @@ def collect(folder: Path, frameworks: list[str], warn) -> MicroSweep:
 def order(frame: pd.DataFrame) -> pd.DataFrame:
     """Display order: benchmark, event type, sizes, then framework (the list's order), then round."""
     keys = frame.assign(
-        bench_rank=style.order_key(frame["bench"], BENCH_ORDER),
-        event_rank=style.order_key(frame["event_type"], EVENT_ORDER),
-        framework_rank=style.order_key(frame["framework"], style.FRAMEWORK_ORDER),
+        bench_rank=order_key(frame["bench"], BENCH_ORDER),
+        event_rank=order_key(frame["event_type"], EVENT_ORDER),
+        framework_rank=order_key(frame["framework"], FRAMEWORK_ORDER),
         sort_round=frame["round"] if "round" in frame else 1)
     sizes = ["event_size", "instances", "workers", "tasks", "yields", "events", "queue", "hold_ms"]
     keys = keys.sort_values(["bench_rank", "bench", "event_rank", *sizes, "framework_rank", "framework",
@@ -86,7 +120,7 @@ def pooled(times_ns: list[int], ops: int) -> dict:
     the nearest-rank median of the times with its exact 95 % order-statistic interval
     (uncertainty.median_interval; none below 6 repeats), divided by the operations, or dividing
     them (the slowest repeat in the interval gives the lowest rate)."""
-    names = [f"{n}{s}" for n in FIGURES for s in ("", "_low", "_high")]
+    names = [f"{n}{s}" for n in ESTIMATES for s in ("", "_low", "_high")]
     if not times_ns or not ops:
         return dict.fromkeys(names, math.nan)
     est = u.median_interval(sorted(times_ns))
@@ -118,10 +152,10 @@ def combine(runs: pd.DataFrame) -> pd.DataFrame:
         row = {k: first[k] for k in POINT} | {"ops": first["ops"], "logs": len(group),
                                                "repeats": int(sum(len(t) for t in ran["times_ns"]))}
         if ran.empty:
-            figures = {f"{n}{s}": math.nan for n in FIGURES for s in ("", "_low", "_high")}
+            figures = {f"{n}{s}": math.nan for n in ESTIMATES for s in ("", "_low", "_high")}
             row["not_run"] = first["not_run"]
         elif len(ran) == 1:
-            figures = {f"{n}{s}": _number(ran.iloc[0][f"{n}{s}"]) for n in FIGURES for s in ("", "_low", "_high")}
+            figures = {f"{n}{s}": _number(ran.iloc[0][f"{n}{s}"]) for n in ESTIMATES for s in ("", "_low", "_high")}
             row["not_run"] = None
         else:
             figures = pooled([t for times in ran["times_ns"] for t in times], int(first["ops"]))
@@ -141,7 +175,7 @@ def size_label(p) -> str:
     """What was measured, in words: 10000 tasks; 200 tasks × 1000 yields; N = 100000; int, W = 1000;
     string of 16 B, W = 100."""
     def n(value) -> str:
-        return style.count(value)
+        return fmt.count(value)
 
     if p.bench == "yield_many":
         return f"{n(p.tasks)} tasks × {n(p.yields)} yields"
@@ -167,7 +201,7 @@ def _interval(value, low, high, fmt) -> str:
 
 
 def _rate(value: float) -> str:
-    return style.si(value) if math.isfinite(value) else "–"
+    return fmt.si(value) if math.isfinite(value) else "–"
 
 
 def rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
@@ -183,11 +217,11 @@ def rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
             body.append(head + ["0", "", f"{NOT_RUN} ({p.not_run})", "", "", ""])
             continue
         missing |= not math.isfinite(p.ns_per_op_low)
-        body.append(head + [str(p.repeats), style.time_ns(p.time_ns),
-                            _interval(p.ns_per_op, p.ns_per_op_low, p.ns_per_op_high, style.time_ns),
+        body.append(head + [str(p.repeats), fmt.time_ns(p.time_ns),
+                            _interval(p.ns_per_op, p.ns_per_op_low, p.ns_per_op_high, fmt.time_ns),
                             _interval(p.ops_per_s, p.ops_per_s_low, p.ops_per_s_high, _rate),
-                            style.count(p.threads), style.bytes_iec(_number(p.peak_rss_bytes))])
-    jvm = {p.framework: style.count(p.warmup) for p in points.itertuples() if _number(p.warmup) > 1}
+                            fmt.count(p.threads), fmt.bytes_iec(_number(p.peak_rss_bytes))])
+    jvm = {p.framework: fmt.count(p.warmup) for p in points.itertuples() if _number(p.warmup) > 1}
     warmup = "one untimed warm-up iteration" + (
         f" ({', '.join(f'{f}: {n}' for f, n in jvm.items())}, for the JIT)" if jvm else "")
     notes = ["time: one repeat's wall time (notify, oneshot: until every waiter woke, minus the hold); "
@@ -233,3 +267,31 @@ def csv(points: pd.DataFrame) -> str:
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, lineterminator="\n")
     return buffer.getvalue()
+
+
+def _read(folder: Path, kind: Kind, filters, with_time: bool, warn, noise: float) -> MicroSweep:
+    return collect(folder, filters.frameworks, warn)
+
+
+def check(args) -> None:
+    """Options that mean nothing for in-process benchmarks are a command-line mistake."""
+    for given, option in ((args.rate, "-r"), (args.protocol, "-p"), (args.tasks, "-l"),
+                          (args.compare, "--compare"), (args.fail_above is not None, "--fail-above")):
+        if given:
+            raise UsageError(f"{option}: not for micro logs (in-process benchmarks have no transport, rate or "
+                             "decoys, and no comparison yet); choose frameworks with -f")
+    if args.scale != "log":
+        raise UsageError("-s: micro figures are drawn on log axes")
+
+
+def nothing_drawn(sweep: MicroSweep, plot: str) -> str:
+    return (f"-t {plot}: no {plot} benchmark was run in {sweep.folder} "
+            f"(there are {', '.join(dict.fromkeys(sweep.points['bench']))})")
+
+
+KIND = Kind(
+    name="micro", what="in-process benchmarks", figures=FIGURES, drawn_by="analysis.micro.figures",
+    closing="closing_pages", tables={"text": lambda points, noise: text(points),
+                                     "csv": lambda points, noise: csv(points),
+                                     "markdown": lambda points, noise: markdown(points)},
+    read=_read, meta=micro_meta, check=check, nothing_drawn=nothing_drawn, own_figures=True, keys=tuple(POINT))

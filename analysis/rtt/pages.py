@@ -1,0 +1,174 @@
+"""The RTT pages: each figure's page layout, a panel per transport, rate or load, titled with its point."""
+
+# A page function takes the sweep and the axis scale and yields one matplotlib Figure per page; the
+# figure table in rtt/__init__.py names them. The axes are drawn by rtt/figures.py, laid out and saved
+# with the page kit (analysis/pages.py).
+
+import math
+
+from suite import fmt
+from suite.palette import TRANSPORT_ORDER, order_key
+
+from .. import pages as kit
+from .. import plots
+from . import figures, table
+
+SHAPE = ["connections", "load"]  # a sweep's pages are split by them: one connection in a closed loop, or not
+_TASKS_TITLE = "Round-trip time against CPU-bound decoy tasks"
+
+
+def point(payload, tasks, connections=1, load="closed") -> str:
+    """A page's point in words: payload and decoy tasks, then `shape`."""
+    return f"{payload} B payload, {tasks} decoy task{'s' if tasks != 1 else ''}" + shape(connections, load)
+
+
+def shape(connections=1, load="closed") -> str:
+    """Connections and load in a title (", 100 connections, open loop"); nothing for one connection in
+    a closed loop, so that the pages of a sweep without CONNECTIONS and LOAD read as before."""
+    return (f", {connections} connections" if connections != 1 else "") + (", open loop" if load == "open" else "")
+
+
+def _rate_title(interval: float) -> str:
+    return "back-to-back" if interval <= 0 else f"{fmt.rate_label(interval)} msg/s asked for"
+
+
+
+def stat_pages(sweep, scale: str):
+    """A page per payload and decoy count, a panel per transport; the ICMP baseline in each. Points: the
+    mean median over repeats with its 95 % interval."""
+    palette = sweep.palette
+    for (payload, tasks, connections, load), group in sweep.points.groupby(["payload", "tasks", *SHAPE], sort=True):
+        transports = [t for t in ordered(group["transport"]) if t != "icmp"] or ["icmp"]
+        fig, axes = kit.new_page(f"Median round-trip time against message rate — "
+                                 f"{point(payload, tasks, connections, load)}", kit.context(sweep, group),
+                                 len(transports), cols=2)
+        positions = figures.rate_positions(group["interval_s"])
+        for ax, transport in zip(axes, transports, strict=True):
+            panel = group[(group["transport"] == transport) | (group["transport"] == "icmp")]
+            figures.stat(ax, panel, scale, positions, palette)
+            kit.panel_title(ax, transport.upper())
+        kit.finish(fig, axes, plots.framework_handles(group["framework"], palette=palette) + plots.style_handles(
+            group["transport"], band=True, missed=bool(group["missed_rate"].any()),
+            ci=bool((group["repeats"] > 1).any()), series=group["framework"], palette=palette), "xy", cols=2)
+        yield fig
+
+
+def ordered(values) -> list:
+    return sorted(set(values), key=lambda v: (order_key([v], TRANSPORT_ORDER), v))
+
+
+def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload", "tasks", *SHAPE)):
+    """A page per `by` value, a panel per message rate, a line per framework."""
+    palette = sweep.palette
+    for key, group in runs.groupby(list(by), sort=False):
+        key = dict(zip(by, key, strict=True))
+        intervals = sorted(set(group["interval_s"]), key=lambda i: math.inf if i <= 0 else 1 / i)
+        title = f"{what} — {key['transport'].upper()}, " + (
+            point(key["payload"], key["tasks"]) if "tasks" in key else f"{key['payload']} B payload") + shape(
+            key["connections"], key["load"])
+        fig, axes = kit.new_page(title, kit.context(sweep, group), len(intervals))
+        for ax, interval in zip(axes, intervals, strict=True):
+            panel = group[group["interval_s"] == interval]
+            if draw is figures.tasks:
+                draw(ax, panel, scale, palette)
+            else:
+                draw(ax, panel, sweep.shapes, scale, palette)
+            kit.panel_title(ax, _rate_title(interval))
+        handles = plots.framework_handles(group["framework"], key["transport"], palette)
+        if draw is figures.time:
+            big = any(s is not None and len(s.time_p99_ns) for s in (sweep.shapes[i] for i in group.index))
+            handles += plots.style_handles(percentiles=[("p50 per time bin", "-", ""),
+                                                        ("p99 per time bin", ":", "")] if big else [])
+        elif draw is figures.tasks:
+            handles += plots.style_handles(percentiles=[("p50", "-", "o"), ("p99", "--", "^")])
+        kit.finish(fig, axes, handles, "y" if draw is figures.time else "xy")
+        yield fig
+
+
+def ecdf_pages(sweep, scale: str):
+    """Every repeat's distribution, a line each."""
+    return _grid_pages(sweep, sweep.runs, scale, figures.ecdf, "Distribution of round-trip times (ECDF)")
+
+
+def pdf_pages(sweep, scale: str):
+    return _grid_pages(sweep, sweep.runs, scale, figures.pdf, "Distribution of round-trip times")
+
+
+def time_pages(sweep, scale: str):
+    return _grid_pages(sweep, sweep.runs, scale, figures.time, "Round-trip time over the run")
+
+
+def tasks_pages(sweep, scale: str, points=None):
+    """p50 and p99 against the decoy count, a page per transport, payload and shape, a panel per rate."""
+    return _grid_pages(sweep, sweep.points if points is None else points, scale, figures.tasks, _TASKS_TITLE,
+                       by=("transport", "payload", *SHAPE))
+
+
+def varied_tasks_pages(sweep, scale: str):
+    """tasks_pages where a sweep tried more than one decoy count: one count says nothing against it."""
+    points = sweep.points
+    varied = points.groupby(["transport", "payload", *SHAPE])["tasks"].transform("nunique") > 1
+    return tasks_pages(sweep, scale, points[varied])
+
+
+def connection_pages(sweep, scale: str, points=None):
+    """A page per payload, rate and decoy count, a panel per transport and load (closed, open), a line per
+    framework against the number of connections; the ICMP reference has one stream and is left out."""
+    palette = sweep.palette
+    points = sweep.points if points is None else points
+    points = points[points["transport"] != "icmp"]
+    for (payload, interval, tasks), group in points.groupby(["payload", "interval_s", "tasks"], sort=False):
+        loads = sorted(set(group["load"]))  # closed, open: a column each
+        panels = [(transport, load) for transport in ordered(group["transport"]) for load in loads]
+        fig, axes = kit.new_page(f"Round-trip time against connections per ping — {payload} B payload, "
+                                 f"{_rate_title(interval)}, {tasks} decoy task{'s' if tasks != 1 else ''}",
+                                 kit.context(sweep, group), len(panels), cols=len(loads))
+        for ax, (transport, load) in zip(axes, panels, strict=True):
+            figures.connections(ax, group[(group["transport"] == transport) & (group["load"] == load)], scale,
+                                palette)
+            window = {int(w) for w in group.loc[group["load"] == load, "window"].dropna()}
+            kit.panel_title(ax, f"{transport.upper()}, {load} loop" + (
+                f" (window {', '.join(map(str, sorted(window)))})" if load == "open" and window else ""))
+        handles = plots.framework_handles(group["framework"], palette=palette) + plots.style_handles(
+            percentiles=[("p50", "-", "o"), ("p99", "--", "^")]
+            + ([("corrected latency p99\n(open: from the\nscheduled send)", ":", "x")] if "open" in loads else []),
+            ci=bool((group["repeats"] > 1).any()), spread="min–max across\nconnections of each\nconnection's own\n"
+            "p50 and p99")
+        kit.finish(fig, axes, handles, "xy", cols=len(loads))
+        yield fig
+
+
+def varied_connection_pages(sweep, scale: str):
+    """connection_pages where a sweep tried more than one connection count."""
+    points = sweep.points
+    several = points.groupby(["payload", "interval_s", "tasks"])["connections"].transform("nunique") > 1
+    return connection_pages(sweep, scale, points[several])
+
+
+def delta_pages(sweep, scale: str):
+    """A page per payload, a panel per transport × decoy count, a line per runtime."""
+    palette, points = sweep.palette, sweep.points
+    drawn = points[(points["verdict"] != "") & points["delta_p50"].notna()]
+    for (payload, connections, load), group in drawn.groupby(["payload", *SHAPE], sort=True):
+        panels = group[["transport_rank", "transport", "tasks"]].drop_duplicates().sort_values(
+            ["transport_rank", "transport", "tasks"])
+        fig, axes = kit.new_page(f"Latency each runtime adds over std, against message rate — {payload} B "
+                                 f"payload{shape(connections, load)}", kit.context(sweep, group),
+                                 len(panels), cols=2)
+        positions = figures.rate_positions(group["interval_s"])
+        symlog = figures.wants_symlog(group)  # one scale for every panel of the page
+        for ax, (_, transport, tasks) in zip(axes, panels.itertuples(index=False), strict=True):
+            panel = group[(group["transport"] == transport) & (group["tasks"] == tasks)]
+            figures.delta(ax, panel, positions, symlog, palette)
+            kit.panel_title(ax, f"{transport.upper()}, {tasks} decoy task{'s' if tasks != 1 else ''}")
+        kit.finish(fig, axes, plots.framework_handles(group["framework"], palette=palette)
+                   + figures.delta_handles(palette), "xy", cols=2)
+        yield fig
+
+
+def closing_pages(sweep):
+    """The summary table and the machine page that end -t all."""
+    yield from kit.table_pages(table.text(sweep.points, sweep.noise), "Summary: round-trip time per point, repeats "
+                               "combined", kit.context(sweep, sweep.points),
+                               ("percentiles: nearest rank on all samples of each run (exact)",))
+    yield from kit.machine_page(sweep, sweep.runs)

@@ -1,0 +1,136 @@
+"""RTT runs: a log's metadata, one run's statistics from its CSV, and what a point adds (Δ vs std)."""
+
+# No drawing here: parse.py's table path reads and combines without matplotlib.
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from suite.palette import is_reference
+
+from .. import load, stats
+from .. import uncertainty as u
+
+KEYS = ("framework", "transport", "payload", "interval_s", "tasks", "connections", "load")
+# Given an interval; p5, p90, p95 and the rest are plain means over repeats.
+METRICS = ("p50", "p99", "p999", "latency_p99")
+MEANS = ("p5", "p50", "p90", "p95", "p99", "p999", "p9999", "mean", "achieved_rate", "latency_p50", "latency_p99",
+         "latency_p999", "conn_p50_min", "conn_p50_max", "conn_p99_min", "conn_p99_max")
+SUMS = ("n", "lost")
+BASELINE = "std"  # every runtime's added latency is measured against it
+MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
+
+
+def run_meta(data: dict) -> dict:
+    """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit.
+    A log without `connections` and `load` (from before --connections, or the ICMP reference's, whose
+    are null) is one connection in a closed loop: one stream of messages, each sent when the one before
+    it was answered or due, which is what such a ping ran."""
+    load.needed(data, "interval_s", "payload", "tasks")
+    interval, target = float(data["interval_s"]), data["target_rate"]
+    return {
+        **load.series(data),
+        "transport": data["transport"],
+        "payload": int(data["payload"]),
+        "interval_s": interval,
+        "target_rate": float(target) if target is not None else (1.0 / interval if interval > 0 else math.inf),
+        "achieved_rate": data["achieved_rate"],
+        "tasks": int(data["tasks"]),
+        "connections": int(data.get("connections") or 1),
+        "load": data.get("load") or "closed",
+        "window": data.get("window"),
+        "starved": (data.get("per_connection") or {}).get("starved"),
+        "json_latency_n": (data.get("latency_ns") or {}).get("n"),
+        "lost": data["lost"],
+        "complete": data["complete"] is not False,
+        "pacing": data["pacing"],
+        "started_at": data["started_at"],
+        "host": data["host"],
+        "address": data["address"],
+        "json_n": data["rtt_ns"]["n"],
+        "format": data["schema"],
+        "time_estimated": False,
+        "details": {k: v for k, v in data.items() if k not in ("rtt_ns", "latency_ns", "per_connection")},
+    }
+
+
+def run(csv: Path, meta: dict, with_time: bool) -> tuple[dict, stats.Shape | None]:
+    """One run's statistics and Shape from its CSV. A CSV with another number of samples than its JSON
+    says was cut short or spoilt: a load.LogError, as an unreadable one."""
+    rtt, t, conn, latency = load.read_samples(csv, with_time, conn=meta["connections"] > 1,
+                                              latency=meta["load"] == "open")
+    for name, key, counted in (("n", "json_n", len(rtt)), ("latency_ns.n", "json_latency_n",
+                                                            None if latency is None else len(latency))):
+        if meta[key] is not None and counted is not None and meta[key] != counted:
+            raise load.LogError(f"{counted} samples but its JSON says {name} = {meta[key]}")
+    return stats.describe(rtt, t, conn, latency)
+
+
+def older_runs(found: load.Found, with_time: bool, warn):
+    """The runs of the 2022 suite's CSVs (RTTs only): (metadata, measure) with measure() → run()'s result."""
+    for csv in found.old_csvs:
+        try:
+            old_runs = load.read_2022(csv, "rtt", with_time)
+        except load.LogError as e:
+            warn(csv, str(e))
+            continue
+        for meta, rtt, t in old_runs:
+            yield meta, lambda rtt=rtt, t=t: stats.describe(rtt, t)
+
+
+def missed(frame: pd.DataFrame) -> pd.Series:
+    """Whether the rate achieved fell more than MISSED_BY short of the one asked for."""
+    achieved, target = frame["achieved_rate"].astype(float), frame["target_rate"].astype(float)
+    return np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
+
+
+def tidy(runs: pd.DataFrame) -> pd.DataFrame:
+    return runs.assign(missed_rate=missed(runs))
+
+
+def finish(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
+    """A point's extremes (min, max; starved: the most connections that starved in any repeat, None: not
+    recorded), whether it missed its rate, and its Δp50 vs std."""
+    point = list(KEYS)
+    extremes = runs[["min", "max", "starved"]].apply(pd.to_numeric, errors="coerce").groupby(
+        [runs[c] for c in point], sort=False).agg({"min": "min", "max": "max", "starved": "max"}).reset_index()
+    table = table.merge(extremes, on=point, how="left")
+    return with_deltas(table.assign(missed_rate=missed(table)), runs, noise)
+
+
+def has_deltas(points: pd.DataFrame) -> bool:
+    return bool(((points["verdict"] != "") & points["delta_p50"].notna()).any())
+
+
+def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
+    """Δp50 = runtime − std at the same transport, payload, interval, tasks, connections and load,
+    paired by round (rounds both measured), with its t interval, a verdict and the minimum
+    detectable Δ (mde_p50, ns; NaN with one pair); empty for std and references."""
+    point = list(KEYS)
+    per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
+    rounds = {key: group.droplevel(point) for key, group in per_round.groupby(level=point, sort=False)}
+    p50_of = dict(zip(table[point].itertuples(index=False, name=None), table["p50"]))
+    values = {c: [] for c in ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict", "mde_p50",
+                                "mde_p50_pct")}
+    for key in table[point].itertuples(index=False, name=None):  # a loop over points
+        base = (BASELINE, *key[1:])
+        mine, theirs = rounds.get(key), rounds.get(base)
+        if key[0] == BASELINE or is_reference(key[0]) or theirs is None:
+            change, pairs, call = None, 0, ""
+        else:
+            common = mine.index.intersection(theirs.index) if mine is not None else []
+            pairs = len(common)
+            change = u.paired_difference(mine[common], theirs[common]) if pairs else None
+            call = u.verdict(change, p50_of[base], noise) if change else "unknown"
+        values["delta_p50"].append(change.value if change else math.nan)
+        values["delta_p50_low"].append(change.low if change else math.nan)
+        values["delta_p50_high"].append(change.high if change else math.nan)
+        values["pairs"].append(pairs)
+        values["verdict"].append(call)
+        # The smallest Δ this sweep could have called: its test's, and never below the noise threshold.
+        mde = max(u.detectable(change), noise * p50_of[base]) if change else math.nan
+        values["mde_p50"].append(mde)
+        values["mde_p50_pct"].append(100 * mde / p50_of[base] if change else math.nan)
+    return table.assign(**values)

@@ -1,0 +1,147 @@
+"""The RTT summary table, one line per point (its repeats combined): aligned text, CSV for scripts, or Markdown."""
+
+# One line per point, its statistics the means over its repeats with their 95 % intervals and its Δ vs
+# std (analysis/points.py, rtt/runs.py), as aligned text for people, CSV for scripts (integer
+# nanoseconds) or Markdown for READMEs. Formatting only.
+
+import io
+import math
+
+import pandas as pd
+
+from suite import fmt
+
+from .. import uncertainty as u
+from ..summary import METHOD_NOTE, aligned, has_connections, integers, interval, markdown_table, repeats, signed
+from ..summary import variant_notes
+from .runs import MISSED_BY
+
+CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate", "achieved_rate",
+               "tasks", "n", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "lost",
+               "repeats", "p50_low_ns", "p50_high_ns", "p99_low_ns", "p99_high_ns", "p999_low_ns",
+               "p999_high_ns", "delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns", "verdict",
+               "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved",
+               "mde_p50_ns", "mde_p50_pct", "interval_method"]
+HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
+           "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [95 % CI]",
+           "MDE µs (%)", "verdict", "lost"]
+# The columns of many connections and open load, in the text and Markdown tables of a sweep that has
+# either (a table of one connection in a closed loop stays as it was): header → the column it follows.
+CONNECTION_HEADERS = {"conns": "tasks", "load": "conns", "latency p99 µs [95 % CI]": "p99 µs [95 % CI]",
+                      "starved": "lost"}
+CONNECTION_NOTE = ("conns: connections (UDP: sockets) of the ping, sharing the rate asked for; load: closed (each "
+                   "message waits for the reply before it) or open (sent on schedule); latency p99: open load's "
+                   "latency from the scheduled send to the echo, which counts the wait behind a late reply "
+                   "(coordinated omission corrected); starved: connections that got under half the median "
+                   "replies, the most of any repeat")
+VERDICT_NOTE = ("verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; "
+                "same otherwise, within ±MDE; unknown with one round in common (no run-to-run spread measured)\n"
+                "MDE: the smallest Δp50 this sweep calls 4 times in 5 (80 % power), from its repeats and their "
+                "spread, never below {noise} of std's p50; % of std's p50")
+
+
+def detectable(point) -> str:
+    """The minimum detectable Δp50, "12.3 (14 %)"; empty where there is no Δ or no spread to size it."""
+    if not point.verdict or pd.isna(point.mde_p50):
+        return ""
+    return f"{fmt.us(point.mde_p50)} ({point.mde_p50_pct:.0f} %)"
+
+
+def called(point) -> str:
+    """The verdict; `same` says within what: "same within ±12.3 µs"."""
+    if point.verdict == "same" and not pd.isna(point.mde_p50):
+        return f"same within ±{fmt.us(point.mde_p50)} µs"
+    return point.verdict
+
+
+def _with_connections(headers: list[str], body: list[list[str]], points: pd.DataFrame) -> tuple[list, list]:
+    """CONNECTION_HEADERS' columns added to the RTT table, each after the column it follows."""
+    cells = {"conns": [str(c) for c in points["connections"]], "load": list(points["load"]),
+             "latency p99 µs [95 % CI]": [interval(p.latency_p99, p.latency_p99_low, p.latency_p99_high)
+                                          for p in points.itertuples()],
+             "starved": [fmt.count(v) for v in points["starved"]]}
+    headers, body = list(headers), [list(row) for row in body]
+    for header, after in CONNECTION_HEADERS.items():
+        at = headers.index(after) + 1
+        headers.insert(at, header)
+        for row, cell in zip(body, cells[header], strict=True):
+            row.insert(at, cell)
+    return headers, body
+
+
+def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], list[str]]:
+    """The table for people: latencies in µs, rates with k/M; and the footnotes it needs."""
+    lines, missed, partial, old, disturbed = [], False, False, False, False
+    for p in points.itertuples():  # a loop over points, not samples
+        achieved = "–" if pd.isna(p.achieved_rate) else fmt.si(p.achieved_rate)
+        if p.missed_rate:
+            achieved += " !"
+            missed = True
+        name = p.framework
+        if not p.complete:
+            name += " *"
+            partial = True
+        if getattr(p, "disturbed", 0):
+            name += " ‡"
+            disturbed = True
+        old |= p.format == "2022 CSV"
+        delta = "" if not p.verdict else interval(p.delta_p50, p.delta_p50_low, p.delta_p50_high, signed)
+        lines.append([name, p.transport, str(p.payload), fmt.rate_label(p.interval_s), achieved,
+                      str(p.tasks), repeats(p), str(p.n), interval(p.p50, p.p50_low, p.p50_high),
+                      interval(p.p99, p.p99_low, p.p99_high), fmt.us(p.p999), fmt.us(p.max),
+                      delta, detectable(p), called(p), fmt.count(p.lost)])
+    notes = [METHOD_NOTE, VERDICT_NOTE.format(noise=fmt.percent(noise)),
+             "p50, p99, p99.9: means over the repeats of each run's nearest rank; n, lost: summed; max: the largest"]
+    if missed:
+        notes.append(f"! achieved rate more than {int(100 * MISSED_BY)} % below the target")
+    if partial:
+        notes.append("* a run ended early (\"complete\": false); its samples are shown")
+    if disturbed:
+        notes.append("‡ a repeat ran while other processes or the hypervisor took far more CPU than in the rest of "
+                     "its round (sweep.json runs[].disturbed); kept in the figures")
+    if old:
+        notes.append("– not recorded by the 2022 suite")
+    notes.append("∞ = back-to-back (next message sent when the reply arrives)")
+    return lines, notes + variant_notes(points)
+
+
+def _layout(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
+    body, notes = rows(points, noise)
+    if not has_connections(points):
+        return HEADERS, body, notes
+    return *_with_connections(HEADERS, body, points), [*notes, CONNECTION_NOTE]
+
+
+def text(points: pd.DataFrame, noise: float = 0.02) -> str:
+    return aligned(*_layout(points, noise))
+
+
+def markdown(points: pd.DataFrame, noise: float = 0.02) -> str:
+    return markdown_table(*_layout(points, noise))
+
+
+def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
+    """Machine-readable: integer ns (means over repeats rounded), empty cells for what is unknown."""
+    finite = points["target_rate"].where(points["target_rate"].map(math.isfinite))
+    table = pd.DataFrame({
+        "framework": points["framework"], "transport": points["transport"], "payload": points["payload"],
+        "interval_s": points["interval_s"].map(fmt.plain),
+        "target_rate": finite.map(lambda r: "" if pd.isna(r) else fmt.plain(r)),
+        "achieved_rate": points["achieved_rate"].astype(float).round(1),
+        "tasks": points["tasks"], "n": points["n"], "repeats": points["repeats"], "verdict": points["verdict"],
+        "connections": points["connections"], "load": points["load"],
+    })
+    for name in ("p50", "p90", "p99", "p999", "max", "p50_low", "p50_high", "p99_low", "p99_high",
+                 "p999_low", "p999_high", "delta_p50", "delta_p50_low", "delta_p50_high", "latency_p99",
+                 "latency_p99_low", "latency_p99_high"):
+        table[f"{name}_ns"] = integers(points, name)
+    table["lost"] = integers(points, "lost")
+    table["starved"] = integers(points, "starved")
+    table["mde_p50_ns"] = integers(points, "mde_p50")
+    table["mde_p50_pct"] = pd.to_numeric(points["mde_p50_pct"], errors="coerce").round(1)
+    table["interval_method"] = points["method"].map(u.INTERVAL_METHOD).fillna("")
+    buffer = io.StringIO()
+    table.to_csv(buffer, index=False, columns=CSV_COLUMNS, lineterminator="\n")
+    return buffer.getvalue()
+
+
