@@ -6,7 +6,7 @@ MVN    ?= mvn
 PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
-SHELL_SCRIPTS := $(wildcard *.sh scripts/*.sh tests/*.sh) .ci/run kotlin/launcher.sh
+SHELL_SCRIPTS := $(wildcard *.sh tests/*.sh) .ci/run kotlin/launcher.sh
 PIP_INSTALL := $(VPY) -m pip install --quiet --disable-pip-version-check
 # The commit the binaries are built from: HEAD, `-modified` when the sources (crates, go, kotlin, Cargo files) differ from it.
 # The Rust binaries read it from target/release/suite-commit (compiled in, every commit would

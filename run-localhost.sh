@@ -6,11 +6,11 @@
 # MODE=micro runs the in-process benchmarks instead: per run one <runtime>-micro, no pong.
 # Usage: ./run-localhost.sh [-a] [-s] [-S] [-t] [-P] [-h]   (e.g. ./run-localhost.sh -asStP)
 # Knobs come from the environment; see -h and docs/sweeps.md.
-# The sweep is scripts/sweep.py (standard library Python); this script hands over to it.
+# The sweep is sweep.py (standard library Python); this script hands over to it.
 set -euo pipefail
 
 if ! command -v python3 >/dev/null; then
   printf '%s: needs python3 (3.11 or newer; the standard library is enough)\n' "${0##*/}" >&2
   exit 2
 fi
-exec python3 "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep.py" localhost "${0##*/}" "$@"
+exec python3 "$(dirname "${BASH_SOURCE[0]}")/sweep.py" localhost "${0##*/}" "$@"

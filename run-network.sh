@@ -5,11 +5,11 @@
 #        ./run-network.sh --serve [--target ADDR] [-a] [-s] [-S] [-t]   (on B, without ssh)
 #        ./run-network.sh --peer ADDR [-a] [-s] [-S] [-t] [-P]             (on A, against --serve)
 # Knobs come from the environment as for run-localhost.sh, plus SSH_OPTS and BASE_PORT; see -h.
-# The sweep is scripts/sweep.py (standard library Python); this script hands over to it.
+# The sweep is sweep.py (standard library Python); this script hands over to it.
 set -euo pipefail
 
 if ! command -v python3 >/dev/null; then
   printf '%s: needs python3 (3.11 or newer; the standard library is enough)\n' "${0##*/}" >&2
   exit 2
 fi
-exec python3 "$(dirname "${BASH_SOURCE[0]}")/scripts/sweep.py" network "${0##*/}" "$@"
+exec python3 "$(dirname "${BASH_SOURCE[0]}")/sweep.py" network "${0##*/}" "$@"

@@ -3,8 +3,8 @@
 # rtt-core's serde structs are the one definition of the logs; schemars 1.x writes their schema
 # (draft 2020-12). This reads the subset it emits: $ref into $defs, oneOf/anyOf/allOf, type (with
 # "null"), required, properties, additionalProperties, items, enum, const, minimum/maximum (format is
-# an annotation) and each kind's x-csv-header. Stdlib only: scripts/icmp_log.py uses it too.
-# A reference baseline's log (ICMP ping, written by scripts/icmp_log.py) has null where the schema
+# an annotation) and each kind's x-csv-header. Stdlib only: sweepkit/icmp_log.py uses it too.
+# A reference baseline's log (ICMP ping, written by sweepkit/icmp_log.py) has null where the schema
 # marks a field "runtime only" (threads, decoys, pacing…).
 
 import json

@@ -4,7 +4,7 @@
 # a value that was really observed. p is taken at its decimal value (99.9 is 999/1000, not the
 # binary float just above it) and the rank computed in exact integer arithmetic: p99.9 of 1000
 # samples is rank 999, where numpy's float "inverted_cdf" says 1000. Standard library only, so that
-# scripts/icmp_log.py runs on a bare python3; numpy callers pass an integer array as n.
+# sweepkit/icmp_log.py runs on a bare python3; numpy callers pass an integer array as n.
 
 from fractions import Fraction
 

@@ -12,7 +12,6 @@ import queue
 import signal
 import stat
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,8 +20,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from analysis import logschema  # noqa: E402  (the CSV headers the logs must have)
+from suite import logschema  # noqa: E402  (the CSV headers the logs must have)
 
 BIN_DIR = REPO / "target" / "release"
 BIN_PREFIX = {e["label"]: e["binary_prefix"] for e in json.loads((REPO / "runtimes.json").read_text())["runtimes"]}

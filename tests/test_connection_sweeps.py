@@ -10,7 +10,6 @@ from pypdf import PdfReader
 
 from sweep_helpers import BIN_DIR, REPO, check_log_pair, load_json, require_binaries, run_script, shim, sweep_dir
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from sweepkit import commands, knobs, network, plan, prepare, progress  # noqa: E402
 
 OPEN_AT_ZERO = ("LOAD=open: interval 0 (back-to-back) has no schedule to send on, so its open-loop points are not "

@@ -59,7 +59,6 @@ def clean_copy(dest: Path) -> Path:
 
 
 def logs(folder: Path) -> Path:
-    sys.path.insert(0, str(REPO))
     from analysis.tests.logs import samples, write_run
 
     for i, framework in enumerate(("std", "tokio")):

@@ -1,4 +1,4 @@
-"""scripts/icmp_log.py: iputils ping output to the suite's log pair, on synthetic output."""
+"""sweepkit/icmp_log.py: iputils ping output to the suite's log pair, on synthetic output."""
 
 import json
 import math
@@ -8,10 +8,9 @@ from pathlib import Path
 
 from sweep_helpers import REPO
 
-sys.path.insert(0, str(REPO / "scripts"))
-import icmp_log  # noqa: E402
+from sweepkit import icmp_log  # noqa: E402
 
-from analysis import logschema  # noqa: E402
+from suite import logschema  # noqa: E402
 
 
 def ping_output(replies, header=True):
@@ -100,8 +99,8 @@ def test_it_runs_on_a_python_without_third_party_packages(tmp_path):
     raw.write_text(ping_output([(1_700_000_000.0 + 0.01 * k, k + 1, 0.030) for k in range(20)]))
     stem = tmp_path / "ping-icmp-64B-0.01s-0t"
     # -S: no site-packages at all, so numpy or pandas cannot sneak in.
-    run = subprocess.run([sys.executable, "-S", REPO / "scripts" / "icmp_log.py", raw, stem, "--size", "64",
+    run = subprocess.run([sys.executable, "-S", "-m", "sweepkit.icmp_log", raw, stem, "--size", "64",
                           "--address", "127.0.0.1", "--interval", "0.01", "--warmup", "0", "--duration", "1"],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=60, cwd=REPO)
     assert run.returncode == 0, run.stderr
     assert json.loads(Path(f"{stem}.json").read_text())["rtt_ns"]["n"] == 20

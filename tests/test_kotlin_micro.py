@@ -4,14 +4,12 @@ versions included; bad input exits 2 naming the option; a timeout keeps the fini
 
 import json
 import subprocess
-import sys
 
 import pytest
 
-from sweep_helpers import BIN_DIR, REPO
+from sweep_helpers import BIN_DIR
 
-sys.path[:0] = [str(REPO)]
-from analysis import logschema  # noqa: E402
+from suite import logschema  # noqa: E402
 from analysis import uncertainty as u  # noqa: E402
 
 KOTLIN = BIN_DIR / "kotlin-micro"

@@ -1,15 +1,13 @@
-"""MODE=micro in scripts/sweepkit: its knobs and their messages, the Go reference's flag, the plan and its
+"""MODE=micro in sweepkit: its knobs and their messages, the Go reference's flag, the plan and its
 command lines, how a run's end is judged, the progress line and the estimate (no process started)."""
 
 import json
-import sys
 
 import pytest
 
 from sweep_helpers import REPO
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
-from analysis import runtimes  # noqa: E402
+from suite import runtimes  # noqa: E402
 from sweepkit import cli, commands, knobs, micro, plan, progress, selection, state  # noqa: E402
 
 EVERY_BENCH = "spawn_many, yield_many, ping_pong, chained_spawn, notify, oneshot, channel"

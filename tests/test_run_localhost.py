@@ -3,7 +3,6 @@
 import os
 import signal
 import subprocess
-import sys
 
 import pytest
 
@@ -11,7 +10,6 @@ from sweep_helpers import (shim, BIN_DIR, REPO, Run, check_log_pair, load_json, 
                            require_binaries, run_script, script_env, session_pids, sweep_dir,
                            wait_until)
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from sweepkit import knobs, plan  # noqa: E402
 
 SCRIPT = "run-localhost.sh"
@@ -281,7 +279,7 @@ def test_a_failed_repeat_keeps_the_other_repeats_of_its_point(tmp_path, shim_bin
 # A reference like busy-poll (std-ping against std-pong, each with arguments of its own), added to the
 # list in the sweep's own Python: a test does not edit runtimes.json.
 FAKE_REFERENCE = '''
-from analysis import runtimes
+from suite import runtimes
 
 _listed = runtimes.entries()
 _fake = runtimes.Entry(label="sleepy", flag="Z", colour="#777777", about="std-ping pacing by sleep",
@@ -319,7 +317,7 @@ def test_a_reference_run_by_the_suites_binaries_is_swept_like_a_runtime(tmp_path
 # (before its knobs are read): the ping's --pacing, swept by a PACING knob.
 PACING_DIMENSION = f'''
 import sys
-sys.path[:0] = ["{REPO}", "{REPO / "scripts"}"]
+sys.path[:0] = ["{REPO}"]  # this snippet runs inside the sweep, before its own imports
 from sweepkit import dimensions
 
 dimensions.DIMENSIONS += (dimensions.Dimension(

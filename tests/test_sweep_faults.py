@@ -5,13 +5,11 @@ import errno
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
 from sweep_helpers import REPO, Run, load_json, require_binaries, script_env, sweep_dir
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from sweepkit import knobs, plan, space, state  # noqa: E402
 
 SCRIPT = "run-localhost.sh"

@@ -1,17 +1,15 @@
-"""scripts/sweepkit: the knob checks and their messages, the plan and each end's command line, the ETA and
+"""sweepkit: the knob checks and their messages, the plan and each end's command line, the ETA and
 the progress line, on knobs and points made up here (no process is started)."""
 
 import itertools
 import re
-import sys
 
 import pytest
 
-from sweep_helpers import REPO
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
-from analysis import runtimes  # noqa: E402
-from sweepkit import cli, commands, knobs, network, plan, progress, selection, state, timefmt  # noqa: E402
+from suite import runtimes  # noqa: E402
+from sweepkit import cli, commands, knobs, network, plan, progress, selection, state  # noqa: E402
+from suite import fmt  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -377,10 +375,10 @@ def test_closing_lines_say_which_points_lack_repeats():
 
 @pytest.mark.parametrize("value, text", [(0, "0s"), (59.4, "59s"), (425.3, "7m05s"), (3720, "1h02m")])
 def test_durations_read_as_hours_minutes_seconds(value, text):
-    assert timefmt.duration(value) == text
+    assert fmt.duration(value) == text
 
 
 @pytest.mark.parametrize("value, text", [(3.2, "3.2"), (11.314, "11.3"), (0.354, "0.354"), (1025.4, "1025"),
                                          (0.0001, "0"), (None, "–")])
 def test_seconds_have_three_digits_and_no_exponent(value, text):
-    assert timefmt.seconds(value) == text
+    assert fmt.seconds(value) == text

@@ -1,16 +1,14 @@
-"""sweep.json and what is read back from the logs (scripts/sweepkit state and table), and a sweep's steps in
+"""sweep.json and what is read back from the logs (sweepkit state and table), and a sweep's steps in
 one process (check, plan, start, record, a signal, finish), on synthetic logs."""
 
 import json
 import re
 import signal
-import sys
 
 import pytest
 
-from sweep_helpers import REPO, load_json, require_binaries, run_script, sweep_dir
+from sweep_helpers import load_json, require_binaries, run_script, sweep_dir
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from sweepkit import disturbance, knobs, local, plan, prepare, runner, signals, state, table  # noqa: E402
 
 RTT_LOG = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "transport": "tcp",

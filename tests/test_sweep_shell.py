@@ -14,7 +14,6 @@ import pytest
 
 from sweep_helpers import REPO
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
 from sweepkit import commands  # noqa: E402
 
 AWKWARD = ["plain", "two words", "it's", "'", "''", '"double"', "$HOME", "$(echo no)", "`echo no`",
@@ -97,7 +96,7 @@ def test_an_old_python_is_refused_with_one_line(tmp_path):
     # sweep.py reads sys.version_info; a real Python 3.10 sets it the same way.
     (tmp_path / "sitecustomize.py").write_text(
         "import sys\nsys.version_info = (3, 10, 12, 'final', 0)\nsys.version = '3.10.12 (fake)'\n")
-    run = subprocess.run([sys.executable, str(REPO / "scripts" / "sweep.py"), "localhost", "run-x.sh", "-S"],
+    run = subprocess.run([sys.executable, str(REPO / "sweep.py"), "localhost", "run-x.sh", "-S"],
                          env=dict(os.environ, PYTHONPATH=str(tmp_path)), capture_output=True, text=True)
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr == "run-x.sh: needs Python 3.11 or newer; this is 3.10.12\n"

@@ -13,8 +13,7 @@ import pytest
 from sweep_helpers import (shim, BIN_DIR, REPO, Run, check_log_pair, load_json, progress_lines, require_binaries,
                            run_script, script_env, sweep_dir)
 
-sys.path[:0] = [str(REPO), str(REPO / "scripts")]
-from analysis import runtimes  # noqa: E402
+from suite import runtimes  # noqa: E402
 from sweepkit import commands, knobs, network, plan, prepare, selection, state, table, variants  # noqa: E402
 
 SCRIPT = "run-localhost.sh"
@@ -214,11 +213,10 @@ def test_a_tokio_variant_sweep_gives_two_labels_two_colours_and_runtime_config_i
     assert parse.returncode == 0, parse.stderr
     from pypdf import PdfReader
 
-    from analysis import style
+    from suite.palette import Palette, shade
 
-    style.add_variants({"tokio-ct": "tokio", "tokio-ei8": "tokio"})
-    colours = [style.colour(label) for label in labels]
-    assert len(set(colours)) == 4 and colours[2:] == [style.shade(colours[1], 0), style.shade(colours[1], 1)]
+    colours = [Palette({"tokio-ct": "tokio", "tokio-ei8": "tokio"}).colour(label) for label in labels]
+    assert len(set(colours)) == 4 and colours[2:] == [shade(colours[1], 0), shade(colours[1], 1)]
     content = PdfReader(pdf).pages[0]
     assert "tokio-ct" in content.extract_text() and "tokio-ei8" in content.extract_text()
     words = content.get_contents().get_data().decode("latin-1").split()

@@ -3,13 +3,13 @@
 import sys
 from pathlib import Path
 
-from analysis import runtimes
+from suite import runtimes
 
 from . import knobs as knobs_mod
 from . import micro, plan as plan_mod, progress, variants
 from .knobs import SUITE_DIR, Checked
 from .selection import binary_ends, has_pong, missing_binaries, pong_entries
-from .timefmt import duration
+from suite.fmt import duration
 
 
 def check(environ, flags: str, context: str, ends: list[str], prog: str) -> tuple[Checked, dict]:

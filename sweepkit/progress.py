@@ -1,13 +1,13 @@
 """What a sweep prints as it goes (the plan, a line per point with its ETA, the closing lines) and its times."""
 
-# Numbers as analysis/style.py writes them; durations and seconds as timefmt does.
+# Numbers, durations and seconds as suite/fmt.py writes them.
 
 from pathlib import Path
 
-from analysis import style
+from suite import fmt as style
 
 from .plan import OVERHEAD_GUESS_S
-from .timefmt import duration, seconds
+from suite.fmt import duration, seconds
 
 UNKNOWN = "–"
 

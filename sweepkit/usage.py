@@ -1,6 +1,6 @@
 """The scripts' -h: their usage, the flags (from runtimes.json) and every knob with its default."""
 
-from analysis import runtimes
+from suite import runtimes
 
 from .knobs import MICRO_DEFAULTS
 from .selection import pong_entries

@@ -6,12 +6,12 @@ import sys
 import time
 from pathlib import Path
 
-from analysis import runtimes
+from suite import runtimes
 
 from . import commands, plan as plan_mod, procs, state, variants
 from .pongs import LISTENING, RemotePongs
 
-HOSTFACTS = Path(__file__).resolve().parents[1] / "hostfacts.py"
+HOSTFACTS = Path(__file__).resolve().parent / "hostfacts.py"
 
 
 def die(prog: str, text: str, code: int = 1):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json."""
 
 import argparse
@@ -11,8 +10,7 @@ from array import array
 from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the analysis package (stdlib parts)
-from analysis import logschema, percentile  # noqa: E402
+from suite import logschema, percentile
 
 DESCRIPTION = """Turns the output of iputils `ping -D -n` into the suite's log pair, STEM.csv and STEM.json.
 

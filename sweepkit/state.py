@@ -81,7 +81,7 @@ def utc_now() -> str:
 
 
 def parse_tsv(text: str) -> dict[str, str]:
-    """Key/value pairs of `key<TAB>value` lines (scripts/hostfacts.py's); a later key wins."""
+    """Key/value pairs of `key<TAB>value` lines (sweepkit/hostfacts.py's); a later key wins."""
     pairs = {}
     for line in text.splitlines():
         key, _, value = line.partition("\t")
@@ -91,7 +91,7 @@ def parse_tsv(text: str) -> dict[str, str]:
 
 
 def host_facts(pairs: dict[str, str]) -> dict:
-    """Machine facts from scripts/hostfacts.py, with the binaries' versions gathered into one object."""
+    """Machine facts from sweepkit/hostfacts.py, with the binaries' versions gathered into one object."""
     facts, versions = {}, {}
     for key, value in pairs.items():
         if key.startswith("version:"):

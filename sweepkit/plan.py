@@ -8,7 +8,7 @@ import itertools
 import random
 from dataclasses import dataclass
 
-from analysis import runtimes
+from suite import runtimes
 
 from . import micro
 from .dimensions import DIMENSIONS, applying

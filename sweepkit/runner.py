@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import icmp_log
+from . import icmp_log
 
 from . import commands, disturbance, local, plan as plan_mod, procs, progress, signals, space, state, table
 from .space import WriteFault
@@ -136,7 +136,7 @@ class Sweep:
                                   tails=(err,)))
 
     def convert(self, raw: Path, stem: Path, err: Path, interval: str, started: str, code: int) -> int:
-        """scripts/icmp_log.py in this process, its messages into `err`: 0 when it wrote a usable log pair. A
+        """sweepkit/icmp_log.py in this process, its messages into `err`: 0 when it wrote a usable log pair. A
         write error stops the sweep; any other failure of the converter fails this run only."""
         k = self.knobs
         args = [str(raw), str(stem), "--interval", interval, "--size", k["SIZE"], "--duration", k["DURATION"],

@@ -1,6 +1,6 @@
 """A run's figures from its JSON log, and the closing table: parse.py's, or a plain one when parse.py cannot make it."""
 
-# parse.py needs the analysis packages; this needs none. Numbers as analysis/style.py writes them.
+# parse.py needs the analysis packages; this needs none. Numbers as suite/fmt.py writes them.
 
 import json
 import re
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis import style
+from suite import fmt as style
 
 from .knobs import SUITE_DIR
 

@@ -2,8 +2,8 @@
 """This machine's facts for sweep.json, and whether it can run a sweep's binaries: `key<TAB>value` lines.
 
 Standard library only and self-contained, so it also runs on a remote host from stdin:
-    python3 scripts/hostfacts.py SUITE_DIR BIN_DIR CPUS NICE BINARY...
-    ssh host python3 - SUITE_DIR BIN_DIR CPUS NICE BINARY... < scripts/hostfacts.py
+    python3 sweepkit/hostfacts.py SUITE_DIR BIN_DIR CPUS NICE BINARY...
+    ssh host python3 - SUITE_DIR BIN_DIR CPUS NICE BINARY... < sweepkit/hostfacts.py
 BINARY names are relative to BIN_DIR (e.g. tokio-pong). Unknown facts are empty.
 """
 

@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import runtimes
+from suite import runtimes
 
 LABEL = re.compile(r"[A-Za-z0-9._-]+")
 # A token that starts a variant: no leading dash, so that an argument such as --a=b:c never does.

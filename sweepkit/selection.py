@@ -3,7 +3,7 @@ binaries they need."""
 
 from pathlib import Path
 
-from analysis import runtimes
+from suite import runtimes
 
 
 def has_pong(entry) -> bool:

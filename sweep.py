@@ -2,21 +2,17 @@
 """The sweeps of run-localhost.sh and run-network.sh, which only hand over to it: sweepkit.cli.
 
 Standard library only, so it runs with any python3 (3.11 or newer) before the analysis packages are
-installed. `python3 scripts/sweep.py` lists the commands; the two scripts are its intended callers.
+installed. `python3 sweep.py` lists the commands; the two scripts are its intended callers.
 """
 
 import sys
-from pathlib import Path
 
 if sys.version_info < (3, 11):  # before importing what an older Python cannot parse
     prog = sys.argv[2] if len(sys.argv) > 2 else "sweep.py"
     sys.stderr.write("%s: needs Python 3.11 or newer; this is %s\n" % (prog, sys.version.split()[0]))
     sys.exit(2)
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]  # analysis.runtimes and analysis.style; sweepkit, icmp_log, hostfacts
-
-from sweepkit.cli import main  # noqa: E402
+from sweepkit.cli import main  # noqa: E402  (the suite's root, this file's folder, is on the path)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis import runtimes
+from suite import runtimes
 
 from . import micro, variants as variants_mod
 from .dimensions import DIMENSIONS, applying
 from .selection import extra_args, flag_list, has_pong, pong_entries, select
 
-SUITE_DIR = Path(__file__).resolve().parents[2]
+SUITE_DIR = Path(__file__).resolve().parents[1]
 MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
 MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
 MAX_UDP_THROUGHPUT_S = 400  # a UDP throughput run's counts must come back in one datagram
@@ -48,7 +48,7 @@ DEFAULTS = {
     "VARIANTS": "",  # extra lines of a runtime with other options: sweepkit/variants.py
 }
 NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009"}
-# MODE=micro: the in-process benchmarks (scripts/sweepkit/micro.py), their knobs only in such a sweep.
+# MODE=micro: the in-process benchmarks (sweepkit/micro.py), their knobs only in such a sweep.
 MICRO_DEFAULTS = {
     "BENCHES": " ".join(micro.BENCHES),
     # The grid, N up to 1 000 000 and W up to 10 000, takes about 20 min here: docs/sweeps.md.

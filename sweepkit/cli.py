@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import hostfacts
+from . import hostfacts
 
 from . import commands, local, network, prepare, procs, signals, space, usage
 from .knobs import SUITE_DIR
