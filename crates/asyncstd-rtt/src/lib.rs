@@ -10,8 +10,7 @@ use async_std::{
     task,
 };
 use rtt_core::runtime::{
-    FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, available_cpus,
-    deep_listener,
+    FuturesTcp, Lent, Runtime, RuntimeInfo, ThreadsKnob, UdpIo, available_cpus, deep_listener,
 };
 
 /// async-std reads its worker count from this variable when its executor first starts.
@@ -21,20 +20,20 @@ pub struct AsyncStd;
 
 impl Runtime for AsyncStd {
     const FRAMEWORK: &'static str = "async-std";
-    const KNOBS: &'static [Knob] = &[Knob::Threads];
+    type Knobs = ThreadsKnob;
 
     type TcpStream = Tcp;
     type TcpListener = TcpListener;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = task::JoinHandle<T>;
 
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &Self::Knobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        if let Some(threads) = options.threads {
+        if let Some(threads) = knobs.threads {
             // SAFETY: called before the first task is spawned, while this is the only thread.
             #[allow(unsafe_code)]
             unsafe {

@@ -21,7 +21,7 @@ use compio::{
 };
 use futures::future::{Either, select};
 use rtt_core::runtime::{
-    Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite, ThreadBound, UdpIo,
+    Lent, RingEntriesKnob, Runtime, RuntimeInfo, TcpIo, TcpRead, TcpWrite, ThreadBound, UdpIo,
     deep_listener, io_uring_unavailable,
 };
 
@@ -33,20 +33,20 @@ pub struct Compio;
 
 impl Runtime for Compio {
     const FRAMEWORK: &'static str = "compio";
-    const KNOBS: &'static [Knob] = &[Knob::RingEntries];
+    type Knobs = RingEntriesKnob;
 
     type TcpStream = Tcp;
     type TcpListener = ThreadBound<TcpListener>;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
 
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &Self::Knobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let ring_entries = options.ring_entries.unwrap_or(DEFAULT_RING_ENTRIES);
+        let ring_entries = knobs.ring_entries.unwrap_or(DEFAULT_RING_ENTRIES);
         let mut proactor = ProactorBuilder::new();
         // The kernel rounds the submission queue up to a power of two.
         proactor.capacity(ring_entries);

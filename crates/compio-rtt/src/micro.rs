@@ -1,9 +1,9 @@
 //! compio's primitives for the micro-benchmarks: its spawn and yield. compio ships no channel,
 //! oneshot or notification; its applications take runtime-agnostic ones, as async-std's and
 //! smol's do (`async-channel`, `event-listener`, `futures::channel::oneshot`), shared in
-//! `rtt_core::micro::primitives::FuturesEcosystem`. Here they run on compio's one thread.
+//! `rtt_micro::primitives::FuturesEcosystem`. Here they run on compio's one thread.
 
-use rtt_core::micro::primitives::FuturesEcosystem;
+use rtt_micro::primitives::FuturesEcosystem;
 
 use crate::Compio;
 

@@ -11,13 +11,13 @@ use std::{
 };
 
 use compio_rtt::Compio;
-use rtt_core::runtime::{Runtime, RuntimeOptions, UdpIo};
+use rtt_core::runtime::{RingEntriesKnob, Runtime, UdpIo};
 
 fn run<F: Future + Send + 'static>(main: F) -> F::Output
 where
     F::Output: Send + 'static,
 {
-    Compio::run(&RuntimeOptions::default(), |_| main).expect("io_uring is available")
+    Compio::run(&RingEntriesKnob::default(), |_| main).expect("io_uring is available")
 }
 
 #[test]

@@ -25,8 +25,8 @@ use glommio::{
     timer::Timer,
 };
 use rtt_core::runtime::{
-    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite,
-    ThreadBound, UdpIo, catching, io_uring_unavailable,
+    Lent, Rethrow, Runtime, RuntimeInfo, TcpIo, TcpRead, TcpWrite, ThreadBound, UdpIo, catching,
+    io_uring_unavailable,
 };
 
 /// glommio 0.9's preempt timer when not told (`DEFAULT_PREEMPT_TIMER`, executor/mod.rs): 100 ms.
@@ -34,16 +34,28 @@ const DEFAULT_PREEMPT_TIMER_US: u64 = 100_000;
 
 pub struct Glommio;
 
+/// glommio's knobs: how its executor parks and preempts.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct GlommioKnobs {
+    /// glommio: how long an idle executor spins before it parks its thread [default: 0]
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub spin_before_park_us: Option<u64>,
+    /// glommio: how long a task queue runs before the executor preempts it to poll its rings
+    /// [default: 100000, glommio's 100 ms]
+    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub preempt_timer_us: Option<u64>,
+}
+
 impl Runtime for Glommio {
     const FRAMEWORK: &'static str = "glommio";
-    const KNOBS: &'static [Knob] = &[Knob::SpinBeforePark, Knob::PreemptTimer];
+    type Knobs = GlommioKnobs;
 
     type TcpStream = Tcp;
     type TcpListener = ThreadBound<TcpListener>;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
 
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &GlommioKnobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,
@@ -51,7 +63,7 @@ impl Runtime for Glommio {
     {
         // glommio's default is no spinning: an idle executor parks at once
         // (`spin_before_park().unwrap_or_default()` in `LocalExecutor::run`).
-        let spin_us = options.spin_before_park_us.unwrap_or(0);
+        let spin_us = knobs.spin_before_park_us.unwrap_or(0);
         let builder = match spin_us {
             // No placement: the sweep's taskset decides where this thread runs.
             0 => LocalExecutorBuilder::new(Placement::Unbound),
@@ -62,7 +74,7 @@ impl Runtime for Glommio {
         };
         // While tasks are runnable, glommio polls its rings only when it preempts the running
         // queue: this timer sets its latency under CPU-bound load (`DEFAULT_PREEMPT_TIMER`).
-        let preempt_us = options.preempt_timer_us.unwrap_or(DEFAULT_PREEMPT_TIMER_US);
+        let preempt_us = knobs.preempt_timer_us.unwrap_or(DEFAULT_PREEMPT_TIMER_US);
         let builder = builder.preempt_timer(Duration::from_micros(preempt_us));
         let executor = make(builder)?;
         let main = main(

@@ -10,7 +10,8 @@ use glommio::{
     channels::local_channel::{self, LocalReceiver, LocalSender},
     sync::Semaphore,
 };
-use rtt_core::{micro::Primitives, runtime::ThreadBound};
+use rtt_core::runtime::ThreadBound;
+use rtt_micro::Primitives;
 
 use crate::Glommio;
 

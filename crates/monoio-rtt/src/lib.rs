@@ -23,8 +23,8 @@ use monoio::{
     task::JoinHandle,
 };
 use rtt_core::runtime::{
-    Knob, Lent, Rethrow, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite,
-    ThreadBound, UdpIo, catching, io_uring_unavailable,
+    Lent, Rethrow, RingEntriesKnob, Runtime, RuntimeInfo, TcpIo, TcpRead, TcpWrite, ThreadBound,
+    UdpIo, catching, io_uring_unavailable,
 };
 
 /// The ring monoio builds when not told (`IoUringDriver::DEFAULT_ENTRIES` in monoio 0.2.4).
@@ -36,24 +36,22 @@ pub struct Monoio;
 
 impl Runtime for Monoio {
     const FRAMEWORK: &'static str = "monoio";
-    const KNOBS: &'static [Knob] = &[Knob::RingEntries];
+    type Knobs = RingEntriesKnob;
 
     type TcpStream = Tcp;
     type TcpListener = ThreadBound<TcpListener>;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
 
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &Self::Knobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let ring_entries = options
-            .ring_entries
-            .map_or(DEFAULT_RING_ENTRIES, |entries| {
-                entries.max(MIN_RING_ENTRIES)
-            });
+        let ring_entries = knobs.ring_entries.map_or(DEFAULT_RING_ENTRIES, |entries| {
+            entries.max(MIN_RING_ENTRIES)
+        });
         // The io_uring driver by name, never `FusionDriver`, which would fall back to epoll (and
         // the legacy driver is not even compiled in): the suite measures monoio on io_uring.
         // Building sets up the ring and nothing else, so any failure is io_uring's.

@@ -6,7 +6,8 @@
 use std::future::Future;
 
 use local_sync::{mpsc::bounded, oneshot, semaphore::Semaphore};
-use rtt_core::{micro::Primitives, runtime::ThreadBound};
+use rtt_core::runtime::ThreadBound;
+use rtt_micro::Primitives;
 
 use crate::Monoio;
 

@@ -1,111 +1,25 @@
-//! A runtime's knobs: the options that build it (`--threads`, tokio's scheduler intervals, ring
-//! entries, …), which runtime honours which ([`Knob`]), and what it really ran with
-//! ([`RuntimeInfo`], logged as `runtime_config`).
+//! A runtime's knobs: the options that build it. Each runtime declares its own as a `clap::Args`
+//! type ([`Runtime::Knobs`](crate::runtime::Runtime::Knobs)); this module holds only the two that
+//! several runtimes share, and what a runtime really ran with ([`RuntimeInfo`], logged as
+//! `runtime_config`).
 
 use serde_json::{Map, Value};
 
-/// How the runtime under test is built: its knobs. Each runtime honours the ones it lists in
-/// [`Runtime::KNOBS`]; the others are refused before anything runs.
+/// `--threads`, for a runtime with a pool of worker threads (tokio, async-std, smol).
 #[derive(clap::Args, Clone, Debug, Default)]
-pub struct RuntimeOptions {
+pub struct ThreadsKnob {
     /// Worker threads of the runtime [default: the runtime's own default, which follows the CPUs
     /// this process may run on]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
-    /// Scheduler flavor (tokio only) [default: multi_thread]
-    #[arg(long, value_enum)]
-    pub flavor: Option<Flavor>,
-    /// Spin on non-blocking sockets instead of sleeping in them (std only): the busy-poll
-    /// reference, the lowest RTT this machine gives; its logs say framework `busy-poll`
-    #[arg(long)]
-    pub busy_poll: bool,
-    /// tokio: scheduler ticks between polls of the I/O and timer drivers [default: 61]
-    #[arg(long, value_name = "TICKS", value_parser = clap::value_parser!(u32).range(1..))]
-    pub event_interval: Option<u32>,
-    /// tokio: ticks between checks of the global (injection) queue [default: 31 on
-    /// current_thread, tuned at run time on multi_thread]
-    #[arg(long, value_name = "TICKS", value_parser = clap::value_parser!(u32).range(1..))]
-    pub global_queue_interval: Option<u32>,
-    /// tokio: the most I/O events handled per poll of the driver [default: 1024]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
-    pub max_io_events_per_tick: Option<u64>,
+}
+
+/// `--ring-entries`, for a runtime on io_uring that lets its ring be sized (monoio, compio).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct RingEntriesKnob {
     /// monoio, compio: entries of the io_uring submission queue [default: the runtime's]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32_768))]
     pub ring_entries: Option<u32>,
-    /// glommio: how long an idle executor spins before it parks its thread [default: 0]
-    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
-    pub spin_before_park_us: Option<u64>,
-    /// glommio: how long a task queue runs before the executor preempts it to poll its rings
-    /// [default: 100000, glommio's 100 ms]
-    #[arg(long, value_name = "US", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    pub preempt_timer_us: Option<u64>,
-}
-
-/// A runtime option that only some runtimes have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Knob {
-    Threads,
-    Flavor,
-    BusyPoll,
-    EventInterval,
-    GlobalQueueInterval,
-    MaxIoEventsPerTick,
-    RingEntries,
-    SpinBeforePark,
-    PreemptTimer,
-}
-
-impl Knob {
-    pub const ALL: [Knob; 9] = [
-        Knob::Threads,
-        Knob::Flavor,
-        Knob::BusyPoll,
-        Knob::EventInterval,
-        Knob::GlobalQueueInterval,
-        Knob::MaxIoEventsPerTick,
-        Knob::RingEntries,
-        Knob::SpinBeforePark,
-        Knob::PreemptTimer,
-    ];
-
-    /// The option on the command line.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Knob::Threads => "--threads",
-            Knob::Flavor => "--flavor",
-            Knob::BusyPoll => "--busy-poll",
-            Knob::EventInterval => "--event-interval",
-            Knob::GlobalQueueInterval => "--global-queue-interval",
-            Knob::MaxIoEventsPerTick => "--max-io-events-per-tick",
-            Knob::RingEntries => "--ring-entries",
-            Knob::SpinBeforePark => "--spin-before-park-us",
-            Knob::PreemptTimer => "--preempt-timer-us",
-        }
-    }
-
-    /// Whether `options` sets this knob.
-    pub fn is_set(self, options: &RuntimeOptions) -> bool {
-        match self {
-            Knob::Threads => options.threads.is_some(),
-            Knob::Flavor => options.flavor.is_some(),
-            Knob::BusyPoll => options.busy_poll,
-            Knob::EventInterval => options.event_interval.is_some(),
-            Knob::GlobalQueueInterval => options.global_queue_interval.is_some(),
-            Knob::MaxIoEventsPerTick => options.max_io_events_per_tick.is_some(),
-            Knob::RingEntries => options.ring_entries.is_some(),
-            Knob::SpinBeforePark => options.spin_before_park_us.is_some(),
-            Knob::PreemptTimer => options.preempt_timer_us.is_some(),
-        }
-    }
-}
-
-/// tokio's two schedulers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Flavor {
-    #[value(name = "multi_thread")]
-    MultiThread,
-    #[value(name = "current_thread")]
-    CurrentThread,
 }
 
 /// How the runtime under test was really set up, as recorded in the logs.

@@ -22,7 +22,7 @@ use std::{
 use anyhow::{Context, anyhow};
 
 pub use crate::{
-    knobs::{Flavor, Knob, RuntimeInfo, RuntimeOptions},
+    knobs::{RingEntriesKnob, RuntimeInfo, ThreadsKnob},
     thread_per_core::{Rethrow, ThreadBound, catching, io_uring_unavailable},
 };
 
@@ -36,13 +36,25 @@ pub const STALL_LIMIT: Duration = Duration::from_secs(5);
 pub trait Runtime: 'static {
     /// The framework label in logs, as in runtimes.json (`std`, `tokio`, `monoio`, …).
     const FRAMEWORK: &'static str;
-    /// The knobs this runtime honours; any other is refused (exit 2).
-    const KNOBS: &'static [Knob];
+    /// The options that build this runtime, its own and no other's: flattened into each of its
+    /// binaries, so that the parser itself refuses another runtime's knob (exit 2).
+    type Knobs: clap::Args
+        + clap::FromArgMatches
+        + Clone
+        + std::fmt::Debug
+        + Default
+        + Send
+        + 'static;
 
-    /// The framework label of a run with these options: [`Self::FRAMEWORK`], unless the options
-    /// make it a reference baseline (std `--busy-poll`: `busy-poll`, as in runtimes.json).
-    fn label(_options: &RuntimeOptions) -> &'static str {
-        Self::FRAMEWORK
+    /// The reference baseline these knobs make of the runtime, if any, as its framework label
+    /// and the flag that makes it (std `--busy-poll`: `busy-poll`, as in runtimes.json).
+    fn reference(_knobs: &Self::Knobs) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// The framework label of a run with these knobs: [`Self::FRAMEWORK`], or the reference's.
+    fn label(knobs: &Self::Knobs) -> &'static str {
+        Self::reference(knobs).map_or(Self::FRAMEWORK, |(label, _)| label)
     }
 
     type TcpStream: TcpIo;
@@ -61,7 +73,7 @@ pub trait Runtime: 'static {
 
     /// Builds the runtime and runs `main` as a task on it (not beside it, so that it competes
     /// with the decoys for the same workers), returning its output.
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &Self::Knobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,

@@ -38,7 +38,7 @@ impl RunContext {
         };
         format!(
             "{} {} {} B to {}: {what}{decoys}\n",
-            self.framework, self.transport, self.payload, self.address
+            self.header.framework, self.transport, self.payload, self.address
         )
     }
 }
@@ -93,7 +93,7 @@ impl RttLog {
     fn warning(&self) -> Option<String> {
         let target = self.target_rate?;
         let shortfall = (target - self.achieved_rate) / target;
-        (shortfall.abs() > RATE_TOLERANCE && self.context.complete).then(|| {
+        (shortfall.abs() > RATE_TOLERANCE && self.context.header.complete).then(|| {
             format!(
                 "achieved {:.1} msg/s, {:+.1} % off the target {target:.1} msg/s ({} of {} messages late)",
                 self.achieved_rate, -shortfall * 100.0, shown(&self.late), self.sent
@@ -133,7 +133,12 @@ impl MicroLog {
     fn human(&self) -> String {
         let what = format!(
             "{} {} ({}; {}, {} threads): {} ops",
-            self.framework, self.bench, self.primitive, self.flavor, self.threads, self.ops
+            self.header.framework,
+            self.bench,
+            self.primitive,
+            shown(&self.header.flavor),
+            shown(&self.header.threads),
+            self.ops
         );
         if let Some(reason) = &self.not_run {
             return format!("{what}, not run: {reason}\n");

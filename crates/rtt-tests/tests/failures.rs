@@ -99,7 +99,10 @@ fn run_against_a_stalled_pong(
         "{what}"
     );
     let context = log.context().expect("a socket run's log");
-    assert!(!context.complete && context.error.is_some(), "{what}");
+    assert!(
+        !context.header.complete && context.header.error.is_some(),
+        "{what}"
+    );
     (what, run)
 }
 

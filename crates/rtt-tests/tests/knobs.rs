@@ -1,34 +1,14 @@
-//! Runtime knobs: each runtime honours its own and refuses the others, and every log records
-//! every knob of its runtime in `runtime_config`, defaults written out. Where io_uring is
-//! refused, the runtimes that need it say so in one line and exit 1.
+//! Runtime knobs: each runtime declares its own and the parser refuses the others', and every log
+//! records every knob of its runtime in `runtime_config`, defaults written out. No list of knobs
+//! here: each runtime names its own when refusing another's. Where io_uring is refused, the
+//! runtimes that need it say so in one line and exit 1.
 
 mod common;
 
 use std::{process::Command, time::Duration};
 
-use common::{IO_URING_RUNTIMES, Pong, binary, output_within, ping};
-use rtt_core::runtime::Knob;
+use common::{IO_URING_RUNTIMES, Pong, RUNTIMES, binary, output_within, ping};
 use serde_json::Value;
-
-/// A value each knob accepts, unlike its default where it has one.
-fn value(knob: Knob) -> Option<&'static str> {
-    match knob {
-        Knob::BusyPoll => None,
-        Knob::Threads => Some("1"),
-        Knob::Flavor => Some("current_thread"),
-        Knob::EventInterval => Some("7"),
-        Knob::GlobalQueueInterval => Some("5"),
-        Knob::MaxIoEventsPerTick => Some("64"),
-        Knob::RingEntries => Some("512"), // monoio raises fewer than 256 to 256
-        Knob::SpinBeforePark => Some("5"),
-        Knob::PreemptTimer => Some("500"),
-    }
-}
-
-/// The knob's key in `runtime_config`: its option's name in snake case.
-fn key(knob: Knob) -> String {
-    knob.flag().trim_start_matches("--").replace('-', "_")
-}
 
 fn short_run(runtime: &str, pong: &Pong, extra: &[&str]) -> common::PingRun {
     let args = format!(
@@ -39,42 +19,82 @@ fn short_run(runtime: &str, pong: &Pong, extra: &[&str]) -> common::PingRun {
     ping(runtime, &args, Duration::from_secs(20))
 }
 
-fn knobs_are_honoured_or_refused_and_always_recorded(runtime: &str) {
+/// What `{runtime}-ping` says when given `flag`, a knob it does not have: exit 2, and the
+/// runtime's own knobs, as the message names them (`its options are --a, --b` or `it has none`).
+fn refusal(runtime: &str, label: &str, flag: &str) -> Vec<String> {
+    let output = Command::new(binary(&format!("{runtime}-ping")))
+        .args(["--address", "127.0.0.1:9", "--check-options", flag])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{runtime} {flag}: {stderr}");
+    let expected = format!("error: {flag} does not apply to {label}: drop it (");
+    let line = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix(&expected))
+        .unwrap_or_else(|| panic!("{runtime} {flag}: {stderr}"));
+    match line.trim_end_matches(')') {
+        "it has none" => Vec::new(),
+        own => own
+            .strip_prefix("its options are ")
+            .unwrap_or_else(|| panic!("{runtime} {flag}: {stderr}"))
+            .split(", ")
+            .map(str::to_owned)
+            .collect(),
+    }
+}
+
+/// A runtime's own knobs, as it names them when refusing one it does not have.
+fn knobs_of(runtime: &str, label: &str) -> Vec<String> {
+    refusal(runtime, label, "--no-runtime-has-this-knob")
+}
+
+/// Each runtime records every knob of its own in `runtime_config` (its key: the flag in snake
+/// case), defaults written out, and runs with a knob given the value it records; every other
+/// runtime's knob is refused by the parser (exit 2) with a message naming the runtime's own.
+fn knobs_are_recorded_and_foreign_ones_refused(runtime: &str) {
+    let label = RUNTIMES
+        .iter()
+        .find(|(_, prefix)| *prefix == runtime)
+        .map(|(label, _)| *label)
+        .expect("in runtimes.json");
+    let own = knobs_of(runtime, label);
     let pong = Pong::start(runtime, "tcp");
     let run = short_run(runtime, &pong, &[]);
     assert_eq!(run.code(), Some(0), "{runtime}: {}", run.stderr);
     let defaults = run.json()["runtime_config"].clone();
     let defaults = defaults.as_object().expect("runtime_config is an object");
     assert!(defaults.contains_key("flavor") && defaults.contains_key("threads"));
-    for knob in Knob::ALL {
-        let mut args = vec![knob.flag()];
-        args.extend(value(knob));
+    for flag in &own {
+        let key = flag.trim_start_matches("--").replace('-', "_");
+        let default = defaults
+            .get(&key)
+            .unwrap_or_else(|| panic!("{runtime}: {flag} is not recorded as {key}"));
+        // A flag that takes no value records `true`; a number or a name is given as recorded.
+        let (args, expected) = match default {
+            Value::Bool(_) => (vec![flag.clone()], Value::Bool(true)),
+            Value::Number(n) => (vec![flag.clone(), n.to_string()], default.clone()),
+            Value::String(name) => (vec![flag.clone(), name.clone()], default.clone()),
+            other => panic!("{runtime}: {key} recorded as {other}"),
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let run = short_run(runtime, &pong, &args);
-        if run.code() == Some(2) {
-            assert!(
-                run.stderr
-                    .contains(&format!("{} does not apply to", knob.flag())),
-                "{runtime} {args:?}: {}",
-                run.stderr
-            );
-            // flavor and threads are in every log; any other key is a knob the runtime has.
-            let always = matches!(knob, Knob::Flavor | Knob::Threads);
-            assert!(
-                always || !defaults.contains_key(&key(knob)),
-                "{runtime} {args:?}"
-            );
-            continue;
+        if run.code() == Some(2) && run.stderr.contains("invalid value") {
+            continue; // a default that is no value of the option (tokio's "tuned")
         }
         assert_eq!(run.code(), Some(0), "{runtime} {args:?}: {}", run.stderr);
-        let recorded = &run.json()["runtime_config"][key(knob)];
-        assert!(
-            defaults.contains_key(&key(knob)),
-            "{runtime}: no default of {args:?}"
+        assert_eq!(
+            run.json()["runtime_config"][&key],
+            expected,
+            "{runtime} {args:?}"
         );
-        // A number or `true` as JSON, a name (current_thread) as a string.
-        let given = value(knob).unwrap_or("true");
-        let expected = serde_json::from_str(given).unwrap_or_else(|_| Value::from(given));
-        assert_eq!(*recorded, expected, "{runtime} {args:?}");
+    }
+    for (other_label, other) in RUNTIMES.iter().filter(|(_, prefix)| *prefix != runtime) {
+        for flag in knobs_of(other, other_label) {
+            if !own.contains(&flag) {
+                assert_eq!(refusal(runtime, label, &flag), own, "{runtime} {flag}");
+            }
+        }
     }
 }
 
@@ -150,7 +170,7 @@ fn check_options_answers_without_running(runtime: &str) {
 }
 
 for_each_runtime!(
-    knobs_are_honoured_or_refused_and_always_recorded,
+    knobs_are_recorded_and_foreign_ones_refused,
     a_refused_io_uring_is_one_clear_line,
     check_options_answers_without_running,
 );

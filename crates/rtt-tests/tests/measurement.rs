@@ -44,25 +44,29 @@ fn paced_runs_log_everything_and_hit_their_rate(runtime: &str) {
         assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
         let log = rtt_log(&run, &what);
         let context = &log.context;
-        assert_eq!(context.schema, "rtt-log/1");
-        assert_eq!(context.framework, label(runtime));
+        assert_eq!(context.header.schema, "rtt-log/1");
+        assert_eq!(context.header.framework, label(runtime));
         assert_eq!(context.transport, protocol);
-        assert!(context.complete && context.error.is_none(), "{what}");
+        assert!(
+            context.header.complete && context.header.error.is_none(),
+            "{what}"
+        );
         assert_eq!(context.payload, 64);
         assert_eq!(log.target_rate, Some(100.0));
         assert!(
             context
+                .header
                 .framework_version
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_digit()),
             "{what}: {}",
-            context.framework_version
+            context.header.framework_version
         );
         assert!(
-            context.started_at.ends_with('Z') && context.started_at.len() == 24,
+            context.header.started_at.ends_with('Z') && context.header.started_at.len() == 24,
             "{what}: {}",
-            context.started_at
+            context.header.started_at
         );
 
         let rtt = &log.rtt_ns;
@@ -178,7 +182,7 @@ fn pinned_to_one_cpu_tokio_and_async_std_start_one_worker() {
         );
         let log: Log = serde_json::from_slice(&output.stdout).expect("a JSON log on stdout");
         let context = log.context().expect("a socket run's log");
-        assert_eq!(context.threads, Some(1), "{runtime}");
-        assert_eq!(context.machine.cpus_allowed.as_deref(), Some("0"));
+        assert_eq!(context.header.threads, Some(1), "{runtime}");
+        assert_eq!(context.header.machine.cpus_allowed.as_deref(), Some("0"));
     }
 }

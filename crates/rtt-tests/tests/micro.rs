@@ -325,7 +325,57 @@ fn without_io_uring_only_the_io_uring_runtimes_refuse(runtime: &str) {
     }
 }
 
+/// `--describe` prints one JSON object: every benchmark with the sizes a run takes when none is
+/// given (as its log records them), the event types and a string event's default size.
+fn describe_gives_the_benchmarks_and_their_default_sizes(runtime: &str) {
+    let output = Command::new(common::binary(&format!("{runtime}-micro")))
+        .arg("--describe")
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{runtime}-micro --describe");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let described: Value = serde_json::from_str(&stdout).expect("one JSON object");
+    let benches = described["benches"].as_object().expect("benches");
+    let names: Vec<&str> = benches.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "spawn_many",
+            "yield_many",
+            "ping_pong",
+            "chained_spawn",
+            "notify",
+            "oneshot",
+            "channel"
+        ]
+    );
+    assert_eq!(described["benches"]["spawn_many"]["tasks"], 10_000);
+    assert_eq!(described["benches"]["channel"]["event_type"], "int");
+    let event_types = described["event_types"].as_array().expect("event_types");
+    assert_eq!(event_types.len(), 5, "{described}");
+    assert_eq!(described["event_size"], 16);
+    // What a run with no size given logs is what --describe says.
+    let run = micro(runtime, "--bench yield_many --repeat 1");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let params = run.json("yield_many")["params"]
+        .as_object()
+        .expect("params");
+    let given: serde_json::Map<String, Value> = params
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    assert_eq!(Value::from(given), described["benches"]["yield_many"]);
+    let misplaced = Command::new(common::binary(&format!("{runtime}-micro")))
+        .args(["--describe", "--bench", "notify"])
+        .output()
+        .expect("runs");
+    assert_eq!(misplaced.status.code(), Some(2), "--describe stands alone");
+}
+
 for_each_micro_runtime!(
+    describe_gives_the_benchmarks_and_their_default_sizes,
     without_io_uring_only_the_io_uring_runtimes_refuse,
     every_benchmark_completes_and_logs_its_repeats,
     bad_input_exits_2_naming_the_option,

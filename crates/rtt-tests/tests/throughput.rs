@@ -37,7 +37,7 @@ fn throughput_runs_count_every_byte(runtime: &str) {
             let what = format!("{runtime} {protocol} {size} B");
             assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
             let log = throughput_log(&run, &what);
-            assert!(log.context.complete, "{what}");
+            assert!(log.context.header.complete, "{what}");
             let (received, bytes) = (log.received, log.received_bytes);
             assert!(received > 0, "{what}: nothing received");
             assert_eq!(

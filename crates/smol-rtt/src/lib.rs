@@ -6,7 +6,7 @@ pub mod micro;
 use std::{future::Future, io, net::SocketAddr, time::Instant};
 
 use rtt_core::runtime::{
-    FuturesTcp, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, UdpIo, deep_listener,
+    FuturesTcp, Lent, Runtime, RuntimeInfo, ThreadsKnob, UdpIo, deep_listener,
 };
 use smol::{
     Timer,
@@ -20,20 +20,20 @@ pub struct Smol;
 
 impl Runtime for Smol {
     const FRAMEWORK: &'static str = "smol";
-    const KNOBS: &'static [Knob] = &[Knob::Threads];
+    type Knobs = ThreadsKnob;
 
     type TcpStream = Tcp;
     type TcpListener = TcpListener;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = smol::Task<T>;
 
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &Self::Knobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        if let Some(threads) = options.threads {
+        if let Some(threads) = knobs.threads {
             // SAFETY: called before the first task is spawned, while this is the only thread.
             #[allow(unsafe_code)]
             unsafe {

@@ -1,8 +1,8 @@
 //! smol's primitives for the micro-benchmarks: its spawn and yield; the rest is its
 //! ecosystem's (`async-channel`, `event-listener`, `futures::channel::oneshot`), shared in
-//! `rtt_core::micro::primitives::FuturesEcosystem`.
+//! `rtt_micro::primitives::FuturesEcosystem`.
 
-use rtt_core::micro::primitives::FuturesEcosystem;
+use rtt_micro::primitives::FuturesEcosystem;
 
 use crate::Smol;
 

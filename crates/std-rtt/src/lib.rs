@@ -22,10 +22,19 @@ use std::{
 
 use rtt_core::{
     build_info,
-    runtime::{Knob, Runtime, RuntimeInfo, RuntimeOptions, STALL_LIMIT, deep_listener},
+    runtime::{Runtime, RuntimeInfo, STALL_LIMIT, deep_listener},
 };
 
 pub struct Std;
+
+/// std's one knob, which makes it the busy-poll reference.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct StdKnobs {
+    /// Spin on non-blocking sockets instead of sleeping in them (std only): the busy-poll
+    /// reference, the lowest RTT this machine gives; its logs say framework `busy-poll`
+    #[arg(long)]
+    pub busy_poll: bool,
+}
 
 /// Whether this process spins on non-blocking sockets (`--busy-poll`) instead of blocking in
 /// them: set once, before the run starts.
@@ -53,14 +62,10 @@ fn spin<T>(deadline: Option<Instant>, mut call: impl FnMut() -> io::Result<T>) -
 
 impl Runtime for Std {
     const FRAMEWORK: &'static str = "std";
-    const KNOBS: &'static [Knob] = &[Knob::BusyPoll];
+    type Knobs = StdKnobs;
 
-    fn label(options: &RuntimeOptions) -> &'static str {
-        if options.busy_poll {
-            "busy-poll"
-        } else {
-            "std"
-        }
+    fn reference(knobs: &StdKnobs) -> Option<(&'static str, &'static str)> {
+        knobs.busy_poll.then_some(("busy-poll", "--busy-poll"))
     }
 
     type TcpStream = Tcp;
@@ -72,20 +77,19 @@ impl Runtime for Std {
         build_info::rustc_release().to_owned()
     }
 
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &StdKnobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        debug_assert!(options.threads.is_none(), "rejected by the option checks");
-        BUSY_POLL.store(options.busy_poll, Ordering::Relaxed);
-        let flavor = if options.busy_poll {
+        BUSY_POLL.store(knobs.busy_poll, Ordering::Relaxed);
+        let flavor = if knobs.busy_poll {
             "busy_poll"
         } else {
             "os_threads"
         };
-        let info = RuntimeInfo::new(flavor, 1).with("busy_poll", options.busy_poll);
+        let info = RuntimeInfo::new(flavor, 1).with("busy_poll", knobs.busy_poll);
         Ok(futures::executor::block_on(main(info)))
     }
 

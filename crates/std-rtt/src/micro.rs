@@ -7,7 +7,7 @@ use std::sync::{
     mpsc::{Receiver, SyncSender, sync_channel},
 };
 
-use rtt_core::micro::Primitives;
+use rtt_micro::Primitives;
 
 use crate::Std;
 

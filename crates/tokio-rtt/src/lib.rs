@@ -12,9 +12,7 @@ use std::{
     time::Instant,
 };
 
-use rtt_core::runtime::{
-    Flavor, Knob, Lent, Runtime, RuntimeInfo, RuntimeOptions, TcpIo, TcpRead, TcpWrite, UdpIo,
-};
+use rtt_core::runtime::{Lent, Runtime, RuntimeInfo, TcpIo, TcpRead, TcpWrite, ThreadsKnob, UdpIo};
 use tokio::{
     io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt},
     net::{
@@ -25,42 +23,65 @@ use tokio::{
 
 pub struct Tokio;
 
+/// tokio's knobs: its threads, its scheduler and how often that polls its drivers and queues.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct TokioKnobs {
+    #[command(flatten)]
+    pub threads: ThreadsKnob,
+    /// Scheduler flavor (tokio only) [default: multi_thread]
+    #[arg(long, value_enum)]
+    pub flavor: Option<Flavor>,
+    /// tokio: scheduler ticks between polls of the I/O and timer drivers [default: 61]
+    #[arg(long, value_name = "TICKS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub event_interval: Option<u32>,
+    /// tokio: ticks between checks of the global (injection) queue [default: 31 on
+    /// current_thread, tuned at run time on multi_thread]
+    #[arg(long, value_name = "TICKS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub global_queue_interval: Option<u32>,
+    /// tokio: the most I/O events handled per poll of the driver [default: 1024]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_io_events_per_tick: Option<u64>,
+}
+
+/// tokio's two schedulers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Flavor {
+    #[value(name = "multi_thread")]
+    MultiThread,
+    #[value(name = "current_thread")]
+    CurrentThread,
+}
+
 impl Runtime for Tokio {
     const FRAMEWORK: &'static str = "tokio";
-    const KNOBS: &'static [Knob] = &[
-        Knob::Threads,
-        Knob::Flavor,
-        Knob::EventInterval,
-        Knob::GlobalQueueInterval,
-        Knob::MaxIoEventsPerTick,
-    ];
+    type Knobs = TokioKnobs;
 
     type TcpStream = Tcp;
     type TcpListener = tokio::net::TcpListener;
     type UdpSocket = Udp;
     type Task<T: Send + 'static> = Task<T>;
 
-    fn run<M, F>(options: &RuntimeOptions, main: M) -> anyhow::Result<F::Output>
+    fn run<M, F>(knobs: &TokioKnobs, main: M) -> anyhow::Result<F::Output>
     where
         M: FnOnce(RuntimeInfo) -> F,
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (mut builder, flavor) = match options.flavor.unwrap_or(Flavor::MultiThread) {
+        let (mut builder, flavor) = match knobs.flavor.unwrap_or(Flavor::MultiThread) {
             Flavor::MultiThread => (tokio::runtime::Builder::new_multi_thread(), "multi_thread"),
             Flavor::CurrentThread => (
                 tokio::runtime::Builder::new_current_thread(),
                 "current_thread",
             ),
         };
-        if let Some(threads) = options.threads {
+        if let Some(threads) = knobs.threads.threads {
             builder.worker_threads(threads.into());
         }
         // tokio keeps its defaults private: these are its documented ones (1.x), written out
         // so that every log says what ran.
-        let event_interval = options.event_interval.unwrap_or(61);
+        let event_interval = knobs.event_interval.unwrap_or(61);
         builder.event_interval(event_interval);
-        let global_queue_interval = match (options.global_queue_interval, flavor) {
+        let global_queue_interval = match (knobs.global_queue_interval, flavor) {
             (Some(ticks), _) => {
                 builder.global_queue_interval(ticks);
                 ticks.into()
@@ -69,7 +90,7 @@ impl Runtime for Tokio {
             // The multi-threaded scheduler tunes it from how long its tasks run.
             (None, _) => serde_json::Value::from("tuned"),
         };
-        let max_io_events_per_tick = options.max_io_events_per_tick.unwrap_or(1024);
+        let max_io_events_per_tick = knobs.max_io_events_per_tick.unwrap_or(1024);
         builder.max_io_events_per_tick(max_io_events_per_tick.try_into()?);
         let runtime = builder.enable_all().build()?;
         // Ask tokio rather than guess: under `taskset -c 1` its default is one worker.

@@ -1,6 +1,6 @@
 //! tokio's primitives for the micro-benchmarks: `tokio::sync::{oneshot, Notify, mpsc}`.
 
-use rtt_core::micro::Primitives;
+use rtt_micro::Primitives;
 use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::Tokio;

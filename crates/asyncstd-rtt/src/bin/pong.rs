@@ -1,4 +1,4 @@
 //! `asyncstd-pong`: the echo server on the async-std runtime.
 fn main() -> std::process::ExitCode {
-    rtt_core::pong::main::<asyncstd_rtt::AsyncStd>(env!("CARGO_BIN_NAME"))
+    rtt_net::pong::main::<asyncstd_rtt::AsyncStd>(env!("CARGO_BIN_NAME"))
 }

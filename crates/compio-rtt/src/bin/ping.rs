@@ -1,4 +1,4 @@
 //! `compio-ping`: round-trip times to a pong, measured on the compio runtime.
 fn main() -> std::process::ExitCode {
-    rtt_core::ping::main::<compio_rtt::Compio>(env!("CARGO_BIN_NAME"))
+    rtt_net::ping::main::<compio_rtt::Compio>(env!("CARGO_BIN_NAME"))
 }

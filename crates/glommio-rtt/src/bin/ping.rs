@@ -1,4 +1,4 @@
 //! `glommio-ping`: round-trip times to a pong, measured on the glommio runtime.
 fn main() -> std::process::ExitCode {
-    rtt_core::ping::main::<glommio_rtt::Glommio>(env!("CARGO_BIN_NAME"))
+    rtt_net::ping::main::<glommio_rtt::Glommio>(env!("CARGO_BIN_NAME"))
 }

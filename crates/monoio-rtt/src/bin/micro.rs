@@ -1,4 +1,4 @@
 //! `monoio-micro`: the in-process micro-benchmarks (scheduler, Notify vs oneshot, channels) on monoio, one thread.
 fn main() -> std::process::ExitCode {
-    rtt_core::micro::main::<monoio_rtt::Monoio>(env!("CARGO_BIN_NAME"))
+    rtt_micro::main::<monoio_rtt::Monoio>(env!("CARGO_BIN_NAME"))
 }

@@ -1,4 +1,4 @@
 //! `monoio-ping`: round-trip times to a pong, measured on the monoio runtime.
 fn main() -> std::process::ExitCode {
-    rtt_core::ping::main::<monoio_rtt::Monoio>(env!("CARGO_BIN_NAME"))
+    rtt_net::ping::main::<monoio_rtt::Monoio>(env!("CARGO_BIN_NAME"))
 }

@@ -3,39 +3,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::SCHEMA;
-use crate::machine::Machine;
+use super::header::RunHeader;
 
 /// The log of an in-process micro-benchmark: the wall time of each timed repeat, and the median
 /// and its 95 % interval across them (`stats::median_interval`). Written by `*-micro`, and under
 /// framework `go` by `go-micro`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MicroLog {
-    /// The log format, `rtt-log/1`.
-    #[schemars(extend("const" = SCHEMA))]
-    pub schema: String,
-    /// `std`, `tokio`, `async-std`, `smol` or `go`.
-    pub framework: String,
-    /// The exact crate version built; for std the rustc release; for go the Go release.
-    pub framework_version: String,
-    /// `multi_thread`, `current_thread`, `global_executor`, `os_threads` or `goroutines`.
-    pub flavor: String,
-    /// Worker threads the runtime ran tasks on (std: the most threads alive at once by the
-    /// benchmark's design; go: GOMAXPROCS).
-    pub threads: usize,
     #[serde(flatten)]
-    pub machine: Machine,
-    /// `rustc --version` of the compiler that built the binary; `null` for go.
-    pub rustc: Option<String>,
-    /// The suite's version and git commit.
-    pub suite_version: String,
-    /// When the run started (UTC, RFC 3339, ms).
-    pub started_at: String,
-    /// Whether every repeat asked for ran (and passed its completion check), or the benchmark
-    /// was deliberately not run (`not_run`).
-    pub complete: bool,
-    /// Why the run did not complete (a timeout, a failed check); `null` when it did.
-    pub error: Option<String>,
+    pub header: RunHeader,
     /// `spawn_many`, `yield_many`, `ping_pong`, `chained_spawn`, `notify`, `oneshot`, `channel`.
     pub bench: String,
     /// What was measured: the synchronisation primitive, or for the scheduler benchmarks the

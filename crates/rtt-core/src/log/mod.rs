@@ -5,14 +5,15 @@
 use schemars::{JsonSchema, generate::SchemaSettings};
 use serde::{Deserialize, Serialize};
 
-use crate::{machine::Machine, stats::RttStats};
+use crate::stats::RttStats;
 
+mod header;
 mod micro;
 
-pub use micro::{MedianInterval, MicroLog, MicroParams};
-
-/// The `schema` field of every log; bumped when a field changes meaning.
-pub const SCHEMA: &str = "rtt-log/1";
+pub use self::{
+    header::{RunHeader, SCHEMA},
+    micro::{MedianInterval, MicroLog, MicroParams},
+};
 
 /// The header of an RTT run's CSV log: a row per reply received after the warm-up, by connection
 /// (`conn`, from 0; `seq` counts on each connection); `latency_ns` is empty in closed load.
@@ -53,13 +54,18 @@ impl Log {
         }
     }
 
+    /// What every log says first, whatever its kind.
+    pub fn header(&self) -> &RunHeader {
+        match self {
+            Log::Rtt(log) => &log.context.header,
+            Log::Throughput(log) => &log.context.header,
+            Log::Micro(log) => &log.header,
+        }
+    }
+
     /// Why the run did not end as planned, whatever its kind; `None` when it did.
     pub fn error(&self) -> Option<&str> {
-        match self {
-            Log::Rtt(log) => log.context.error.as_deref(),
-            Log::Throughput(log) => log.context.error.as_deref(),
-            Log::Micro(log) => log.error.as_deref(),
-        }
+        self.header().error.as_deref()
     }
 
     /// Messages sent (for throughput: in the whole run; a micro-benchmark sends none).
@@ -84,22 +90,11 @@ impl Log {
     }
 }
 
-/// How and where a run took place, whatever its kind.
+/// How and where a socket run took place, whatever it measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunContext {
-    /// The log format, `rtt-log/1`.
-    #[schemars(extend("const" = SCHEMA))]
-    pub schema: String,
-    /// The runtime or reference, as labelled in runtimes.json (`std`, `tokio`, `monoio`, …).
-    pub framework: String,
-    /// The exact crate version built (from Cargo.lock); for std the rustc release.
-    pub framework_version: String,
-    /// How the runtime really ran: `multi_thread`, `current_thread`, `global_executor`,
-    /// `os_threads`. Fields marked "runtime only" are `null` in a reference baseline's log
-    /// (ICMP ping), which has no runtime.
-    pub flavor: Option<String>,
-    /// Worker threads, as the runtime reports or was told (runtime only).
-    pub threads: Option<usize>,
+    #[serde(flatten)]
+    pub header: RunHeader,
     /// Every knob of the runtime and the value it ran with, defaults written out: `flavor`,
     /// `threads` and the runtime's own (tokio's `event_interval`, monoio's `ring_entries`, …)
     /// (runtime only).
@@ -125,18 +120,6 @@ pub struct RunContext {
     pub warmup_s: f64,
     /// The pong, `HOST:PORT`.
     pub address: String,
-    #[serde(flatten)]
-    pub machine: Machine,
-    /// `rustc --version` of the compiler that built the ping (runtime only).
-    pub rustc: Option<String>,
-    /// The suite's version and git commit.
-    pub suite_version: String,
-    /// When the run started (UTC, RFC 3339, ms).
-    pub started_at: String,
-    /// Whether the run ended as planned.
-    pub complete: bool,
-    /// Why it did not; `null` when it did.
-    pub error: Option<String>,
 }
 
 /// The log of an RTT run.

@@ -1,4 +1,4 @@
 //! `tokio-micro`: the in-process micro-benchmarks (scheduler, Notify vs oneshot, channels) on tokio.
 fn main() -> std::process::ExitCode {
-    rtt_core::micro::main::<tokio_rtt::Tokio>(env!("CARGO_BIN_NAME"))
+    rtt_micro::main::<tokio_rtt::Tokio>(env!("CARGO_BIN_NAME"))
 }

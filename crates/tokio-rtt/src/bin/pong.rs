@@ -1,4 +1,4 @@
 //! `tokio-pong`: the echo server on the tokio runtime.
 fn main() -> std::process::ExitCode {
-    rtt_core::pong::main::<tokio_rtt::Tokio>(env!("CARGO_BIN_NAME"))
+    rtt_net::pong::main::<tokio_rtt::Tokio>(env!("CARGO_BIN_NAME"))
 }

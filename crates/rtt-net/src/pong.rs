@@ -1,0 +1,123 @@
+//! The pong: echoes every TCP client byte for byte as read, and every UDP datagram back to its
+//! sender, until killed (`--mode throughput`: counts them instead). A client that misbehaves
+//! only ever loses its own connection. `--delay-ns` holds each echo back by a known time, to
+//! plant a difference a sweep should call.
+
+use std::{
+    io::Write,
+    net::SocketAddr,
+    process::ExitCode,
+    time::{Duration, Instant},
+};
+
+use anyhow::Context;
+use clap::Args;
+use rtt_core::{
+    cli,
+    runtime::{Runtime, TcpIo, UdpIo},
+};
+
+use crate::{
+    options::{self, Mode, PingOptions, PongOptions},
+    throughput,
+    wire::Protocol,
+};
+
+/// Big enough for any UDP datagram and for large TCP reads.
+const BUFFER: usize = 64 * 1024;
+
+/// Runs the pong binary `name` (its `CARGO_BIN_NAME`, e.g. `tokio-pong`) on runtime `R`.
+pub fn main<R: Runtime>(name: &'static str) -> ExitCode {
+    let about = "Echoes the messages of this suite's pings until killed";
+    let ping = PingOptions::augment_args(clap::Command::new("ping"));
+    let (options, knobs, mut command) =
+        cli::parse::<PongOptions, R::Knobs>(name, about, R::FRAMEWORK, &[ping]);
+    options::check_pong(&options, &mut command);
+    let result = R::run(&knobs, move |_| serve::<R>(options)).and_then(|served| served);
+    if let Err(error) = result {
+        eprintln!("{name}: error: {error:#}");
+    }
+    ExitCode::FAILURE
+}
+
+async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
+    let address = options.address;
+    let delay = Duration::from_nanos(options.delay_ns);
+    match options.protocol {
+        Protocol::Tcp => {
+            let listener = R::listen(address)
+                .await
+                .with_context(|| format!("listening on {address} (tcp)"))?;
+            announce(R::listener_address(&listener)?, options.protocol)?;
+            loop {
+                match (R::accept(&listener).await, options.mode) {
+                    (Ok((stream, _)), Mode::Rtt) => R::detach(R::spawn(echo_tcp(stream, delay))),
+                    (Ok((stream, peer)), Mode::Throughput) => R::detach(R::spawn(async move {
+                        if let Err(error) = throughput::sink_tcp(stream).await {
+                            eprintln!("warning: throughput session from {peer}: {error:#}");
+                        }
+                    })),
+                    (Err(error), _) => {
+                        eprintln!("warning: accepting a client on {address}: {error}");
+                        // Out of file descriptors, say: back off rather than spin on the error.
+                        R::sleep_until(Instant::now() + Duration::from_millis(10)).await;
+                    }
+                }
+            }
+        }
+        Protocol::Udp => {
+            let socket = R::bind_udp(address)
+                .await
+                .with_context(|| format!("listening on {address} (udp)"))?;
+            announce(socket.local_address()?, options.protocol)?;
+            if options.mode == Mode::Throughput {
+                throughput::sink_udp(socket).await;
+                return Ok(());
+            }
+            let mut buf = vec![0; BUFFER];
+            loop {
+                // A failed receive or send concerns one datagram; the next one is served anyway.
+                let received;
+                (received, buf) = socket.recv_from(buf).await;
+                if let Ok((len, peer)) = received {
+                    spin(delay);
+                    (_, buf) = socket.send_to(buf, len, peer).await;
+                }
+            }
+        }
+    }
+}
+
+/// The line scripts and tests wait for, flushed at once.
+fn announce(address: SocketAddr, protocol: Protocol) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "listening on {address} ({})", protocol.as_str())?;
+    stdout.flush().context("writing the 'listening on' line")
+}
+
+/// Echoes one client until it leaves; any error ends this client only.
+async fn echo_tcp<S: TcpIo>(mut stream: S, delay: Duration) {
+    let mut buf = vec![0; BUFFER];
+    loop {
+        let (read, lent) = stream.read(buf).await;
+        let Ok(len @ 1..) = read else { return };
+        spin(delay);
+        let (written, lent) = stream.write_all(lent, len).await;
+        if written.is_err() {
+            return;
+        }
+        buf = lent;
+    }
+}
+
+/// Busy-waits `delay` on the monotonic clock, holding the thread as work would (a sleep would
+/// add the timer's slack and a wake-up, and be no known difference at all).
+fn spin(delay: Duration) {
+    if delay.is_zero() {
+        return;
+    }
+    let start = Instant::now();
+    while start.elapsed() < delay {
+        std::hint::spin_loop();
+    }
+}

@@ -1,0 +1,85 @@
+//! Closed load (the default): on each connection, one message in flight; the next is sent once
+//! the previous echo is in (or, over UDP, lost), when the pacer says.
+
+use std::time::Instant;
+
+use anyhow::bail;
+use rtt_core::runtime::{Runtime, STALL_LIMIT};
+
+use super::{
+    link::{Link, TcpLink, UdpLink},
+    timeline::{Connection, Outcome, Timeline},
+};
+use crate::{pacing::Wait, recorder::Recorder, wire};
+
+/// One TCP connection under closed load, bounded by the run's guard.
+pub(super) async fn tcp<R: Runtime>(stream: R::TcpStream, part: Connection) -> Outcome {
+    let address = part.target;
+    let mut recorder = part.timeline.recorder();
+    let mut link = TcpLink::new(stream, address, part.payload);
+    let exchanges = exchange_loop::<R, _>(&mut link, part, &mut recorder);
+    let result = R::until(part.timeline.deadline, exchanges)
+        .await
+        .unwrap_or_else(|| {
+            bail!(
+                "no echo from the pong at {address} (tcp) for {} s past the run's end: is it stopped or overloaded?",
+                STALL_LIMIT.as_secs()
+            )
+        });
+    (recorder, result)
+}
+
+/// One UDP socket under closed load (each datagram has its own deadline).
+pub(super) async fn udp<R: Runtime>(socket: R::UdpSocket, part: Connection) -> Outcome {
+    let mut recorder = part.timeline.recorder();
+    let mut link = UdpLink::new(socket, part.target, part.payload, part.udp_timeout);
+    let result = exchange_loop::<R, _>(&mut link, part, &mut recorder).await;
+    (recorder, result)
+}
+
+/// Sends message after message as the pacer says until the measured window ends; records the
+/// replies of messages sent inside the window.
+async fn exchange_loop<R: Runtime, L: Link>(
+    link: &mut L,
+    part: Connection,
+    recorder: &mut Recorder,
+) -> anyhow::Result<()> {
+    let Connection {
+        pacer, timeline, ..
+    } = part;
+    let Timeline {
+        measure_start, end, ..
+    } = timeline;
+    let mut now = Instant::now();
+    for seq in 0.. {
+        let late = match pacer.wait(seq, now) {
+            Wait::None => false,
+            Wait::Late => true,
+            Wait::Until(due) if due >= end => break,
+            Wait::Until(due) => {
+                R::sleep_until(due).await;
+                false
+            }
+        };
+        wire::write_seq(link.message(), seq);
+        let sent_at = Instant::now();
+        if sent_at >= end {
+            break;
+        }
+        let measured = sent_at >= measure_start;
+        if measured {
+            recorder.sent += 1;
+            recorder.late += u64::from(late);
+        }
+        let echo = link.exchange(seq, sent_at).await?;
+        now = echo.at;
+        if measured {
+            recorder.out_of_order += echo.stale;
+            match echo.received {
+                true => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
+                false => recorder.lost += 1,
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,294 @@
+//! Open load (`--load open`): on each connection a sender task sends on schedule whether or not
+//! the echoes are in (up to a window of messages in flight), and a receiver task matches the
+//! echoes to them. Each reply gets two times: from its actual send (`rtt_ns`) and from when its
+//! message was due (`latency_ns`). A closed loop sends nothing while it waits for a late echo,
+//! so it never measures the messages that should have gone meanwhile (coordinated omission);
+//! here they are sent, late or held back, and their wait counts.
+
+use std::{
+    mem::take,
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use anyhow::anyhow;
+
+use rtt_core::runtime::{Runtime, STALL_LIMIT, TcpIo, TcpRead, TcpWrite, UdpIo};
+
+use super::{
+    in_flight::{Flight, InFlight},
+    link::{check_tcp_echo, tcp_read_error, tcp_write_error, udp_echo_seq, udp_error},
+    timeline::{Connection, Outcome, Timeline},
+};
+use crate::{
+    pacing::{Pacer, Wait},
+    recorder::Recorder,
+    wire::{self, MAX_UDP_PAYLOAD},
+};
+
+/// One TCP connection under open load: the receiver in a task of its own, the sender in this one.
+pub(super) async fn tcp<R: Runtime>(
+    stream: R::TcpStream,
+    part: Connection,
+    window: u32,
+) -> Outcome {
+    let Connection {
+        target: address,
+        payload: size,
+        pacer,
+        timeline,
+        ..
+    } = part;
+    let (reader, writer) = match stream.into_split() {
+        Ok(halves) => halves,
+        Err(e) => {
+            return (
+                Recorder::new(),
+                Err(anyhow!(e).context("splitting the stream")),
+            );
+        }
+    };
+    let in_flight = Arc::new(InFlight::new(window));
+    let receiver = R::spawn(guarded::<R, _>(
+        receive_tcp(reader, in_flight.clone(), timeline, size, address),
+        in_flight.clone(),
+        timeline,
+        address,
+    ));
+    let transmit = TcpTransmit { writer, address };
+    let sender = send_on_schedule::<R, _>(transmit, in_flight.clone(), pacer, timeline, size);
+    let sent = guarded::<R, _>(sender, in_flight, timeline, address).await;
+    merge(sent, receiver.await)
+}
+
+/// One UDP socket under open load: both tasks share it.
+pub(super) async fn udp<R: Runtime>(
+    socket: R::UdpSocket,
+    part: Connection,
+    window: u32,
+) -> Outcome {
+    let Connection {
+        target: address,
+        payload: size,
+        pacer,
+        timeline,
+        udp_timeout,
+        ..
+    } = part;
+    let socket = Arc::new(socket);
+    let in_flight = Arc::new(InFlight::new(window));
+    let receiver = R::spawn(receive_udp(
+        socket.clone(),
+        in_flight.clone(),
+        timeline,
+        size,
+        udp_timeout,
+        address,
+    ));
+    let transmit = UdpTransmit { socket, address };
+    let sent = send_on_schedule::<R, _>(transmit, in_flight, pacer, timeline, size).await;
+    merge(sent, receiver.await)
+}
+
+/// The receiver's samples with the sender's counts; the first error of the two.
+fn merge((sent, sending): Outcome, (mut received, receiving): Outcome) -> Outcome {
+    received.add_counts(&sent);
+    (received, sending.and(receiving))
+}
+
+/// A TCP task bounded by the run's guard (UDP's waits each have a deadline); either end of a
+/// connection that stops closes its messages in flight, so the other end stops too.
+async fn guarded<R: Runtime, F>(
+    task: F,
+    in_flight: Arc<InFlight>,
+    timeline: Timeline,
+    address: SocketAddr,
+) -> Outcome
+where
+    F: Future<Output = Outcome> + Send,
+{
+    let outcome = R::until(timeline.deadline, task).await.unwrap_or_else(|| {
+        let stalled = anyhow!(
+            "no echo from the pong at {address} (tcp) for {} s past the run's end: is it stopped or overloaded?",
+            STALL_LIMIT.as_secs()
+        );
+        (Recorder::new(), Err(stalled))
+    });
+    in_flight.close();
+    outcome
+}
+
+/// How the sender puts a message on the wire.
+trait Transmit: Send {
+    fn transmit(
+        &mut self,
+        message: Vec<u8>,
+    ) -> impl Future<Output = (anyhow::Result<()>, Vec<u8>)> + Send;
+}
+
+struct TcpTransmit<W> {
+    writer: W,
+    address: SocketAddr,
+}
+
+impl<W: TcpWrite> Transmit for TcpTransmit<W> {
+    async fn transmit(&mut self, message: Vec<u8>) -> (anyhow::Result<()>, Vec<u8>) {
+        let len = message.len();
+        let (written, message) = self.writer.write_all(message, len).await;
+        (
+            written.map_err(|e| tcp_write_error(e, self.address)),
+            message,
+        )
+    }
+}
+
+struct UdpTransmit<U> {
+    socket: Arc<U>,
+    address: SocketAddr,
+}
+
+impl<U: UdpIo> Transmit for UdpTransmit<U> {
+    async fn transmit(&mut self, message: Vec<u8>) -> (anyhow::Result<()>, Vec<u8>) {
+        let len = message.len();
+        let (sent, message) = self.socket.send(message, len).await;
+        let sent = sent
+            .map(drop)
+            .map_err(|e| udp_error(e, self.address, "sending to"));
+        (sent, message)
+    }
+}
+
+/// Sends message after message at its due time, or as soon as the window has room, until the
+/// measured window ends; counts those due in it, and those sent late.
+async fn send_on_schedule<R: Runtime, T: Transmit>(
+    mut transmit: T,
+    in_flight: Arc<InFlight>,
+    pacer: Pacer,
+    timeline: Timeline,
+    size: usize,
+) -> Outcome {
+    let mut counts = Recorder::new();
+    let mut message = wire::message(size);
+    for seq in 0.. {
+        let Some(due) = pacer.due(seq).filter(|&due| due < timeline.end) else {
+            break;
+        };
+        let mut late = match pacer.wait(seq, Instant::now()) {
+            Wait::Until(due) => {
+                R::sleep_until(due).await;
+                false
+            }
+            Wait::None | Wait::Late => true,
+        };
+        match in_flight.room().await {
+            Some(waited) => late |= waited,
+            None => break,
+        }
+        wire::write_seq(&mut message, seq);
+        let flight = Flight {
+            seq,
+            due,
+            sent_at: Instant::now(),
+            measured: due >= timeline.measure_start,
+        };
+        // In flight before it is on the wire: its echo cannot come before the receiver knows it.
+        in_flight.push(flight);
+        if flight.measured {
+            counts.sent += 1;
+            counts.late += u64::from(late);
+        }
+        let sent;
+        (sent, message) = transmit.transmit(take(&mut message)).await;
+        if let Err(error) = sent {
+            in_flight.close();
+            return (counts, Err(error));
+        }
+    }
+    in_flight.close();
+    (counts, Ok(()))
+}
+
+/// Reads the echoes of a TCP connection, in the order sent, until the sender has stopped and
+/// every message is answered.
+async fn receive_tcp<Rd: TcpRead>(
+    mut reader: Rd,
+    in_flight: Arc<InFlight>,
+    timeline: Timeline,
+    size: usize,
+    address: SocketAddr,
+) -> Outcome {
+    let mut recorder = timeline.recorder();
+    let mut echo = vec![0; size];
+    while let Some(flight) = in_flight.oldest().await {
+        let read;
+        (read, echo) = reader.read_exact(echo).await;
+        let at = Instant::now();
+        let answered = read
+            .map_err(|e| tcp_read_error(e, address))
+            .and_then(|()| check_tcp_echo(&echo, flight.seq, address));
+        if let Err(error) = answered {
+            return (recorder, Err(error));
+        }
+        in_flight.pop();
+        record(&mut recorder, flight, at, timeline);
+    }
+    (recorder, Ok(()))
+}
+
+/// Receives the echoes of a UDP socket: the oldest message's reply must come within the
+/// timeout of its send, or it is lost; a reply to a later message means the ones before it are
+/// lost; anything else (a late reply to a lost message, a stray datagram) is set aside.
+async fn receive_udp<U: UdpIo>(
+    socket: Arc<U>,
+    in_flight: Arc<InFlight>,
+    timeline: Timeline,
+    size: usize,
+    timeout: Duration,
+    address: SocketAddr,
+) -> Outcome {
+    let mut recorder = timeline.recorder();
+    // Any datagram fits, so a reply of the wrong size is seen as such.
+    let mut echo = vec![0; MAX_UDP_PAYLOAD + 1];
+    while let Some(flight) = in_flight.oldest().await {
+        let received;
+        let deadline = flight.sent_at + timeout;
+        (received, echo) = socket.recv_until(echo, deadline).await;
+        let at = Instant::now();
+        match received {
+            Ok(None) => {
+                in_flight.pop();
+                recorder.lost += u64::from(flight.measured);
+            }
+            Ok(Some(len)) => match udp_echo_seq(&echo[..len], size) {
+                Some(seq) if in_flight.holds(seq) => {
+                    while let Some(earlier) = in_flight.pop() {
+                        if earlier.seq == seq {
+                            record(&mut recorder, earlier, at, timeline);
+                            break;
+                        }
+                        recorder.lost += u64::from(earlier.measured);
+                    }
+                }
+                _ => recorder.out_of_order += u64::from(flight.measured),
+            },
+            Err(e) => {
+                in_flight.close();
+                return (recorder, Err(udp_error(e, address, "receiving from")));
+            }
+        }
+    }
+    (recorder, Ok(()))
+}
+
+/// Records the reply to `flight` that came in `at`, if it was due in the measured window.
+fn record(recorder: &mut Recorder, flight: Flight, at: Instant, timeline: Timeline) {
+    if flight.measured {
+        recorder.record_with_latency(
+            flight.seq,
+            flight.sent_at - timeline.measure_start,
+            at - flight.sent_at,
+            at - flight.due,
+        );
+    }
+}
