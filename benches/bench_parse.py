@@ -16,7 +16,7 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from analysis import logschema, percentile, runtimes  # noqa: E402
+from suite import logschema, percentile, runtimes  # noqa: E402
 
 DESCRIPTION = """Benchmark of parse.py: writes a synthetic sweep of N million samples in the suite's log
 format (STEM.json + STEM.csv per run, every point repeated R times as the sweeps do, stems

@@ -10,20 +10,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SCHEDULER = ("spawn_many", "yield_many", "ping_pong", "chained_spawn")
-BENCHES = (*SCHEDULER, "notify", "oneshot", "channel")
-EVENT_TYPES = ("int", "string", "string_copy", "shared", "shared_arc")
-STRING_EVENTS = EVENT_TYPES[1:]  # the event types --event-size applies to
-DEFAULT_EVENT_SIZE = 16  # the binaries' --event-size: not part of the stem at this size
+from suite.benchmarks import BENCHES, DEFAULT_EVENT_SIZE, DEFAULTS, EVENT_TYPES, STRING_EVENTS
+
+# DEFAULT_EVENT_SIZE is not part of the stem.
 STEM_LETTER = {"event-size": "s"}  # a size's letter in the stem; otherwise its option's first letter
 # The references' event types: a Go or JVM string has no reference count, so no shared_arc.
 REFERENCE_EVENT_TYPES = ("int", "string", "string_copy", "shared")
 
 # The binaries' default sizes, for the operations of one repeat (the time guess below).
-DEFAULT_TASKS = {"spawn_many": 10_000, "yield_many": 200, "ping_pong": 1000, "chained_spawn": 1000}
-DEFAULT_YIELDS = 1000
-DEFAULT_EVENTS = 10_000
-DEFAULT_HOLD_S = 0.1  # notify, oneshot: each holder sleeps this long (--hold-ms 100), every iteration
+DEFAULT_TASKS = {b: sizes["tasks"] for b, sizes in DEFAULTS.items() if "tasks" in sizes}
+DEFAULT_YIELDS = DEFAULTS["yield_many"]["yields"]
+DEFAULT_EVENTS = DEFAULTS["channel"]["events"]
+DEFAULT_HOLD_S = DEFAULTS["notify"]["hold_ms"] / 1000  # notify, oneshot: each holder's sleep, every iteration
 
 # A JVM reference (kotlin-micro) starts a JVM and runs untimed warm-up iterations for its JIT (at
 # least its --warmup, 5; more while its JIT is busy): the estimate counts five and the start, the

@@ -114,6 +114,7 @@ def test_a_python_without_venv_gets_one_line_naming_the_package(tmp_path):
 def minimal_copy(dest: Path, venv_python: Path | None) -> Path:
     """parse.py and what the toolkit reads; `.venv/bin/python` runs `venv_python` when given."""
     shutil.copytree(REPO / "analysis", dest / "analysis", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "suite", dest / "suite", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(REPO / "parse.py", dest / "parse.py")
     shutil.copy2(REPO / "runtimes.json", dest / "runtimes.json")
     shutil.copytree(REPO / "schema", dest / "schema")

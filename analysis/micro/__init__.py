@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from suite import fmt
+from suite.benchmarks import BENCHES, EVENT_TYPES, SCHEDULER
 from suite.palette import FRAMEWORK_ORDER, order_key
 
 from .. import load
@@ -27,9 +28,7 @@ from ..uncertainty import NOISE
 
 MICRO_PARAMS = ("tasks", "yields", "instances", "hold_ms", "workers", "events", "queue", "event_type", "event_size")
 
-SCHEDULER = ("spawn_many", "yield_many", "ping_pong", "chained_spawn")
-BENCH_ORDER = (*SCHEDULER, "notify", "oneshot", "channel")
-EVENT_ORDER = ("int", "string", "string_copy", "shared", "shared_arc")
+BENCH_ORDER, EVENT_ORDER = BENCHES, EVENT_TYPES
 POINT = ["framework", "bench", "primitive", *MICRO_PARAMS]
 ESTIMATES = ("ns_per_op", "ops_per_s")  # each with _low and _high: its 95 % interval
 # What one operation is, per benchmark (the table's notes and the figures' captions).

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// fill is the byte a string event is made of, as in rtt-core's micro/channel.rs.
+// fill is the byte a string event is made of, as in rtt-micro's channel.rs.
 const fill = "e"
 
 // channelRun is one iteration of --bench channel with the event type of o: int, string (built

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// microLog is the suite's "micro" log (crates/rtt-core/src/log.rs, MicroLog), field for field:
+// microLog is the suite's "micro" log (crates/rtt-core/src/log/micro.rs, MicroLog), field for field:
 // the Rust tests read it back as the typed struct and require the very same JSON.
 type microLog struct {
 	Kind             string         `json:"kind"`

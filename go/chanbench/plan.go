@@ -21,7 +21,7 @@ var sizeFlags = map[string][]string{
 }
 
 // Bytes a goroutine holds (its smallest stack and descriptor), and a channel or notification
-// besides its tasks (rtt-core's PRIMITIVE_BYTES).
+// besides its tasks (rtt-micro's PRIMITIVE_BYTES).
 const goroutineBytes, primitiveBytes = 4096, 256
 
 // plan is a run resolved: its sizes, the operations of one repeat, and what the memory grows with.

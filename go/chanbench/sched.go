@@ -8,7 +8,7 @@ import (
 )
 
 // The scheduler benchmarks (after tokio's benches/rt_multi_threaded.rs) and notify vs oneshot,
-// with goroutines: each the Go form of rtt-core's micro/scheduler.rs and micro/wake.rs, timed
+// with goroutines: each the Go form of rtt-micro's scheduler.rs and wake.rs, timed
 // and checked the same way.
 
 // countdown is n goroutines still to finish; the last one to tick signals done.

@@ -67,7 +67,7 @@ func (f figure) MarshalJSON() ([]byte, error) {
 	return text, err
 }
 
-// figures gives ns per operation and operations per second, as rtt-core's micro report does:
+// figures gives ns per operation and operations per second, as rtt-micro's report does:
 // both monotone in the time, so their order statistics are the times' own.
 func figures(times []uint64, ops uint64) (perOp, rate medianInterval) {
 	if len(times) == 0 || ops == 0 {

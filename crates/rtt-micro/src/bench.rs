@@ -213,3 +213,30 @@ pub fn describe() -> Value {
     described.insert("event_size".to_owned(), DEFAULT_EVENT_SIZE.into());
     described.into()
 }
+
+/// Where [`describe`] is committed, for the sweep and the analysis (Python's `suite.benchmarks`),
+/// which read the benchmarks' names, event types and default sizes from it instead of restating them.
+pub const DESCRIBE_FILE: &str = "schema/micro-benchmarks.json";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::{fs, path::Path};
+
+    #[test]
+    fn the_committed_description_is_what_describe_prints() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(DESCRIBE_FILE);
+        let generated = format!("{:#}\n", describe());
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            fs::write(&path, &generated).expect("writes the description");
+        }
+        let committed = fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{DESCRIBE_FILE} is not what `--describe` prints: regenerate it with \
+             `UPDATE_SCHEMA=1 cargo test -p rtt-micro describe` and commit it"
+        );
+    }
+}
