@@ -29,10 +29,12 @@ fn busy_poll_runs_are_logged_as_the_busy_poll_reference() {
             assert!(n > 0 && n == uint(json, "sent"), "{what}: {json}");
             assert_eq!(run.rows.len() as u64, n, "{what}");
             if !pace.is_empty() {
-                // Paced, never faster than asked (back-to-back spins at tens of thousands). No
-                // lower bound: two spinning processes on a loaded machine may fall behind.
+                // Paced (back-to-back spins at tens of thousands): the window's 500 messages, plus
+                // at most the warm-up's 100 when a stall left the schedule behind at its start (it
+                // catches up; seen here at 1057 msg/s with other tests spinning). No lower bound:
+                // two spinning processes on a loaded machine may fall behind.
                 let rate = json["achieved_rate"].as_f64().unwrap_or_default();
-                assert!(rate > 0.0 && rate < 1050.0, "{what}: {rate} msg/s");
+                assert!(rate > 0.0 && rate < 1210.0, "{what}: {rate} msg/s");
             }
         }
     }
