@@ -51,7 +51,7 @@ impl RttStats {
 /// The `p`-th percentile of non-empty sorted data, by nearest rank: the sample at 1-based rank
 /// ⌈p/100 · n⌉. `p` is taken at its decimal value to four places (99.9 is 999 000 parts per
 /// million, not the binary float just above it) and the rank computed in integers, so p99.9 of
-/// 1000 samples is rank 999. analysis/percentile.py computes the same rank in Python.
+/// 1000 samples is rank 999. suite/percentile.py computes the same rank in Python.
 pub fn nearest_rank(sorted: &[u64], p: f64) -> u64 {
     sorted[rank(sorted.len(), p) - 1]
 }
