@@ -21,8 +21,6 @@ impl Primitives for Glommio {
     const ONESHOT: &'static str = "glommio::channels::local_channel::new_bounded(1)";
     const NOTIFY: &'static str = "glommio::sync::Semaphore";
     const CHANNEL: &'static str = "glommio::channels::local_channel::new_bounded";
-    /// A task's header with a small future and its queue entry, rounded up, as tokio's.
-    const TASK_BYTES: u64 = 1024;
 
     type OnceTx<T: Send + 'static> = ThreadBound<LocalSender<T>>;
     type OnceRx<T: Send + 'static> = ThreadBound<LocalReceiver<T>>;

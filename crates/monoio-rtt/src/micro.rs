@@ -19,8 +19,6 @@ impl Primitives for Monoio {
     const ONESHOT: &'static str = "local_sync::oneshot";
     const NOTIFY: &'static str = "local_sync::semaphore::Semaphore";
     const CHANNEL: &'static str = "local_sync::mpsc::bounded";
-    /// A task's header with a small future and its queue entry, rounded up, as tokio's.
-    const TASK_BYTES: u64 = 1024;
 
     type OnceTx<T: Send + 'static> = ThreadBound<oneshot::Sender<T>>;
     type OnceRx<T: Send + 'static> = ThreadBound<oneshot::Receiver<T>>;

@@ -20,8 +20,9 @@ pub trait Primitives: Runtime {
     /// The bounded channel, e.g. `tokio::sync::mpsc`.
     const CHANNEL: &'static str;
     /// Bytes one spawned task (with its small future) is expected to hold: the memory check
-    /// before a run multiplies it by the tasks alive at once.
-    const TASK_BYTES: u64;
+    /// before a run multiplies it by the tasks alive at once. By default an async task's header
+    /// and state with a small future, its waker and queue entry, rounded up (std: a thread).
+    const TASK_BYTES: u64 = 1024;
     /// The most tasks that may be alive at once (std: OS threads); above it a benchmark is not
     /// run. `None`: no cap.
     const TASK_CAP: Option<u64> = None;
@@ -72,8 +73,6 @@ impl<R: FuturesEcosystem> Primitives for R {
     const ONESHOT: &'static str = "futures::channel::oneshot";
     const NOTIFY: &'static str = "event-listener";
     const CHANNEL: &'static str = "async-channel";
-    /// A task's header and state with a small future, its waker and queue entry, rounded up.
-    const TASK_BYTES: u64 = 1024;
 
     type OnceTx<T: Send + 'static> = futures_ecosystem::OnceTx<T>;
     type OnceRx<T: Send + 'static> = futures_ecosystem::OnceRx<T>;

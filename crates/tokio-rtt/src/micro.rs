@@ -11,8 +11,6 @@ impl Primitives for Tokio {
     const ONESHOT: &'static str = "tokio::sync::oneshot";
     const NOTIFY: &'static str = "tokio::sync::Notify";
     const CHANNEL: &'static str = "tokio::sync::mpsc";
-    /// A task's header and cell with a small future, its waker and queue entry, rounded up.
-    const TASK_BYTES: u64 = 1024;
 
     type OnceTx<T: Send + 'static> = oneshot::Sender<T>;
     type OnceRx<T: Send + 'static> = oneshot::Receiver<T>;
