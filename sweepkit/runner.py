@@ -13,9 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import icmp_log
-
-from . import commands, disturbance, local, plan as plan_mod, procs, progress, signals, space, state, table
+from . import commands, disturbance, icmp_log, local, plan as plan_mod, procs, progress, signals, space, state, table
 from .space import WriteFault
 
 
