@@ -1,4 +1,5 @@
-"""What else happened on the machine during each run: the host's steal time and other processes' CPU time, and which runs stand out."""
+"""What else happened on the machine during each run: steal, other processes' CPU time, each end's context
+switches and migrations, and which runs stand out."""
 
 # The sweep reads the aggregate `cpu` line of /proc/stat and its own and its reaped children's CPU
 # times (os.times) as a run starts and after its pong is stopped. Over that window the machine's
@@ -9,6 +10,12 @@
 # counted as "other" before). /proc/stat counts in ticks (10 ms), so short runs read coarsely. A run with far more of
 # either than its round's other runs is flagged `disturbed` in sweep.json and named at the end,
 # never dropped: the reader decides.
+#
+# Each local end's threads are read too (/proc/PID/task/*: context switches, and CPU migrations where
+# the kernel keeps scheduler statistics), late in the measured window (PROBE_AT), while both ends
+# still run: so the counts cover the process from its start to there, and miss threads that
+# already ended. An involuntary switch is the end's thread preempted: by a decoy, a kernel thread
+# or another process on its CPU. A pinned end should not migrate.
 
 import os
 import statistics
@@ -23,6 +30,14 @@ STEAL = 7
 # on a quiet one this measure still reads up to about 0.2 CPUs in a run at 10 k msg/s (seen here).
 FACTOR = 3.0
 MARGIN = 0.25
+# The same for the ends' involuntary context switches and migrations, summed over ping and pong: a
+# quiet back-to-back run of 1 s here has 30-60 preemptions, and a pinned end's thread moves once (onto
+# its CPU, as taskset starts it).
+PREEMPTED_MARGIN = 200
+MIGRATIONS_MARGIN = 10
+# The ends are read this far through the measured window: late, and before a paced ping ends (it
+# may stop one interval before the planned end, once its last reply is in).
+PROBE_AT = 0.8
 
 
 def cpu_seconds(stat_line: str) -> tuple[float, float]:
@@ -55,21 +70,79 @@ def measure(stat_before: str, stat_after: str, own_before: float, own_after: flo
             "steal_cpus": round(steal / wall, 3), "other_cpus": round(other / wall, 3)}
 
 
+def probe_s(warmup_s: float, duration_s: float) -> float:
+    """Seconds from the start of a run's ping to the moment its ends are read."""
+    return warmup_s + PROBE_AT * duration_s
+
+
+def threads(pid: int) -> dict | None:
+    """A live process's context switches (all, and the involuntary ones) and CPU migrations, summed over
+    the threads it has now; `migrations` None where the kernel keeps no scheduler statistics; None when
+    the process is gone."""
+    switches = involuntary = migrations = 0
+    has_migrations = False
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tids:
+        task = Path(f"/proc/{pid}/task/{tid}")
+        try:
+            status = task.joinpath("status").read_text()
+        except OSError:  # the thread ended since the listing
+            continue
+        for line in status.splitlines():
+            name, _, value = line.partition(":")
+            if name in ("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches"):
+                switches += int(value)
+                involuntary += int(value) if name.startswith("non") else 0
+        try:
+            sched = task.joinpath("sched").read_text()
+        except OSError:  # no CONFIG_SCHED_DEBUG, or the thread ended
+            continue
+        for line in sched.splitlines():
+            if line.startswith("se.nr_migrations"):
+                migrations += int(line.rsplit(":", 1)[1])
+                has_migrations = True
+    return {"threads": len(tids), "switches": switches, "involuntary_switches": involuntary,
+            "migrations": migrations if has_migrations else None}
+
+
+def _ends(key: str):
+    """The sum of `key` over the run's ends that were read, None when none was (remote pongs, ICMP's no pong)."""
+    def total(d: dict):
+        values = [end[key] for end in (d.get("ping"), d.get("pong")) if end and end.get(key) is not None]
+        return sum(values) if values else None
+    return total
+
+
+# What stands out from a round: (the run's value from its disturbance, the margin above the round's
+# median it must also pass, how it reads).
+SIGNS = (
+    (lambda d: d.get("other_cpus"), MARGIN, "other processes used {:.2f} CPUs during the run, its round's median {:.2f}"),
+    (lambda d: d.get("steal_cpus"), MARGIN, "steal used {:.2f} CPUs during the run, its round's median {:.2f}"),
+    (_ends("involuntary_switches"), PREEMPTED_MARGIN,
+     "its ends were preempted {:.0f} times (involuntary context switches), its round's median {:.0f}"),
+    (_ends("migrations"), MIGRATIONS_MARGIN, "its ends' threads moved CPU {:.0f} times, its round's median {:.0f}"),
+)
+
+
 def flag(runs: list[dict]) -> list[dict]:
-    """Marks (`disturbed`: what stood out) and returns the runs whose other CPU time or steal stands out
-    from their round's."""
+    """Marks (`disturbed`: what stood out) and returns the runs whose other CPU time, steal, preemptions or
+    migrations stand out from their round's."""
     flagged = []
     for round_no in sorted({r["round"] for r in runs}):
         mine = [r for r in runs if r["round"] == round_no and r.get("disturbance")]
-        for key, what in (("other_cpus", "other processes"), ("steal_cpus", "steal")):
-            if len(mine) < 3:
+        for value_of, margin, reads in SIGNS:
+            values = {id(r): value_of(r["disturbance"]) for r in mine}
+            known = [v for v in values.values() if v is not None]
+            if len(known) < 3:
                 continue
-            median = statistics.median(r["disturbance"][key] for r in mine)
+            median = statistics.median(known)
             for r in mine:
-                value = r["disturbance"][key]
-                if value > FACTOR * median and value > median + MARGIN:
-                    r["disturbed"] = (f"{what} used {value:.2f} CPUs during the run, its round's median "
-                                      f"{median:.2f}")
+                value = values[id(r)]
+                if value is not None and value > FACTOR * median and value > median + margin:
+                    r["disturbed"] = reads.format(value, median)
                     if r not in flagged:
                         flagged.append(r)
     return flagged

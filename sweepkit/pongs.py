@@ -1,13 +1,14 @@
 """Where a run's pong comes from: started here on loopback, started on host B over ssh, or already serving on a peer."""
 
 # Each kind has start(binary, transport, args, port, stderr_path) -> (TARGET for the ping, None) or
-# (None, why it is not ready), and stop(), safe to call twice. A pong is ready once it prints its
+# (None, why it is not ready), stop(), safe to call twice, and threads(): the running pong's context
+# switches and migrations, when it runs here. A pong is ready once it prints its
 # `listening on ADDR:PORT (tcp)` line, within READY_TIMEOUT seconds.
 
 import re
 import subprocess
 
-from . import commands, procs
+from . import commands, disturbance, procs
 
 LISTENING = re.compile(r"listening on (.+):([0-9]+) \((tcp|udp)\)")
 REMOTE_PID = re.compile(r"pid [0-9]+")
@@ -36,6 +37,10 @@ class LocalPongs:
         if self.child is not None:
             child, self.child = self.child, None
             child.stop(5)
+
+    def threads(self) -> dict | None:
+        """The running pong's context switches and migrations (sweepkit.disturbance.threads)."""
+        return disturbance.threads(self.child.pid) if self.child is not None else None
 
 
 class RemotePongs:
@@ -72,6 +77,9 @@ class RemotePongs:
             pass
         child.finish(10)
 
+    def threads(self):
+        return None  # it runs on host B
+
 
 class PeerPongs:
     """The pongs of `run-network.sh --serve` on the peer, one per runtime and transport on fixed ports."""
@@ -84,3 +92,6 @@ class PeerPongs:
 
     def stop(self):
         pass
+
+    def threads(self):
+        return None  # it runs on the peer

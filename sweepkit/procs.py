@@ -111,12 +111,19 @@ def _open(target):
     return target
 
 
-def run(argv, stdout, stderr, limit_s: float, sig: int = signal.SIGTERM) -> int:
+def run(argv, stdout, stderr, limit_s: float, sig: int = signal.SIGTERM, at: tuple | None = None) -> int:
     """Runs a command to its end, within `limit_s` seconds: its exit status, or TIMED_OUT when it had to
-    be stopped (with `sig`, then SIGKILL after KILL_AFTER_S)."""
+    be stopped (with `sig`, then SIGKILL after KILL_AFTER_S). `at`: (seconds, call): call(pid) once that
+    long after the start, if the command still runs then."""
     child = Child(argv, stdout=stdout, stderr=stderr)
     try:
-        code = child.wait(limit_s)
+        code, waited = None, 0.0
+        if at is not None and at[0] < limit_s:
+            code, waited = child.wait(at[0]), at[0]
+            if code is None:
+                at[1](child.pid)
+        if code is None:
+            code = child.wait(limit_s - waited)
         if code is not None:
             return code
         child.stop(KILL_AFTER_S, sig)

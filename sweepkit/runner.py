@@ -25,6 +25,7 @@ class Outcome:
     status: str | None = None  # ok, failed or skipped, when there is no exit status to judge
     message: str | None = None
     tails: tuple = ()  # stderr files, shown when the run failed
+    ends: dict | None = None  # each local end's threads late in the run (disturbance.threads), by end
 
 
 class Sweep:
@@ -98,8 +99,11 @@ class Sweep:
             ping_err = self.tmp / "ping.err"
             argv = commands.ping(self.bin_dir, point, target, self.folder / run.stem, self.knobs,
                                  self.ends.prefix["ping"])
-            code = procs.run(argv, self.tmp / "ping.out", ping_err, plan_mod.ping_limit_s(point.kind, self.knobs))
-            return self.ended(Outcome(exit_code=code, tails=(ping_err, pong_err)))
+            ends = {}
+            code = procs.run(argv, self.tmp / "ping.out", ping_err, plan_mod.ping_limit_s(point.kind, self.knobs),
+                             at=(self.probe_s(), lambda pid: ends.update(ping=disturbance.threads(pid),
+                                                                          pong=self.pongs.threads())))
+            return self.ended(Outcome(exit_code=code, tails=(ping_err, pong_err), ends=ends))
         finally:
             self.pongs.stop()
 
@@ -116,12 +120,14 @@ class Sweep:
                 message = f"ping {addr} fails: {why or 'no reply'}"
             return Outcome(status="skipped", message=message)
         raw, err = self.folder / f".{run.stem}.ping-output", self.tmp / "ping.err"
+        ends = {}
         now = time.time()
         started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
         try:
             # ping stops at SIGINT and prints its statistics; the limit leaves time for the last replies.
             code = procs.run(commands.system_ping(interval, size, addr, self.ends.prefix["ping"]), raw, err,
-                             plan_mod.ping_limit_s("icmp", self.knobs), sig=signal.SIGINT)
+                             plan_mod.ping_limit_s("icmp", self.knobs), sig=signal.SIGINT,
+                             at=(self.probe_s(), lambda pid: ends.update(ping=disturbance.threads(pid))))
             if code not in (0, procs.TIMED_OUT):
                 with open(err, "a", encoding="utf-8") as errors:
                     print(f"ping exited with status {code}", file=errors)
@@ -129,7 +135,7 @@ class Sweep:
         finally:
             raw.unlink(missing_ok=True)
         if converted == 0:
-            return self.ended(Outcome(status="ok"))
+            return self.ended(Outcome(status="ok", ends=ends))
         return self.ended(Outcome(status="failed", message=f"ICMP ping to {addr} gave no usable replies",
                                   tails=(err,)))
 
@@ -149,6 +155,10 @@ class Sweep:
             except (Exception, SystemExit) as error:  # a converter's bug, as when it ran as a process of its own
                 print(f"icmp_log.py failed: {error!r}", file=errors)
                 return 1
+
+    def probe_s(self) -> float:
+        """When a run's ends are read, from the start of its ping (disturbance.PROBE_AT)."""
+        return disturbance.probe_s(float(self.knobs["WARMUP"]), float(self.knobs["DURATION"]))
 
     def ping_version(self) -> str:
         if self._ping_version is None:
@@ -187,7 +197,7 @@ class Sweep:
             status, message = state.skip_unavailable(status, message, outcome.tails, stem)
             log = table.read(stem.with_name(f"{stem.name}.json")) if status == "ok" else None
             run["start_s"] = round(t0 - self.t0, 2)
-            run["disturbance"] = disturbance.measure(stat0, stat1, own0, own1, t1 - t0)
+            run["disturbance"] = disturbance.measure(stat0, stat1, own0, own1, t1 - t0) | (outcome.ends or {})
             state.settle(run, status, message, t1 - t0, table.figures(log) if log is not None else (None, None),
                          table.starved(log) if log is not None else None)
             self.save()

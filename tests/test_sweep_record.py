@@ -4,12 +4,13 @@ one process (check, plan, start, record, a signal, finish), on synthetic logs.""
 import json
 import re
 import signal
+import subprocess
 
 import pytest
 
 from sweep_helpers import load_json, require_binaries, run_script, sweep_dir
 
-from sweepkit import disturbance, knobs, local, plan, prepare, runner, signals, state, table  # noqa: E402
+from sweepkit import disturbance, knobs, local, plan, prepare, procs, runner, signals, state, table  # noqa: E402
 
 RTT_LOG = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "transport": "tcp",
            "payload": 64, "interval_s": 0.001, "target_rate": 1000.0, "achieved_rate": 999.5, "tasks": 0,
@@ -251,6 +252,33 @@ def test_a_runs_disturbance_is_what_else_used_the_machine_during_it():
     assert runs[2]["disturbed"] == "other processes used 0.90 CPUs during the run, its round's median 0.03"
 
 
+def test_a_run_whose_ends_were_preempted_or_moved_far_more_than_its_rounds_is_flagged():
+    def run(stem, preempted, moved, pong=True):
+        ends = {"ping": {"involuntary_switches": preempted, "migrations": moved}}
+        if pong:
+            ends["pong"] = {"involuntary_switches": 5, "migrations": 0}
+        return {"stem": stem, "round": 1, "disturbance": {"other_cpus": 0.0, "steal_cpus": 0.0, **ends}}
+    runs = [run("a", 20, 1), run("b", 35, 1), run("c", 900, 1), run("d", 30, 60), run("e", 25, 0),
+            run("icmp", 3, 0, pong=False),  # a run with one end read is compared on what it has
+            {"stem": "remote", "round": 1, "disturbance": {"other_cpus": 0.0, "steal_cpus": 0.0}}]  # none read
+    assert [r["stem"] for r in disturbance.flag(runs)] == ["c", "d"]
+    assert runs[2]["disturbed"] == ("its ends were preempted 905 times (involuntary context switches), its "
+                                    "round's median 35")
+    assert runs[3]["disturbed"] == "its ends' threads moved CPU 60 times, its round's median 1"
+
+
+def test_a_processs_threads_are_read_while_it_runs_and_not_once_it_has_ended(tmp_path):
+    seen = []
+    code = procs.run(["sleep", "1"], subprocess.DEVNULL, subprocess.DEVNULL, 5,
+                     at=(0.2, lambda pid: seen.append(disturbance.threads(pid))))
+    assert code == 0 and len(seen) == 1
+    assert seen[0]["threads"] == 1 and seen[0]["switches"] >= 1 and seen[0]["involuntary_switches"] >= 0
+    assert seen[0]["migrations"] is None or seen[0]["migrations"] >= 0
+    code = procs.run(["true"], subprocess.DEVNULL, subprocess.DEVNULL, 5, at=(1.0, seen.append))
+    assert code == 0 and len(seen) == 1  # it had ended: nothing to read
+    assert disturbance.threads(2**22 + 1) is None  # above pid_max: no such process
+
+
 def test_every_run_of_a_real_sweep_records_its_disturbance(tmp_path):
     require_binaries("std")
     run = run_script("run-localhost.sh", ["-S"], tmp_path, INTERVALS="0.01 0", PROTOCOLS="tcp", REPEATS="2",
@@ -261,3 +289,7 @@ def test_every_run_of_a_real_sweep_records_its_disturbance(tmp_path):
         d = r["disturbance"]
         assert d["own_cpu_s"] > 0 and d["other_cpu_s"] >= 0 and d["steal_s"] >= 0, r
         assert d["other_cpus"] == pytest.approx(d["other_cpu_s"] / r["wall_s"], abs=0.05)
+        # Both ends were read while they ran: a pinned end's threads move once at most (onto its CPU).
+        for end in ("ping", "pong"):
+            assert d[end]["threads"] >= 1 and d[end]["switches"] > 0, r
+            assert d[end]["migrations"] is None or d[end]["migrations"] <= d[end]["threads"], r
