@@ -24,11 +24,13 @@ MAX_REPEATS = 1000
 # Every knob of both scripts, in sweep.json's order, with its default.
 DEFAULTS = {
     "MODE": "rtt",  # rtt: round-trip times per interval; throughput: msg/s and Gb/s per size
-    "REPEATS": "3",  # fresh pong + ping per point and round; the t interval needs R >= 2
+    # Many short runs: the spread is between processes, not within a run (docs/sweeps.md, "Choosing the
+    # defaults"); 14 rounds of the default -asStP fit in 15 min here.
+    "REPEATS": "14",  # fresh pong + ping per point and round; the t interval needs R >= 2
     "BUDGET": "",  # a wall time, e.g. 15m: as many rounds as fit (2 at least), fixed before the first run
     "SEED": "",  # the order of each round; empty: a random one, recorded
-    "DURATION": "4",  # 3 repeats of the default -asStP in under 15 min: docs/sweeps.md
-    "WARMUP": "1",
+    "DURATION": "1",
+    "WARMUP": "0.25",
     "SIZE": "64",
     "INTERVALS": "0.1 0.01 0.001 0.0001 0",
     "SIZES": "8 64 1024 16384 65536 1048576",

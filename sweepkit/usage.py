@@ -2,18 +2,20 @@
 
 from suite import runtimes
 
-from .knobs import MICRO_DEFAULTS
+from .knobs import DEFAULTS, MICRO_DEFAULTS
 from .selection import pong_entries
 
 KNOBS_HELP = """\
 Knobs (environment variables, with their defaults):
   MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible;
                          micro: in-process benchmarks (run-localhost.sh only; knobs below)
-  REPEATS=3              runs per point, each a fresh pong and ping; one round runs every point once
+  REPEATS={REPEATS:<15}runs per point, each a fresh pong and ping; one round runs every point once
                          (MODE=micro: 1, each run repeats MICRO_REPEAT times)
+  BUDGET=                a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit
   SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
-  DURATION=4             measured seconds per run (for a publication: REPEATS=10 DURATION=10)
-  WARMUP=1               warm-up seconds per run, excluded from the statistics
+  DURATION={DURATION:<14}measured seconds per run (more repeats narrow the intervals more
+                         than longer runs do: docs/sweeps.md)
+  WARMUP={WARMUP:<16}warm-up seconds per run, excluded from the statistics
   SIZE=64                MODE=rtt: payload bytes (at least 8; UDP at most 65507)
   INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
@@ -27,6 +29,8 @@ Knobs (environment variables, with their defaults):
   PROTOCOLS="tcp udp"
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
+  TUNE=1                 hold /dev/cpu_dma_latency at 0 while sweeping (idle CPUs stay awake; root)
+  DRY_RUN=0              1: print the plan, its seed and estimated time; start nothing
   OUT_DIR=latency-logs   each sweep makes its own folder in it
   BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""
   VARIANTS=""            extra lines of a runtime with other options, swept like a runtime (with or
@@ -60,7 +64,7 @@ def flags_and_knobs(network: bool) -> str:
     """The flags (from runtimes.json) and the knobs, as both scripts' -h lists them."""
     lines = ["Frameworks (any combination; at least one; the list is runtimes.json):"]
     lines += [f"  -{e.flag}  {e.label}: {e.about}" for e in runtimes.entries()]
-    lines += ["  -h  this help", "", KNOBS_HELP]
+    lines += ["  -h  this help", "", KNOBS_HELP.format(**DEFAULTS)]
     if network:
         lines.append(NETWORK_HELP.format(ports=port_list()))
     else:

@@ -33,8 +33,8 @@ def planned(flags="St", context="localhost", icmp_unusable=None, **env):
 
 def test_defaults_fill_unset_and_empty_knobs_but_an_empty_cpu_list_stays():
     values, given = knobs.read({"DURATION": "", "PING_CPUS": "", "MODE": "rtt"})
-    assert values["DURATION"] == "4" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
-    assert values["REPEATS"] == "3" and values["SEED"] == ""
+    assert values["DURATION"] == "1" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
+    assert values["REPEATS"] == "14" and values["SEED"] == ""
     assert given == ["MODE", "DURATION", "PING_CPUS"]
     assert "BASE_PORT" not in values and knobs.read({}, network=True)[0]["BASE_PORT"] == "9009"
 
