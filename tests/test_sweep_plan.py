@@ -194,7 +194,7 @@ def test_the_plan_skips_what_cannot_run_and_says_why():
 
 def test_each_end_of_a_run_has_its_whole_command_line_and_its_time_limit():
     k = checked("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp", PING_EXTRA="--decoy sleep",
-                PONG_EXTRA="--threads 1").knobs
+                PONG_EXTRA="--threads 1", DURATION="4", WARMUP="1").knobs
     points = planned("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp")
     runs = sorted(plan.runs(points, 2, seed=1), key=lambda r: r.stem)
     assert [(r.stem, r.point.kind, r.point.port, r.round) for r in runs] == [
@@ -210,7 +210,7 @@ def test_each_end_of_a_run_has_its_whole_command_line_and_its_time_limit():
     assert commands.system_ping(icmp.point.interval, k["SIZE"], "10.0.0.2") == [
         "ping", "-D", "-n", "-i", "0", "-W", "1", "-s", "64", "10.0.0.2"]
     assert (plan.ping_limit_s("rtt", k), plan.ping_limit_s("icmp", k)) == (25, 5.5)
-    throughput = checked("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp").knobs
+    throughput = checked("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp", DURATION="4", WARMUP="1").knobs
     (point,) = planned("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp")
     assert commands.ping("/b", point, "h:1", "/o/y", throughput)[1:4] == ["--mode", "throughput", "--address"]
     assert commands.pong("/b", "asyncstd", "udp", "h:0", point.end_args("pong"), throughput)[-2:] == [

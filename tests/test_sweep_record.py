@@ -258,7 +258,7 @@ def test_a_run_whose_ends_were_preempted_or_moved_far_more_than_its_rounds_is_fl
         if pong:
             ends["pong"] = {"involuntary_switches": 5, "migrations": 0}
         return {"stem": stem, "round": 1, "disturbance": {"other_cpus": 0.0, "steal_cpus": 0.0, **ends}}
-    runs = [run("a", 20, 1), run("b", 35, 1), run("c", 900, 1), run("d", 30, 60), run("e", 25, 0),
+    runs = [run("a", 20, 1), run("b", 35, 1), run("c", 900, 1), run("d", 30, 60),
             run("icmp", 3, 0, pong=False),  # a run with one end read is compared on what it has
             {"stem": "remote", "round": 1, "disturbance": {"other_cpus": 0.0, "steal_cpus": 0.0}}]  # none read
     assert [r["stem"] for r in disturbance.flag(runs)] == ["c", "d"]
@@ -287,9 +287,11 @@ def test_every_run_of_a_real_sweep_records_its_disturbance(tmp_path):
     runs = load_json(sweep_dir(tmp_path) / "sweep.json")["runs"]
     for r in runs:
         d = r["disturbance"]
-        assert d["own_cpu_s"] > 0 and d["other_cpu_s"] >= 0 and d["steal_s"] >= 0, r
+        # CPU times count in 10 ms ticks: a paced run of 0.3 s may read 0 of its own.
+        assert d["own_cpu_s"] >= 0 and d["other_cpu_s"] >= 0 and d["steal_s"] >= 0, r
         assert d["other_cpus"] == pytest.approx(d["other_cpu_s"] / r["wall_s"], abs=0.05)
         # Both ends were read while they ran: a pinned end's threads move once at most (onto its CPU).
         for end in ("ping", "pong"):
             assert d[end]["threads"] >= 1 and d[end]["switches"] > 0, r
             assert d[end]["migrations"] is None or d[end]["migrations"] <= d[end]["threads"], r
+    assert all(r["disturbance"]["own_cpu_s"] > 0 for r in runs if r["stem"].startswith("std-tcp-64B-0s"))
