@@ -87,15 +87,23 @@ def rate_axis(ax, positions: dict) -> None:
     ax.set_xlabel("messages per second asked for (∞ = back-to-back)")
 
 
+def run_line(runs) -> dict:
+    """How one run's curve is drawn: thinner and fainter when a line has more than 3 runs (the
+    default sweep has 14), so that its repeats read as a bundle whose width is their spread."""
+    most = int(runs.groupby(["framework", "transport"]).size().max()) if len(runs) else 1
+    return {"lw": 1.3} if most <= 3 else {"lw": 0.7, "alpha": 0.6}
+
+
 def ecdf(ax, runs, shapes, scale: str, palette: Palette = NO_VARIANTS) -> None:
     """Cumulative distribution on a logit scale: the body and both tails in one view."""
     low, high = 0.5, 0.5
+    style = run_line(runs)
     for run in runs.itertuples():
         shape = shapes[run.Index]
         if shape is None:
             continue
         ax.plot(shape.ecdf_ns / 1e3, shape.ecdf_p, color=palette.colour(run.framework),
-                ls=palette.linestyle(run.transport, run.framework), drawstyle="steps-post", lw=1.3)
+                ls=palette.linestyle(run.transport, run.framework), drawstyle="steps-post", **style)
         low, high = min(low, shape.ecdf_p[0]), max(high, shape.ecdf_p[-1])
     ax.set_yscale("logit")
     ax.yaxis.set_major_locator(FixedLocator(_LOGIT_TICKS))  # those outside the range are not drawn
@@ -108,6 +116,7 @@ def ecdf(ax, runs, shapes, scale: str, palette: Palette = NO_VARIANTS) -> None:
 
 def pdf(ax, runs, shapes, scale: str, palette: Palette = NO_VARIANTS) -> None:
     """Distribution as a histogram density: per decade of RTT (log) or per µs up to p99.9 (lin)."""
+    style = run_line(runs)
     for run in runs.itertuples():
         shape = shapes[run.Index]
         if shape is None:
@@ -116,7 +125,7 @@ def pdf(ax, runs, shapes, scale: str, palette: Palette = NO_VARIANTS) -> None:
                           else (shape.lin_edges_ns, shape.lin_density))
         # A step line rather than ax.stairs: the same picture, drawn several times faster.
         ax.plot(np.concatenate([edges[:1], edges]) / 1e3, np.concatenate([[0], density, [0]]), drawstyle="steps-post",
-                color=palette.colour(run.framework), ls=palette.linestyle(run.transport, run.framework), lw=1.3)
+                color=palette.colour(run.framework), ls=palette.linestyle(run.transport, run.framework), **style)
     _rtt_axis(ax, scale, "x")
     ax.set_ylabel("share of replies per decade of RTT" if scale == "log" else "share of replies per µs")
     ax.set_ylim(bottom=0)
