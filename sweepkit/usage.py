@@ -11,7 +11,7 @@ Knobs (environment variables, with their defaults):
                          micro: in-process benchmarks (run-localhost.sh only; knobs below)
   REPEATS={REPEATS:<15}runs per point, each a fresh pong and ping; one round runs every point once
                          (MODE=micro: 1, each run repeats MICRO_REPEAT times)
-  BUDGET=                a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit
+  BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit
   SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
   DURATION={DURATION:<14}measured seconds per run (more repeats narrow the intervals more
                          than longer runs do: docs/sweeps.md)
@@ -29,8 +29,8 @@ Knobs (environment variables, with their defaults):
   PROTOCOLS="tcp udp"
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
-  TUNE=1                 hold /dev/cpu_dma_latency at 0 while sweeping (idle CPUs stay awake; root)
-  DRY_RUN=0              1: print the plan, its seed and estimated time; start nothing
+  TUNE={TUNE:<18}hold /dev/cpu_dma_latency at 0 while sweeping (idle CPUs stay awake; root)
+  DRY_RUN={DRY_RUN:<15}1: print the plan, its seed and estimated time; start nothing
   OUT_DIR=latency-logs   each sweep makes its own folder in it
   BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""
   VARIANTS=""            extra lines of a runtime with other options, swept like a runtime (with or
