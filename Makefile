@@ -20,9 +20,16 @@ GIT_COMMIT    := $(shell git rev-parse --short=10 HEAD 2>/dev/null || echo unkno
 
 all: build python tools
 
-## Release binaries: target/release/<runtime>-{ping,pong,micro}, go-micro, kotlin-micro, and the commit stamp
+# The runtime crates, crates/<prefix>-rtt (runtimes.json names the same ones): each builds one
+# executable, <prefix>-rtt, and <prefix>-{ping,pong,micro} are links to it (rtt_core::roles).
+RUNTIME_EXES := $(notdir $(wildcard crates/*-rtt))
+
+## Release binaries: target/release/<runtime>-{ping,pong,micro} (links to <runtime>-rtt), go-micro,
+## kotlin-micro, and the commit stamp
 build:
 	$(CARGO) build --release --workspace --bins
+	@cd target/release && for exe in $(RUNTIME_EXES); do \
+	  for role in ping pong micro; do ln -sfn $$exe $${exe%-rtt}-$$role; done; done
 	@echo $(GIT_COMMIT) > target/release/suite-commit
 	@$(MAKE) --no-print-directory go-micro
 	@$(MAKE) --no-print-directory kotlin-micro

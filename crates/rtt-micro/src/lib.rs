@@ -27,7 +27,8 @@ pub use primitives::Primitives;
 
 use self::{bench::Bench, options::MicroOptions, report::Report};
 
-/// Runs the micro binary `name` (its `CARGO_BIN_NAME`, e.g. `tokio-micro`) on runtime `R`.
+/// Runs the micro benchmarks `name` (the name they were started under, e.g. `tokio-micro`) on
+/// runtime `R`.
 pub fn main<R: Primitives>(name: &'static str) -> ExitCode {
     let about = "Runs one in-process benchmark of the runtime (scheduler, Notify vs oneshot, \
                  channel throughput) and prints or logs the time of each repeat";

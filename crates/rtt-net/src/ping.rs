@@ -27,7 +27,7 @@ enum Measurement {
     Throughput(ThroughputSpec),
 }
 
-/// Runs the ping binary `name` (its `CARGO_BIN_NAME`, e.g. `tokio-ping`) on runtime `R`.
+/// Runs the ping `name` (the name it was started under, e.g. `tokio-ping`) on runtime `R`.
 pub fn main<R: Runtime>(name: &'static str) -> ExitCode {
     let about =
         "Measures round-trip times (or throughput) to a pong of this suite and prints or logs them";

@@ -26,7 +26,7 @@ use crate::{
 /// Big enough for any UDP datagram and for large TCP reads.
 const BUFFER: usize = 64 * 1024;
 
-/// Runs the pong binary `name` (its `CARGO_BIN_NAME`, e.g. `tokio-pong`) on runtime `R`.
+/// Runs the pong `name` (the name it was started under, e.g. `tokio-pong`) on runtime `R`.
 pub fn main<R: Runtime>(name: &'static str) -> ExitCode {
     let about = "Echoes the messages of this suite's pings until killed";
     let ping = PingOptions::augment_args(clap::Command::new("ping"));

@@ -1,7 +1,7 @@
 //! The busy-poll reference: std's ping and pong spinning on non-blocking sockets, logged under
 //! their own label; and the option refused where it means nothing.
 
-mod common;
+use crate::common;
 
 use std::{process::Command, time::Duration};
 

@@ -3,7 +3,7 @@
 //! latency from the due time shows a stall that the RTT hides, and the open-files limit is
 //! checked at both ends before anything runs.
 
-mod common;
+use crate::common;
 
 use std::{
     collections::BTreeMap,

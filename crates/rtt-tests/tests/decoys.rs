@@ -1,7 +1,7 @@
 //! Decoy tasks really run on the measured runtime, of both kinds, stop with the run, and do what
 //! they are for: delay the measured task on an async runtime's worker.
 
-mod common;
+use crate::common;
 
 use std::{sync::Mutex, time::Duration};
 

@@ -2,7 +2,7 @@
 //! that dies or stalls mid-run, a pong that is not there, invalid options. The ping ends on time,
 //! says what happened, exits with the documented code and keeps what it measured.
 
-mod common;
+use crate::common;
 
 use std::{process::Command, time::Duration};
 
@@ -270,7 +270,23 @@ fn invalid_options_exit_2_naming_the_option(runtime: &str) {
     }
 }
 
+/// The executable behind the links plays the role a link names; under its own name it plays
+/// none, and says which links to start it through.
+fn the_executable_started_under_its_own_name_names_its_links(runtime: &str) {
+    let output = Command::new(binary(&format!("{runtime}-rtt")))
+        .args(["--address", "127.0.0.1:9"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{runtime}: {stderr}");
+    for role in ["ping", "pong", "micro"] {
+        assert!(stderr.contains(&format!("{runtime}-{role}")), "{stderr}");
+    }
+    assert!(output.stdout.is_empty(), "{runtime}-rtt ran a role anyway");
+}
+
 for_each_runtime!(
+    the_executable_started_under_its_own_name_names_its_links,
     udp_ping_survives_lost_datagrams,
     a_pong_killed_mid_run_fails_the_run_but_keeps_its_samples,
     no_pong_is_a_clear_failure,

@@ -3,7 +3,7 @@
 //! here: each runtime names its own when refusing another's. Where io_uring is refused, the
 //! runtimes that need it say so in one line and exit 1.
 
-mod common;
+use crate::common;
 
 use std::{process::Command, time::Duration};
 

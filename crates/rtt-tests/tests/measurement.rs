@@ -1,7 +1,7 @@
 //! Real pongs and pings of every runtime over TCP and UDP: the logs say what the contract says,
 //! paced runs achieve their rate, back-to-back runs are not slowed by a timer.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! bad input exits 2 naming the option; a timeout keeps the finished repeats; std's thread cap
 //! gives a log that says why nothing ran.
 
-mod common;
+use crate::common;
 
 use std::{
     path::{Path, PathBuf},

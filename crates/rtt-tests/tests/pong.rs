@@ -2,7 +2,7 @@
 //! disconnect mid-message, a reset. A real ping run afterwards still succeeds. A second pong on
 //! its port fails rather than share it.
 
-mod common;
+use crate::common;
 
 use std::{
     io::{Read, Write},

@@ -1,7 +1,7 @@
 //! Throughput mode end to end: every runtime sends one way over TCP and UDP, the pong counts
 //! per window and reports back; counts are consistent, failures are clear and keep what was sent.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
