@@ -170,7 +170,8 @@ def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, caps
     assert prepare.runtime_flags(sweep.doc) == "-t" and prepare.references(checked) == []
     assert (checked.knobs["REPEATS"], checked.knobs["SEED"]) == ("2", "3")
     assert shown[:2] == ["Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 4s in all",
-                         "  2 rounds, each point once per round, in an order shuffled with SEED=3"]
+                         "  2 rounds, each point once per round, in blocks of one setting's frameworks back to back, "
+                         "shuffled with SEED=3 (ORDER=blocks)"]
     order = [r.stem for r in plan.runs(plan.build(knobs.check(env, "t").knobs, knobs.check(env, "t").selection), 2, 3)]
     assert [r.stem for r in sweep.runs] == order
     folder = sweep.folder
