@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from suite.palette import is_reference
+from suite.runtimes import BASELINE
 
 from .. import load, stats
 from .. import uncertainty as u
@@ -19,7 +20,6 @@ METRICS = ("p50", "p99", "p999", "latency_p99")
 MEANS = ("p5", "p50", "p90", "p95", "p99", "p999", "p9999", "mean", "achieved_rate", "latency_p50", "latency_p99",
          "latency_p999", "conn_p50_min", "conn_p50_max", "conn_p99_min", "conn_p99_max")
 SUMS = ("n", "lost")
-BASELINE = "std"  # every runtime's added latency is measured against it
 MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
 
 
