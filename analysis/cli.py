@@ -213,8 +213,8 @@ def _save(pages, figures, out: Path, title: str) -> None:
 def run_variance(args, kind, filters: Filters, warn) -> int:
     """--variance: the spread of each point split into its parts (the kind's `variance`)."""
     folder = _folder(args)
-    runs = kind.collect(folder, filters, False, warn, NOISE).runs
-    sys.stdout.write(kind.variance(folder, runs, args.format or "text"))
+    found = kind.collect(folder, filters, False, warn, NOISE)
+    sys.stdout.write(kind.variance(found, args.format or "text"))
     return 0
 
 

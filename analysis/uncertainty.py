@@ -10,8 +10,9 @@ samples of one run alone sees only the first, about ten times too narrow on this
 one repeat there is no spread to measure: the interval falls back to the distribution-free
 interval of one run's quantile (order statistics), marked "within-run only".
 
-A difference between two runtimes is paired by round (the repeats of one round ran side by
-side): d_r = runtime_r − baseline_r, and a t interval across rounds. A ratio between two sweeps
+A difference between two runtimes pairs the runs of one setting and round (under ORDER=blocks they
+ran back to back, in one block; before it, in one round): d_r = runtime_r − baseline_r, and a t
+interval across rounds. A ratio between two sweeps
 (no pairing) is a Welch t interval on the logarithms of the repeats' values, exponentiated.
 A verdict says `same` when the interval includes no change or the change is below a noise
 threshold (as criterion does); else `slower` or `faster`; and `unknown` with one repeat, whose
