@@ -79,10 +79,11 @@ def line(runs, records, repeats: int, round_s: float) -> str | None:
     sd, what = (paired, "a Δ vs std") if paired is not None else (math.sqrt(2) * between, "a difference")
     said = (f"Noise: after {FIRST_ROUNDS} rounds a point's runs scatter by {pct(share(between))} (sd of log p50; a "
             f"quiet machine: about {pct(share(QUIET_SD))}), so ")
-    mde = share(tdist.detectable(sd, repeats)) if repeats > 1 else math.inf
+    mde = share(tdist.detectable(sd, repeats))  # due() came after round 2, so repeats ≥ 2
     needed = rounds_for(sd)
     if mde <= TARGET_MDE:
-        said += f"pairing cancels what a block shares: {what} still resolves about {pct(mde)} at REPEATS={repeats}"
+        said += f"{what} still resolves about {pct(mde)} at REPEATS={repeats}" + (
+            " (pairing with std cancels what a block shares)" if paired is not None else "")
     elif needed is None:
         said += (f"{what} resolves about {pct(mde)} at REPEATS={repeats}, and no BUDGET up to {MAX_REPEATS} rounds "
                  f"reaches {pct(TARGET_MDE)}")
