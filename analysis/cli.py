@@ -86,7 +86,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "csv", "markdown"), help="summary table format, or the comparison's with --compare (default text)")
     p.add_argument("--variance", action="store_true",
                    help="print where each point's spread comes from (within a run, between runs, what a round "
-                        "shares) instead of the summary table; needs 2 repeats or more (rtt)")
+                        "and a block share, and what pairing with std cancels) instead of the summary table; "
+                        "needs 2 repeats or more (rtt)")
     p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"),
                    help="compare two sweep folders point by point (ratio new/old, 95 %% interval, verdict)")
     p.add_argument("--noise", type=_percent, default=2.0, metavar="PCT",
@@ -213,8 +214,8 @@ def _save(pages, figures, out: Path, title: str) -> None:
 def run_variance(args, kind, filters: Filters, warn) -> int:
     """--variance: the spread of each point split into its parts (the kind's `variance`)."""
     folder = _folder(args)
-    runs = kind.collect(folder, filters, False, warn, NOISE).runs
-    sys.stdout.write(kind.variance(folder, runs, args.format or "text"))
+    found = kind.collect(folder, filters, False, warn, NOISE)
+    sys.stdout.write(kind.variance(found, args.format or "text"))
     return 0
 
 

@@ -61,7 +61,7 @@ class Kind:
     ready: Callable = _nothing  # (sweep, plot) → raises NothingUsable when that figure has nothing to draw
     nothing_drawn: Callable | None = None  # (sweep, plot) → why a figure drew no page; None: save it anyway
     compare: Comparing | None = None  # None: sweeps of this kind are not compared
-    variance: Callable | None = None  # (folder, runs, format) → where each point's spread comes from
+    variance: Callable | None = None  # (sweep.Sweep, format) → where each point's spread comes from
     own_figures: bool = False  # its figure names are its alone: asked with another -k, they point here
     keys: tuple[str, ...] = ()  # the columns that name a point
     # The runs of a JSON + CSV log (sweep.py, points.py); the kinds that read their own way leave them empty.

@@ -129,6 +129,13 @@ def _repeats(count: int) -> str:
     return f"{count} repeat{'s' if count != 1 else ''} left" if count else "no repeat left"
 
 
+def order(infos: dict) -> str | None:
+    """How the sweep ordered its runs (sweep.json's knobs.ORDER): blocks or rounds, which a sweep.json from
+    before ORDER ran; None without a sweep.json, or with several that differ."""
+    orders = {(info.get("knobs") or {}).get("ORDER", "rounds") for info in infos.values() if isinstance(info, dict)}
+    return orders.pop() if len(orders) == 1 else None
+
+
 def _disturbed_runs(infos: dict) -> dict[str, str]:
     """Log stem → why, for each run its sweep flagged as disturbed (sweep.json runs[].disturbed)."""
     return {r["stem"]: r["disturbed"] for info in infos.values() for r in info.get("runs") or ()

@@ -10,8 +10,9 @@ samples of one run alone sees only the first, about ten times too narrow on this
 one repeat there is no spread to measure: the interval falls back to the distribution-free
 interval of one run's quantile (order statistics), marked "within-run only".
 
-A difference between two runtimes is paired by round (the repeats of one round ran side by
-side): d_r = runtime_r − baseline_r, and a t interval across rounds. A ratio between two sweeps
+A difference between two runtimes pairs the runs of one setting and round (under ORDER=blocks they
+ran back to back, in one block; before it, in one round): d_r = runtime_r − baseline_r, and a t
+interval across rounds. A ratio between two sweeps
 (no pairing) is a Welch t interval on the logarithms of the repeats' values, exponentiated.
 A verdict says `same` when the interval includes no change or the change is below a noise
 threshold (as criterion does); else `slower` or `faster`; and `unknown` with one repeat, whose
@@ -20,15 +21,15 @@ run-to-run spread nobody measured.
 Every change also says the smallest one its test could have called: the minimum detectable
 effect (MDE) at 80 % power, (t(1−α/2, df) + t(power, df)) · standard error, the textbook size of
 a two-sided t test (Cohen 1988; here the standard error measured by the sweep itself). A `same`
-with an MDE of 40 % says little; one with an MDE of 3 % says the runtimes agree.
+with an MDE of 40 % says little; one with an MDE of 3 % says the runtimes agree. The t quantiles and
+the MDE's formula are suite/tdist.py's, which the sweep's noise line uses too.
 """
 
 import math
 from dataclasses import dataclass
-from functools import cache
 
-CONFIDENCE = 0.95
-POWER = 0.80  # the minimum detectable effect is the change called this often
+from suite.tdist import CONFIDENCE, POWER, detectable_factor, t_quantile
+
 NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
 ACROSS_RUNS = "across runs"
 WITHIN_RUN = "within-run only"
@@ -47,36 +48,6 @@ class Estimate:
 
     def contains(self, x: float) -> bool:
         return self.low <= x <= self.high
-
-
-@cache  # a sweep asks for the same few degrees of freedom hundreds of times
-def t_quantile(df: int, confidence: float = CONFIDENCE) -> float:
-    """The two-sided Student t quantile: P(|T| < t) = confidence, for a whole number of degrees of
-    freedom, from the exact finite series of Abramowitz & Stegun 26.7.3–4 and bisection."""
-    if df < 1:
-        raise ValueError("a t interval needs at least one degree of freedom (two repeats)")
-    low, high = 0.0, 1e6
-    for _ in range(200):
-        mid = (low + high) / 2
-        low, high = (mid, high) if _t_central(mid, df) < confidence else (low, mid)
-    return (low + high) / 2
-
-
-def _t_central(t: float, df: int) -> float:
-    """P(|T| < t) for Student's t with `df` degrees of freedom."""
-    theta = math.atan(t / math.sqrt(df))
-    c2 = math.cos(theta) ** 2
-    if df % 2:  # odd: 2/π (θ + sinθ cosθ (1 + 2/3 cos²θ + 2·4/(3·5) cos⁴θ + …))
-        term, total = 1.0, 1.0 if df > 1 else 0.0
-        for k in range(1, (df - 1) // 2):
-            term *= 2 * k / (2 * k + 1) * c2
-            total += term
-        return 2 / math.pi * (theta + math.sin(theta) * math.cos(theta) * total)
-    term, total = 1.0, 1.0  # even: sinθ (1 + 1/2 cos²θ + 1·3/(2·4) cos⁴θ + …)
-    for k in range(1, df // 2):
-        term *= (2 * k - 1) / (2 * k) * c2
-        total += term
-    return math.sin(theta) * total
 
 
 def _mean_sd(values) -> tuple[float, float]:
@@ -186,20 +157,13 @@ def ratio(new, old, confidence: float = CONFIDENCE) -> Estimate:
     return Estimate(point, point * math.exp(-half), point * math.exp(half), repeats, ACROSS_RUNS, df)
 
 
-def _detectable_factor(df: int, confidence: float, power: float) -> float:
-    """(t(1−α/2) + t(power)) / t(1−α/2): how much wider than an interval's half-width the smallest
-    change is that its test calls with probability `power` (one-sided t(power) is the central
-    quantile at 2·power − 1)."""
-    return 1 + t_quantile(df, 2 * power - 1) / t_quantile(df, confidence)
-
-
 def detectable(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
     """The minimum detectable effect of a difference with a t interval (across_runs,
     paired_difference): the smallest true change its test calls with probability `power`, in the
     difference's unit. NaN without a t interval (one repeat)."""
     if not change.df or math.isnan(change.high):
         return math.nan
-    return (change.high - change.value) * _detectable_factor(change.df, confidence, power)
+    return (change.high - change.value) * detectable_factor(change.df, confidence, power)
 
 
 def detectable_ratio(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
@@ -208,7 +172,7 @@ def detectable_ratio(change: Estimate, confidence: float = CONFIDENCE, power: fl
     if not change.df or math.isnan(change.high) or change.value <= 0:
         return math.nan
     half = math.log(change.high / change.value)
-    return math.exp(half * _detectable_factor(change.df, confidence, power)) - 1
+    return math.exp(half * detectable_factor(change.df, confidence, power)) - 1
 
 
 def verdict(change: Estimate, reference: float, noise: float = NOISE, *,

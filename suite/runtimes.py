@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 LIST_PATH = Path(__file__).resolve().parent.parent / "runtimes.json"
+BASELINE = "std"  # every runtime's added latency (Δ) is measured against it: the analysis, the sweep's noise line
 
 
 @dataclass(frozen=True)

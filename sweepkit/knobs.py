@@ -29,6 +29,9 @@ DEFAULTS = {
     "REPEATS": "14",  # fresh pong + ping per point and round; the t interval needs R >= 2
     "BUDGET": "",  # a wall time, e.g. 15m: as many rounds as fit (2 at least), fixed before the first run
     "SEED": "",  # the order of each round; empty: a random one, recorded
+    # blocks: each round runs the frameworks of one point back to back, so that a Δ vs std pairs runs
+    # seconds apart, not a round apart (docs/sweeps.md, "Repeats and rounds"); rounds: each round shuffled whole.
+    "ORDER": "blocks",
     "DURATION": "1",
     "WARMUP": "0.25",
     "SIZE": "64",
@@ -69,6 +72,7 @@ MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS"
 NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", *(d.knob for d in DIMENSIONS), "PROTOCOLS",
              "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA")
 SEED_DIGITS = 20  # up to 2**64: a seed anyone can retype
+ORDERS = ("blocks", "rounds")  # sweepkit.plan.runs
 
 DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
 UINT = re.compile(r"[0-9]+")
@@ -176,7 +180,7 @@ def _check_open_load(k: dict, problems: list[str]) -> None:
 
 
 def _check_repeats(k: dict, problems: list[str]) -> None:
-    """REPEATS, and SEED: a random one (recorded like any knob) when none is given."""
+    """REPEATS, ORDER, and SEED: a random one (recorded like any knob) when none is given."""
     repeats = k["REPEATS"]
     if UINT.fullmatch(repeats) and len(repeats) <= 4 and 1 <= int(repeats) <= MAX_REPEATS:
         k["REPEATS"] = str(int(repeats))
@@ -189,6 +193,9 @@ def _check_repeats(k: dict, problems: list[str]) -> None:
         k["SEED"] = str(int(k["SEED"]))
     else:
         problems.append(f"SEED='{k['SEED']}': expected a whole number of up to {SEED_DIGITS} digits, e.g. 42")
+    if k["ORDER"] not in ORDERS:
+        problems.append(f"ORDER='{k['ORDER']}': expected blocks (each setting's frameworks back to back in a round, "
+                        "the default) or rounds (each round shuffled whole)")
 
 
 def _check_protocols(k: dict, warmup, duration, problems: list[str]) -> None:

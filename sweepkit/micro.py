@@ -53,6 +53,11 @@ class MicroPoint:
     kind: str = "micro"
 
     @property
+    def setting(self) -> tuple:
+        """The point but its framework: ORDER=blocks runs the frameworks of one benchmark and sizes back to back."""
+        return (self.bench, self.sizes)
+
+    @property
     def stem(self) -> str:
         """{framework}-{bench}[-{event type}][-s{event size}][-i{instances}|-w{workers}], e.g.
         tokio-channel-int-w1000, go-channel-string_copy-s256-w100 (the size only when not 16)."""

@@ -1,4 +1,4 @@
-"""The plan of a sweep: its points (what is skipped and why), and the ordered list of runs: rounds of shuffled points."""
+"""The plan of a sweep: its points (what is skipped and why), and the ordered list of runs: rounds of shuffled blocks or points."""
 
 # sweep.json holds one record per point (`Point.record`) and one per run (`Run.record`); each end's
 # command line is sweepkit.commands'. Nothing here runs anything.
@@ -12,7 +12,7 @@ from suite import runtimes
 
 from . import micro
 from .dimensions import DIMENSIONS, applying
-from .knobs import MAX_UDP_SIZE
+from .knobs import DEFAULTS, MAX_UDP_SIZE
 from .selection import extra_args, has_pong
 
 # Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
@@ -45,6 +45,12 @@ class Point:
         """The point's value of a dimension (tasks, connections, load, ...)."""
         given = dict(self.values)
         return given[name] if name in given else next(d.parse(d.default) for d in DIMENSIONS if d.name == name)
+
+    @property
+    def setting(self) -> tuple:
+        """The point but its framework: transport, payload, interval and each dimension. The frameworks of one
+        setting run as one block in a round under ORDER=blocks, and a Δ vs std pairs their runs of one round."""
+        return (self.transport, self.payload, self.interval, *(self.get(d.name) for d in DIMENSIONS))
 
     @property
     def kind(self) -> str:
@@ -172,7 +178,7 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=())
 
 
 def blocks(order: list[Point]) -> list[str]:
-    """The frameworks whose points (two or more) run as one block in `order`, if others share it."""
+    """The frameworks whose points (two or more) run back to back, as one stretch, in `order`, if others share it."""
     at: dict[str, list[int]] = {}
     for i, point in enumerate(order):
         at.setdefault(point.framework, []).append(i)
@@ -181,22 +187,39 @@ def blocks(order: list[Point]) -> list[str]:
     return [fw for fw, where in at.items() if len(where) > 1 and where[-1] - where[0] == len(where) - 1]
 
 
-def runs(points: list[Point], repeats: int, seed: int) -> list[Run]:
+def by_setting(points: list, rng: random.Random) -> list:
+    """ORDER=blocks: one block per setting (the point but its framework), its frameworks shuffled, then the
+    blocks shuffled, so that a runtime's run and std's of one setting and round are seconds apart."""
+    grouped: dict[tuple, list] = {}
+    for point in points:
+        grouped.setdefault(point.setting, []).append(point)
+    blocks_ = list(grouped.values())
+    for block in blocks_:
+        rng.shuffle(block)
+    rng.shuffle(blocks_)
+    return [point for block in blocks_ for point in block]
+
+
+def runs(points: list[Point], repeats: int, seed: int, order: str = DEFAULTS["ORDER"]) -> list[Run]:
     """Every run in the order it runs: `repeats` rounds, each measuring every point the plan does not
-    skip once, so drift and periodic noise fall on every framework alike. Each round's order is a
-    shuffle by one random.Random(seed), drawn again while a framework's points would run as one
-    block: a seeded uniform choice among the orders that interleave them. The same seed and points
-    give the same order, and round k's order does not depend on how many rounds follow."""
+    skip once, so drift and periodic noise fall on every framework alike. ORDER=rounds shuffles each
+    round whole; ORDER=blocks (by_setting) runs each setting's frameworks back to back, blocks and
+    their insides shuffled. Either is drawn by one random.Random(seed), again while a framework's points
+    would run as one stretch: a seeded uniform choice among the orders that interleave them. The same
+    seed and points give the same order, and round k's order does not depend on how many rounds follow."""
     rng = random.Random(seed)
     todo = [p for p in points if not p.skipped]
     ordered = []
     for round_ in range(1, repeats + 1):
-        order = list(todo)
+        this = list(todo)
         for _ in range(RESHUFFLES):
-            rng.shuffle(order)
-            if not blocks(order):
+            if order == "rounds":
+                rng.shuffle(this)  # the draws of the sweeps before ORDER, so that their SEED replays them
+            else:
+                this = by_setting(todo, rng)
+            if not blocks(this):
                 break
-        ordered += [Run(p, round_) for p in order]
+        ordered += [Run(p, round_) for p in this]
     return ordered
 
 

@@ -89,10 +89,11 @@ def plan(doc: dict, icmp_unusable: str | None, prog: str) -> tuple[list[plan_mod
         if problem:
             print(f"{prog}: {problem}\nNothing was started.", file=sys.stderr)
             raise SystemExit(2)
-    runs = plan_mod.runs(points, int(k["REPEATS"]), int(k["SEED"]))
+    runs = plan_mod.runs(points, int(k["REPEATS"]), int(k["SEED"]), k["ORDER"])
     doc |= {"repeats": int(k["REPEATS"]), "seed": int(k["SEED"]), "points": [p.record() for p in points],
             "runs": [r.record() for r in runs]}
-    return runs, progress.plan_lines(doc)
+    shown = progress.plan_lines(doc)
+    return runs, shown + (progress.order_lines(runs, k["ORDER"]) if k["DRY_RUN"] == "1" else [])
 
 
 def fit_budget(doc: dict, points) -> str | None:

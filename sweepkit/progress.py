@@ -2,6 +2,7 @@
 
 # Numbers, durations and seconds as suite/fmt.py writes them.
 
+import itertools
 from pathlib import Path
 
 from suite import fmt as style
@@ -59,8 +60,9 @@ def plan_lines(doc: dict) -> list[str]:
     lines += [f"Plan: {n} points{f', {skipped} skipped,' if skipped else ''} × {repeats} "
              f"repeat{'s' if repeats != 1 else ''} = {len(doc['runs'])} runs of {each}, "
              f"about {duration(estimate_s(doc))} in all",
-             f"  {repeats} round{'s' if repeats != 1 else ''}, each point once per round, in an order "
-             f"shuffled with SEED={doc['seed']}"]
+             f"  {repeats} round{'s' if repeats != 1 else ''}, each point once per round, "
+             + ("in blocks of one setting's frameworks back to back, " if knobs["ORDER"] == "blocks" else "in an order ")
+             + f"shuffled with SEED={doc['seed']} (ORDER={knobs['ORDER']})"]
     if knobs["MODE"] == "rtt" and (knobs.get("CONNECTIONS", "1") != "1" or knobs.get("LOAD", "closed") != "closed"):
         lines.append(f"  connections per ping: {knobs['CONNECTIONS']} (sharing the rate asked for: each sends at "
                      f"rate/N); load: {knobs['LOAD']}")
@@ -70,6 +72,16 @@ def plan_lines(doc: dict) -> list[str]:
         else:
             lines.append(f"  {i:3d}  {p['stem']}")
     return lines
+
+
+def order_lines(runs, order: str) -> list[str]:
+    """DRY_RUN=1: round 1's runs (plan.Run) in the order they run; ORDER=blocks: a line per block."""
+    first = [run for run in runs if run.round == 1]
+    lines = ["  Round 1 runs in this order (each round is drawn anew; sweep.json lists every run):"]
+    if order != "blocks":
+        return lines + [f"  {i:5d}  {run.point.stem}" for i, run in enumerate(first, 1)]
+    blocks = [list(block) for _, block in itertools.groupby(first, key=lambda run: run.point.setting)]
+    return lines + [f"  block {i:3d}  {' '.join(run.point.stem for run in block)}" for i, block in enumerate(blocks, 1)]
 
 
 def eta_s(runs: list[dict], index: int, elapsed_s: float, knobs: dict) -> float:

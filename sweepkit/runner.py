@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import commands, disturbance, icmp_log, local, plan as plan_mod, procs, progress, signals, space, state, table
+from . import commands, disturbance, icmp_log, local, noise, plan as plan_mod, procs, progress, signals, space, state, table
 from .space import WriteFault
 
 
@@ -204,6 +204,10 @@ class Sweep:
             lines = [progress.progress_line(self.doc, index, t1 - self.t0)]
             if status == "failed":
                 lines += progress.tails(outcome.tails)
+            if noise.due(self.runs, index):  # the first rounds measured the machine's noise: name it if loud
+                repeats = self.doc["repeats"]
+                lines += filter(None, [noise.line(self.runs, self.doc["runs"], repeats,
+                                                  self.doc["estimated_s"] / repeats)])
             print("\n".join(lines), flush=True)
 
     def remove_logs(self, stem: str) -> None:

@@ -13,6 +13,8 @@ Knobs (environment variables, with their defaults):
                          (MODE=micro: 1, each run repeats MICRO_REPEAT times)
   BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit
   SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
+  ORDER={ORDER:<17}blocks: in each round, the frameworks of one setting back to back, so that
+                         a Δ pairs runs seconds apart; rounds: each round shuffled whole
   DURATION={DURATION:<14}measured seconds per run (more repeats narrow the intervals more
                          than longer runs do: docs/sweeps.md)
   WARMUP={WARMUP:<16}warm-up seconds per run, excluded from the statistics

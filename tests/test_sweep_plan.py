@@ -1,6 +1,7 @@
 """sweepkit: the knob checks and their messages, the plan and each end's command line, the ETA and
 the progress line, on knobs and points made up here (no process is started)."""
 
+import hashlib
 import itertools
 import re
 
@@ -8,7 +9,7 @@ import pytest
 
 
 from suite import runtimes  # noqa: E402
-from sweepkit import cli, commands, knobs, network, plan, progress, selection, state  # noqa: E402
+from sweepkit import cli, commands, knobs, network, plan, prepare, progress, selection, state  # noqa: E402
 from suite import fmt  # noqa: E402
 
 
@@ -343,7 +344,8 @@ def test_the_plan_printout_says_what_is_skipped_the_runs_the_seed_and_the_estima
     lines = progress.plan_lines(doc)
     assert lines[:2] == ["Plan: 2 points, 1 skipped, × 3 repeats = 3 runs of 1 s warm-up + 10 s measured "
                          "(throughput), about 33s in all",
-                         "  3 rounds, each point once per round, in an order shuffled with SEED=42"]
+                         "  3 rounds, each point once per round, in blocks of one setting's frameworks back to back, "
+                         "shuffled with SEED=42 (ORDER=blocks)"]
     assert lines[3] == ("    2  std-udp-100000B-throughput-0t          skipped: a UDP datagram carries at most "
                         "65507 bytes")
 
@@ -382,3 +384,104 @@ def test_durations_read_as_hours_minutes_seconds(value, text):
                                          (0.0001, "0"), (None, "–")])
 def test_seconds_have_three_digits_and_no_exponent(value, text):
     assert fmt.seconds(value) == text
+
+
+def rounds_of(runs):
+    return [list(group) for _, group in itertools.groupby(runs, key=lambda r: r.round)]
+
+
+def stretches(round_runs):
+    """The settings of a round's runs in the order they come, one entry per stretch of equal settings."""
+    return [(setting, [r.point.framework for r in group])
+            for setting, group in itertools.groupby(round_runs, key=lambda r: r.point.setting)]
+
+
+@pytest.mark.parametrize("flags, env", [(DEFAULT_SWEEP, {}),
+                                        ("tSs", {"INTERVALS": "0.001 0", "TASKS": "0 10", "CONNECTIONS": "1 4"}),
+                                        ("tS", {"MODE": "throughput", "SIZES": "64 1024 100000"})],
+                         ids=["default", "dimensions", "throughput"])
+def test_by_default_each_round_runs_every_setting_as_one_block_of_each_of_its_frameworks_once(flags, env):
+    points = planned(flags, **env)
+    measured = [p for p in points if not p.skipped]
+    frameworks_at = {}
+    for p in measured:
+        frameworks_at.setdefault(p.setting, []).append(p.framework)
+    assert checked(flags, **env).knobs["ORDER"] == "blocks"
+    for seed in range(10):
+        for round_runs in rounds_of(plan.runs(points, 3, seed)):
+            found = stretches(round_runs)
+            assert len(found) == len(frameworks_at)  # each setting is one contiguous block
+            assert all(sorted(fws) == sorted(frameworks_at[s]) for s, fws in found)
+            assert not plan.blocks([r.point for r in round_runs])  # and no framework runs as one stretch
+    icmp = [s for s in frameworks_at if s[0] == "icmp"]
+    assert all(frameworks_at[s] == ["ping"] for s in icmp)  # the ICMP reference: blocks of its own
+
+
+def test_blocks_and_their_runs_are_shuffled_anew_each_round_and_replayed_by_the_seed():
+    points = planned(DEFAULT_SWEEP)
+
+    def order(seed, repeats=3, **kw):
+        return [r.stem for r in plan.runs(points, repeats, seed, **kw)]
+
+    runs = plan.runs(points, 20, 1)
+    settings = [tuple(s for s, _ in stretches(round_runs)) for round_runs in rounds_of(runs)]
+    insides = [tuple(fws) for round_runs in rounds_of(runs) for _, fws in stretches(round_runs) if len(fws) == 4]
+    assert len(set(settings)) == 20  # the blocks' order is drawn anew each round
+    assert len(set(insides)) > 12  # as is the order inside a block: 24 are possible
+    assert order(42) == order(42) == order(42, order="blocks") != order(43)
+    assert order(42, repeats=5)[:132] == order(42)  # round k does not depend on how many follow
+    assert order(42) != order(42, order="rounds")
+
+
+def test_order_rounds_is_the_order_of_the_sweeps_before_blocks():
+    points = planned(DEFAULT_SWEEP)
+    runs = plan.runs(points, 3, 42, order="rounds")
+    # Recorded from sweepkit/plan.py before ORDER existed: the same SEED replays an older sweep's order.
+    assert [r.stem for r in runs[:6]] == ["std-udp-64B-0s-0t-r1", "std-tcp-64B-0.0001s-0t-r1",
+                                          "tokio-tcp-64B-0.1s-0t-r1", "smol-tcp-64B-0.0001s-0t-r1",
+                                          "smol-udp-64B-0s-0t-r1", "tokio-udp-64B-0.0001s-0t-r1"]
+    digest = hashlib.sha256(" ".join(r.stem for r in runs).encode()).hexdigest()
+    assert digest == "0dcaf3bad9a254356c314ac5778f59645f8f849c00020e5b8f7afdd19ff1732d"
+    small = planned("St", INTERVALS="0.001 0", PROTOCOLS="tcp")
+    assert [r.stem for r in plan.runs(small, 2, 5, order="rounds")] == [
+        "std-tcp-64B-0s-0t-r1", "tokio-tcp-64B-0.001s-0t-r1", "std-tcp-64B-0.001s-0t-r1", "tokio-tcp-64B-0s-0t-r1",
+        "std-tcp-64B-0s-0t-r2", "tokio-tcp-64B-0.001s-0t-r2", "std-tcp-64B-0.001s-0t-r2", "tokio-tcp-64B-0s-0t-r2"]
+
+
+def test_order_is_a_checked_knob_of_every_mode():
+    assert checked(ORDER="rounds").knobs["ORDER"] == "rounds" and checked().knobs["ORDER"] == "blocks"
+    message = ("ORDER='time': expected blocks (each setting's frameworks back to back in a round, the default) or "
+               "rounds (each round shuffled whole)")
+    assert checked(ORDER="time").errors == [message]
+    assert checked("t", MODE="micro", ORDER="time").errors == [message]
+    assert checked("t", MODE="micro", ORDER="rounds").warnings == []  # it applies to micro sweeps too
+
+
+def test_a_micro_sweep_runs_the_frameworks_of_one_benchmark_and_size_as_a_block():
+    result = checked("tS", MODE="micro", BENCHES="spawn_many notify", MICRO_INSTANCES="10 100", REPEATS="2")
+    points = plan.build(result.knobs, result.selection)
+    for round_runs in rounds_of(plan.runs(points, 2, 3)):
+        found = stretches(round_runs)
+        assert sorted(s for s, _ in found) == [("notify", (("instances", 10),)), ("notify", (("instances", 100),)),
+                                               ("spawn_many", ())]
+        assert len(found) == 3 and all(sorted(fws) == ["std", "tokio"] for _, fws in found)
+
+
+def test_the_plan_says_its_order_and_a_dry_run_shows_round_one(tmp_path):
+    env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "SEED": "42", "REPEATS": "2", "DRY_RUN": "1",
+           "OUT_DIR": str(tmp_path)}
+    result = checked("tS", **env)
+    doc = {"frameworks": [e.label for e in result.selection], "knobs": result.knobs, "points": []}
+    runs, lines = prepare.plan(doc, None, "run-localhost.sh")
+    assert lines[1] == ("  2 rounds, each point once per round, in blocks of one setting's frameworks back to back, "
+                        "shuffled with SEED=42 (ORDER=blocks)")
+    first = [r.point for r in runs if r.round == 1]
+    assert lines[-3:] == ["  Round 1 runs in this order (each round is drawn anew; sweep.json lists every run):",
+                          f"  block   1  {first[0].stem} {first[1].stem}", f"  block   2  {first[2].stem} {first[3].stem}"]
+    state.save(tmp_path / "sweep.json", doc)
+    assert state.load(tmp_path / "sweep.json")["knobs"]["ORDER"] == "blocks"  # sweep.json records it
+    rounds = checked("tS", **env, ORDER="rounds")
+    doc = {"frameworks": ["std", "tokio"], "knobs": rounds.knobs, "points": []}
+    runs, lines = prepare.plan(doc, None, "run-localhost.sh")
+    assert lines[1] == "  2 rounds, each point once per round, in an order shuffled with SEED=42 (ORDER=rounds)"
+    assert lines[-4:] == [f"  {i:5d}  {r.point.stem}" for i, r in enumerate(runs[:4], 1)]

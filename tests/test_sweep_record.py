@@ -170,7 +170,8 @@ def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, caps
     assert prepare.runtime_flags(sweep.doc) == "-t" and prepare.references(checked) == []
     assert (checked.knobs["REPEATS"], checked.knobs["SEED"]) == ("2", "3")
     assert shown[:2] == ["Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 4s in all",
-                         "  2 rounds, each point once per round, in an order shuffled with SEED=3"]
+                         "  2 rounds, each point once per round, in blocks of one setting's frameworks back to back, "
+                         "shuffled with SEED=3 (ORDER=blocks)"]
     order = [r.stem for r in plan.runs(plan.build(knobs.check(env, "t").knobs, knobs.check(env, "t").selection), 2, 3)]
     assert [r.stem for r in sweep.runs] == order
     folder = sweep.folder
@@ -295,3 +296,26 @@ def test_every_run_of_a_real_sweep_records_its_disturbance(tmp_path):
             assert d[end]["threads"] >= 1 and d[end]["switches"] > 0, r
             assert d[end]["migrations"] is None or d[end]["migrations"] <= d[end]["threads"], r
     assert all(r["disturbance"]["own_cpu_s"] > 0 for r in runs if r["stem"].startswith("std-tcp-64B-0s"))
+
+
+@pytest.mark.parametrize("loud", [True, False], ids=["loud", "quiet"])
+def test_the_noise_line_follows_round_two_on_a_loud_machine_only(tmp_path, monkeypatch, capsys, loud):
+    env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0", "REPEATS": "3", "SEED": "3"}
+    _, sweep, _ = a_sweep(tmp_path, env, "tS", monkeypatch)
+    sweep.start({"kind": "localhost"}, {})
+    # Round 1 fast and round 2 slow by a factor the runs of a quiet machine never differ by.
+    factor = {1: 1.0, 2: 1.6 if loud else 1.02}
+    printed = []
+    for index, run in enumerate(sweep.runs[:8]):
+        p50 = 21000 * factor[run.round] * (1.1 if run.point.framework == "tokio" else 1.0)
+        write_logs(sweep.folder, **{run.stem: RTT_LOG | {"rtt_ns": RTT_LOG["rtt_ns"] | {"p50": int(p50)}}})
+        (sweep.folder / f"{run.stem}.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
+        ended(sweep, index, runner.Outcome(exit_code=0), 100.0)
+        sweep.record()
+        printed.append(capsys.readouterr().out.splitlines())
+    assert all(len(lines) == 1 for lines in printed[:7])  # a progress line each
+    if loud:
+        assert len(printed[7]) == 2 and printed[7][1].startswith("Noise: after 2 rounds a point's runs scatter by ")
+        assert "a Δ vs std still resolves about " in printed[7][1]  # the pairs' Δ is the same in both rounds
+    else:
+        assert len(printed[7]) == 1

@@ -5,8 +5,6 @@
 # it refuses, its comparison and --variance (variance.py). A figure is a page function in pages.py
 # and one entry in FIGURES.
 
-from pathlib import Path
-
 from suite import fmt
 
 from .. import sweep
@@ -40,12 +38,16 @@ def ready(found: sweep.Sweep, plot: str) -> None:
                                   "./run-localhost.sh -S)")
 
 
-def spread(folder: Path, found_runs, form: str) -> str:
-    """--variance: where each point's spread comes from, in `form` (text, csv, markdown)."""
-    parts = variance.components(found_runs)
+def spread(found: sweep.Sweep, form: str) -> str:
+    """--variance: where each point's spread comes from, in `form` (text, csv, markdown); the text says
+    the sweep's ORDER, which decides what a paired Δ cancels."""
+    parts = variance.components(found.runs)
     if parts.empty:
-        raise sweep.NothingUsable(f"no point of {folder} has 2 repeats or more: a spread needs REPEATS=2 or more")
-    return {"text": variance.text, "csv": variance.csv, "markdown": variance.markdown}[form](parts)
+        raise sweep.NothingUsable(f"no point of {found.folder} has 2 repeats or more: a spread needs REPEATS=2 or "
+                                  "more")
+    if form == "csv":
+        return variance.csv(parts)
+    return {"text": variance.text, "markdown": variance.markdown}[form](parts, sweep.order(found.infos))
 
 
 KIND = Kind(

@@ -9,17 +9,20 @@ import numpy as np
 import pandas as pd
 
 from suite.palette import is_reference
+from suite.runtimes import BASELINE
 
 from .. import load, stats
 from .. import uncertainty as u
 
-KEYS = ("framework", "transport", "payload", "interval_s", "tasks", "connections", "load")
+# A point but its framework (sweepkit.plan.Point.setting): a Δ vs std pairs the runs of one setting and
+# round, which ORDER=blocks runs back to back.
+SETTING = ("transport", "payload", "interval_s", "tasks", "connections", "load")
+KEYS = ("framework", *SETTING)
 # Given an interval; p5, p90, p95 and the rest are plain means over repeats.
 METRICS = ("p50", "p99", "p999", "latency_p99")
 MEANS = ("p5", "p50", "p90", "p95", "p99", "p999", "p9999", "mean", "achieved_rate", "latency_p50", "latency_p99",
          "latency_p999", "conn_p50_min", "conn_p50_max", "conn_p99_min", "conn_p99_max")
 SUMS = ("n", "lost")
-BASELINE = "std"  # every runtime's added latency is measured against it
 MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
 
 
@@ -105,9 +108,11 @@ def has_deltas(points: pd.DataFrame) -> bool:
 
 
 def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
-    """Δp50 = runtime − std at the same transport, payload, interval, tasks, connections and load,
-    paired by round (rounds both measured), with its t interval, a verdict and the minimum
-    detectable Δ (mde_p50, ns; NaN with one pair); empty for std and references."""
+    """Δp50 = runtime − std at the same setting (transport, payload, interval, tasks, connections and
+    load), each pair std's run of the same setting and round (rounds both measured): under ORDER=blocks
+    the run of its block, seconds apart; under ORDER=rounds, and in a sweep from before ORDER, a run of
+    its round. The pairing reads only the logs, so it is the same for either. With its t interval, a
+    verdict and the minimum detectable Δ (mde_p50, ns; NaN with one pair); empty for std and references."""
     point = list(KEYS)
     per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
     rounds = {key: group.droplevel(point) for key, group in per_round.groupby(level=point, sort=False)}
@@ -115,9 +120,10 @@ def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Dat
     values = {c: [] for c in ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict", "mde_p50",
                                 "mde_p50_pct")}
     for key in table[point].itertuples(index=False, name=None):  # a loop over points
-        base = (BASELINE, *key[1:])
-        mine, theirs = rounds.get(key), rounds.get(base)
-        if key[0] == BASELINE or is_reference(key[0]) or theirs is None:
+        framework, *setting = key
+        base = (BASELINE, *setting)  # std at the same setting
+        mine, theirs = rounds.get(key), rounds.get(base)  # each a p50 per round
+        if framework == BASELINE or is_reference(framework) or theirs is None:
             change, pairs, call = None, 0, ""
         else:
             common = mine.index.intersection(theirs.index) if mine is not None else []

@@ -118,3 +118,13 @@ def test_the_mde_of_a_ratio_is_a_share_and_none_without_repeats():
     assert 0.03 < share < 0.3
     assert np.isnan(u.detectable_ratio(u.ratio([60_000], [61_000])))
     assert np.isnan(u.detectable(u.paired_difference([70_000], [60_000])))
+
+
+def test_the_sweep_and_the_analysis_share_one_mde():
+    """suite.tdist.detectable, which the sweep's noise line uses, is the MDE the analysis gives a paired Δ."""
+    from suite import tdist
+
+    diffs = np.array([3.0, 5.0, 4.0, 7.0, 2.0, 6.0])
+    change = u.paired_difference(diffs, np.zeros(len(diffs)))
+    assert tdist.detectable(float(np.std(diffs, ddof=1)), len(diffs)) == pytest.approx(u.detectable(change))
+    assert tdist.detectable(1.0, 14) == pytest.approx(0.81, abs=0.005)  # docs/sweeps.md: 0.81 · s_Δ at R = 14
