@@ -170,7 +170,8 @@ def check_hosts(prog: str, role: str, given: dict | None, tmp: Path) -> int:
     pinned = {role: syscheck.pinned_ends(k, ends[role])}
     roles = {role: facts_here(prog, k, ",".join(pinned[role].values()), [])}
     # A network sweep holds the idle states of the host that runs it, the ping's (local.hold_cpus_awake).
-    tune = {role: syscheck.tune_outlook(k["TUNE"]) if role != "pong" else "not applied on the pong's host"}
+    tune = {"local": syscheck.tune_outlook(k["TUNE"]), "ping": syscheck.tune_outlook(k["TUNE"]),
+            "pong": "not applied on the pong's host: a sweep holds the idle states of the host it runs on"}
     if given and given.get("remote"):
         remote_dir = given.get("remote-dir") or str(SUITE_DIR)
         args = [remote_dir, f"{remote_dir}/target/release", k["PONG_CPUS"], k["NICE"]]

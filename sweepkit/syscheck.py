@@ -18,8 +18,8 @@ from .local import CPU_DMA_LATENCY
 # Clocksources that cannot be read in the vDSO (or read slowly): every timestamp a ping takes then costs
 # a system call or an I/O read, µs on hpet and acpi_pm, and that lands in every RTT.
 SLOW_CLOCKSOURCES = ("hpet", "acpi_pm", "xen", "jiffies", "refined-jiffies", "pit")
-BUSY_PCT = 50  # a pinned CPU (or its SMT sibling) this busy with other work before the first run
-# Other processes' CPUs before the first run: the margin a run's other CPU time must pass to be flagged
+BUSY_PCT = 50  # a pinned CPU (or its SMT sibling) this busy with other work as the sweep starts
+# Other processes' CPUs as the sweep starts: the margin a run's other CPU time must pass to be flagged
 # disturbed (disturbance.MARGIN), so a warned sweep is one whose runs may all be disturbed alike.
 OTHER_CPUS = 0.25
 
@@ -121,8 +121,8 @@ def busy_cpus(facts: dict, pinned: dict) -> str | None:
                     what = f"the {end}'s CPU" if other == cpu else f"an SMT sibling of the {end}'s CPU {cpu}"
                     found.append(f"CPU {other} ({what}) {busy[other]} %")
     if found:
-        return (f"CPUs the ends run on were busy before the first run: {', '.join(dict.fromkeys(found))}; what runs "
-                "there competes with the ends (see busiest_processes): stop it, or pin the ends to quieter CPUs")
+        return (f"CPUs the ends run on are busy: {', '.join(dict.fromkeys(found))}; what runs there competes with "
+                "the ends (see busiest_processes): stop it, or pin the ends to quieter CPUs")
     return None
 
 
@@ -132,8 +132,8 @@ def other_processes(facts: dict, pinned: dict) -> str | None:
     except ValueError:
         return None
     if other >= OTHER_CPUS:
-        return (f"other processes used {other:.2f} CPUs as the sweep started ({_value(facts, 'busiest_processes')}): "
-                "their work lands in the figures and widens the spread; let them finish, or stop them")
+        return (f"other processes are using {other:.2f} CPUs (busiest: {_value(facts, 'busiest_processes')}): their "
+                "work lands in the figures and widens the spread; let them finish, or stop them")
     return None
 
 
@@ -188,7 +188,7 @@ def report(found: dict, pinned: dict[str, dict[str, str]], tune: dict[str, str])
         lines += ["", f"{name} ({role}: {ends}; kernel {facts.get('kernel') or UNKNOWN}, "
                       f"{facts.get('cpus_online') or UNKNOWN} CPUs)"]
         lines += [f"  {key:<{width}}{facts.get(key) or UNKNOWN}" for key in SHOWN]
-        lines.append(f"  {'TUNE':<{width}}{tune.get(role, 'not applied on this host')}")
+        lines.append(f"  {'TUNE':<{width}}{tune[role]}")
         found_warnings = warnings(facts, pinned.get(role, {}))
         lines += [f"  warning: {line}" for line in found_warnings] or ["  no warnings"]
     return "\n".join(lines)
