@@ -46,7 +46,7 @@ def short_flags(arg: str, show_usage) -> str:
 
 def unknown_option(arg: str, known: str) -> Usage:
     """A long option the script does not take (never read as a bundle of flag letters: --check is not -c -h)."""
-    return Usage(f"unknown option {arg.partition('=')[0]}: this script's long options are {known}; "
+    return Usage(f"unknown option {arg}: this script's long options are {known}; "
                  "the runtimes are chosen with one-letter flags such as -asStP")
 
 
@@ -172,7 +172,7 @@ def check_hosts(prog: str, role: str, given: dict | None, tmp: Path) -> int:
     # A network sweep holds the idle states of the host that runs it, the ping's (local.hold_cpus_awake).
     tune = {"local": syscheck.tune_outlook(k["TUNE"]), "ping": syscheck.tune_outlook(k["TUNE"]),
             "pong": "not applied on the pong's host: a sweep holds the idle states of the host it runs on"}
-    if given and given.get("remote"):
+    if role == "ping" and given.get("remote"):
         remote_dir = given.get("remote-dir") or str(SUITE_DIR)
         args = [remote_dir, f"{remote_dir}/target/release", k["PONG_CPUS"], k["NICE"]]
         roles["pong"] = network.remote_facts(prog, k["SSH_OPTS"], given["remote"], args, tmp)
@@ -194,7 +194,6 @@ def run_localhost(prog: str, argv: list[str], tmp: Path) -> int:
         target, pinning = "in-process", f"micro: {k['MICRO_CPUS'] or 'none (every CPU)'}"
     here = local.setup(k, ends, prog)
     pinned = syscheck.pinned_ends(k, binary_ends(k, ["pong", "ping"]))  # after setup: one CPU is both ends'
-
     icmp = local.icmp_problem() if prepare.references(checked) else None
     runs, plan_text = prepare.plan(doc, icmp, prog)
     print("\n".join(plan_text), flush=True)
@@ -259,7 +258,7 @@ def run_network(prog: str, argv: list[str], tmp: Path) -> int:
     idle = local.hold_cpus_awake(k["TUNE"], prog)
     folder = make_sweep_dir(prog, k["OUT_DIR"], "network-" + "".join(
         c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in b_name))
-    ping_facts = facts_here(prog, k, k["PING_CPUS"], [f"{p}-ping" for p in prefixes])  # PING_CPUS: as setup left it
+    ping_facts = facts_here(prog, k, k["PING_CPUS"], [f"{p}-ping" for p in prefixes])
     sweep = Sweep(prog, doc, runs, folder, here, pongs, tmp, target,
                   local.suite_version(Path(k["BIN_DIR"]), prepare.all_prefixes(), SUITE_DIR))
     nice = f"ping: {k['NICE'] if here.nice else 'not applied'}, pong: {k['NICE'] if remote_nice else 'not applied'}"

@@ -53,7 +53,7 @@ def value_of(path, key: str, separator: str) -> str:
             return line.split(separator, 1)[1].strip()
     return ""
 
-# The settings besides the binaries that move latency (pyperf's `system show`, for round trips). Read
+# The machine's settings that move latency (pyperf's `system show`, for round trips). Read
 # under a root directory, so that the tests can point it at a fake /proc and /sys.
 UNKNOWN = "unknown"
 SAMPLE_S = 0.3  # how long CPU use is sampled for: 30 ticks of 10 ms per CPU
@@ -74,13 +74,13 @@ def text(root, path: str, empty: str = "none") -> str:
 
 
 def cpulist(spec: str) -> list[int]:
-    """The CPUs of a kernel CPU list such as 0-3,8; [] for anything else (none, unknown, a typo)."""
+    """The CPUs of a kernel CPU list such as 0-3,8; a part that is no CPU or range (none, unknown, a typo)
+    adds none."""
     cpus = []
     for part in spec.split(","):
         low, _, high = part.strip().partition("-")
-        if not (low.isdigit() and (high.isdigit() or not high)):
-            return []
-        cpus += range(int(low), int(high or low) + 1)
+        if low.isdigit() and (high.isdigit() or not high):
+            cpus += range(int(low), int(high or low) + 1)
     return cpus
 
 
@@ -199,7 +199,8 @@ def settings(root, cpus: str, sample_s: float) -> list[tuple[str, str]]:
     facts = governor_and_boost(root) + idle(root)
     facts += [("aslr", ASLR.get(text(root, "proc/sys/kernel/randomize_va_space"), UNKNOWN))]
     facts += isolation(root)
-    names = {name for name, _ in processes(root).values()} if (Path(root) / "proc").is_dir() else None
+    before = snapshot(root)
+    names = {name for name, _ in before[1].values()} if (Path(root) / "proc").is_dir() else None
     facts += [("irqbalance", UNKNOWN if names is None else "running" if "irqbalance" in names else "not running"),
               ("thp", chosen(text(root, f"{THP}/enabled"))), ("thp_defrag", chosen(text(root, f"{THP}/defrag"))),
               ("clocksource", text(root, f"{CLOCKSOURCE}/current_clocksource")),
@@ -207,7 +208,6 @@ def settings(root, cpus: str, sample_s: float) -> list[tuple[str, str]]:
               ("smt_siblings", "; ".join(f"cpu{n}: {text(root, f'{CPU}/cpu{n}/topology/thread_siblings_list')}"
                                          for n in sorted(set(cpulist(cpus)))) or "not pinned"),
               ("load_average", " ".join(text(root, "proc/loadavg").split()[:3]))]
-    before = snapshot(root)
     time.sleep(sample_s)
     return facts + cpu_use(before, snapshot(root), sample_s, os.getpid(), 1 / CLK_TCK)
 

@@ -79,8 +79,7 @@ def remote_facts(prog: str, ssh_opts: str, remote: str, args: list[str], tmp: Pa
     return state.parse_tsv(done.stdout.decode(errors="replace"))
 
 
-def preflight_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_dir: str, tmp: Path,
-                     prefixes: list[str]) -> dict:
+def preflight_remote(prog: str, doc: dict, remote: str, remote_dir: str, tmp: Path, prefixes: list[str]) -> dict:
     """Before the first point: ssh works, B has the suite and the binaries, built from the same commit as
     here, and PONG_CPUS; returns B's facts, `nice_ok` saying whether B allows NICE. Any problem ends the
     sweep here."""
@@ -118,7 +117,7 @@ def prepare_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_dir
     """--remote: the preflight and the data-plane check; B's pongs (pinned and niced as B allows), B's facts,
     and whether B applies NICE."""
     k = doc["knobs"]
-    facts = preflight_remote(prog, doc, ssh, remote, remote_dir, tmp, prefixes)
+    facts = preflight_remote(prog, doc, remote, remote_dir, tmp, prefixes)
     niced = k["NICE"] != "0" and facts.get("nice_ok") == "yes"
     prefix = (["taskset", "-c", k["PONG_CPUS"]] if k["PONG_CPUS"] else []) + (["nice", "-n", k["NICE"]] if niced else [])
     pongs = RemotePongs(k, ssh, remote, remote_dir, target, prefix)
