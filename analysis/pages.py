@@ -6,6 +6,7 @@
 # declares.
 
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -111,8 +112,20 @@ _RESULTS = {"schema", "kind", "framework", "transport", "payload", "interval_s",
             "msg_per_s", "gbit_per_s", "latency_ns", "per_connection"}
 
 
+def _warnings(runs) -> list[str]:
+    """The system check's warnings (sweep.json hosts[].warnings), wrapped to the page's column."""
+    if "host_warnings" not in runs:
+        return []
+    found = list(dict.fromkeys(line for text in runs["host_warnings"].dropna() for line in text.split("\n")))
+    if not found:
+        return []
+    wrapped = [part for line in found for part in textwrap.wrap(line, 60, initial_indent="  ! ",
+                                                               subsequent_indent="    ")]
+    return ["warnings of the system check as the sweep started:", *wrapped, ""]
+
+
 def _facts(sweep, runs) -> list[str]:
-    lines = []
+    lines = _warnings(runs)
     for path, info in sorted(sweep.infos.items()):
         lines.append(f"{path.relative_to(sweep.folder) if path.is_relative_to(sweep.folder) else path}:")
         lines += _flatten(info, "  ")

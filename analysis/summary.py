@@ -69,6 +69,16 @@ def variant_notes(points: pd.DataFrame) -> list[str]:
     return notes
 
 
+def host_notes(points: pd.DataFrame) -> list[str]:
+    """The system check's warnings as the sweeps of these points started, if any: settings of a host known
+    to hurt latency (sweep.json hosts[].warnings), each with what to do."""
+    if "host_warnings" not in points:
+        return []
+    lines = list(dict.fromkeys(line for text in points["host_warnings"].dropna() for line in text.split("\n")))
+    return ["system check as the sweep started (sweep.json hosts[].warnings):", *(f"  {line}" for line in lines)] \
+        if lines else []
+
+
 def aligned(headers: list[str], body: list[list[str]], notes: list[str], left: int = _LEFT) -> str:
     """An aligned plain-text table with its footnotes."""
     table = [headers, *body]

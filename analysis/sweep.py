@@ -104,6 +104,8 @@ def collect(folder: Path, kind, filters: Filters, with_time: bool, warn, noise: 
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, palette, warn)
     runs["one_end"] = runs["framework"].map(_one_end_variants(found.infos))
     runs["disturbed"] = runs["source"].map(lambda source: Path(source).name).map(_disturbed_runs(found.infos))
+    runs["host_warnings"] = runs["source"].map(lambda source: Path(source).parent / load.SWEEP_INFO).map(
+        host_warnings(found.infos))
     return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise, palette)
 
 
@@ -140,6 +142,19 @@ def _disturbed_runs(infos: dict) -> dict[str, str]:
     """Log stem → why, for each run its sweep flagged as disturbed (sweep.json runs[].disturbed)."""
     return {r["stem"]: r["disturbed"] for info in infos.values() for r in info.get("runs") or ()
             if isinstance(r, dict) and r.get("disturbed")}
+
+
+def host_warnings(infos: dict) -> dict[Path, str]:
+    """sweep.json's path → the system check's warnings as its sweep started, a line each, "HOST: warning"
+    (sweep.json hosts[].warnings; none in sweeps older than the check)."""
+    found = {}
+    for path, info in infos.items():
+        hosts = info.get("hosts") if isinstance(info.get("hosts"), dict) else {}
+        lines = [f"{name}: {line}" for name, facts in hosts.items() if isinstance(facts, dict)
+                 for line in facts.get("warnings") or () if isinstance(line, str)]
+        if lines:
+            found[path] = "\n".join(lines)
+    return found
 
 
 def _one_end_variants(infos: dict) -> dict[str, str]:

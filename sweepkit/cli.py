@@ -19,7 +19,8 @@ from pathlib import Path
 
 from . import hostfacts
 
-from . import commands, local, network, prepare, procs, signals, space, usage
+from . import commands, local, network, prepare, procs, signals, space, syscheck, usage
+from . import knobs as knobs_mod
 from .knobs import SUITE_DIR
 from .pongs import LocalPongs, PeerPongs
 from .runner import Sweep
@@ -43,22 +44,33 @@ def short_flags(arg: str, show_usage) -> str:
     return letters
 
 
-def localhost_args(prog: str, argv: list[str]) -> str:
-    flags = ""
+def unknown_option(arg: str, known: str) -> Usage:
+    """A long option the script does not take (never read as a bundle of flag letters: --check is not -c -h)."""
+    return Usage(f"unknown option {arg}: this script's long options are {known}; "
+                 "the runtimes are chosen with one-letter flags such as -asStP")
+
+
+def localhost_args(prog: str, argv: list[str]) -> tuple[str, bool]:
+    """The flag letters, and whether --check was given."""
+    flags, check = "", False
     for arg in argv:
         if arg in ("-h", "--help"):
             show(usage.localhost(prog))
+        elif arg == "--check":
+            check = True
+        elif arg.startswith("--"):
+            raise unknown_option(arg, "--check and --help")
         elif arg.startswith("-"):
             flags += short_flags(arg, lambda: show(usage.localhost(prog)))
         else:
             raise Usage(f"unexpected argument '{arg}'")
-    return flags
+    return flags, check
 
 
 def network_args(prog: str, argv: list[str]) -> dict:
-    """--remote, --remote-dir, --target, --peer (VALUE or =VALUE), --serve and the flag letters; which of
-    remote, peer or serve this is."""
-    given, args = {"flags": "", "serve": False}, list(argv)
+    """--remote, --remote-dir, --target, --peer (VALUE or =VALUE), --serve, --check and the flag letters; which
+    of remote, peer or serve this is (--check: none needed)."""
+    given, args = {"flags": "", "serve": False, "check": False}, list(argv)
     while args:
         arg = args.pop(0)
         name, eq, value = arg.partition("=")
@@ -74,13 +86,17 @@ def network_args(prog: str, argv: list[str]) -> dict:
             given[name[2:]] = value
         elif arg == "--serve":
             given["serve"] = True
+        elif arg == "--check":
+            given["check"] = True
         elif arg.startswith("--"):
-            raise Usage(f"unknown option {arg}")
+            raise unknown_option(arg, "--remote, --remote-dir, --target, --serve, --peer, --check and --help")
         elif arg.startswith("-"):
             given["flags"] += short_flags(arg, lambda: show(usage.network(prog)))
         else:
             raise Usage(f"unexpected argument '{arg}'")
-    if given["serve"]:
+    if given["check"]:
+        given["mode"] = "check"
+    elif given["serve"]:
         if "remote" in given or "peer" in given:
             raise Usage("--serve runs on host B: it takes no --remote or --peer")
         given["mode"] = "serve"
@@ -144,16 +160,40 @@ def facts_here(prog: str, knobs: dict, cpus: str, binaries: list[str]) -> dict:
         return {}
 
 
+def check_hosts(prog: str, role: str, given: dict | None, tmp: Path) -> int:
+    """--check: this host's settings in its `role` (local, ping or pong), and with --remote B's, read through
+    the preflight's ssh path; what TUNE does; the warnings a sweep would print. Runs nothing and writes
+    nothing. The knobs are read, not checked (a sweep checks them): only the CPUs, NICE and TUNE matter here."""
+    k, _ = knobs_mod.read(os.environ, network=given is not None)
+    k["NICE"] = k["NICE"] if knobs_mod.NICENESS.fullmatch(k["NICE"]) else "0"
+    ends = {"local": binary_ends(k, ["pong", "ping"]), "ping": ["ping"], "pong": ["pong"]}
+    pinned = {role: syscheck.pinned_ends(k, ends[role])}
+    roles = {role: facts_here(prog, k, ",".join(pinned[role].values()), [])}
+    # A network sweep holds the idle states of the host that runs it, the ping's (local.hold_cpus_awake).
+    tune = {"local": syscheck.tune_outlook(k["TUNE"]), "ping": syscheck.tune_outlook(k["TUNE"]),
+            "pong": "not applied on the pong's host: a sweep holds the idle states of the host it runs on"}
+    if role == "ping" and given.get("remote"):
+        remote_dir = given.get("remote-dir") or str(SUITE_DIR)
+        args = [remote_dir, f"{remote_dir}/target/release", k["PONG_CPUS"], k["NICE"]]
+        roles["pong"] = network.remote_facts(prog, k["SSH_OPTS"], given["remote"], args, tmp)
+        pinned["pong"] = syscheck.pinned_ends(k, ends["pong"])
+    print(syscheck.report(hosts(roles), pinned, tune))
+    return 0
+
+
 def run_localhost(prog: str, argv: list[str], tmp: Path) -> int:
-    flags = localhost_args(prog, argv)
+    flags, check = localhost_args(prog, argv)
+    if check:
+        return check_hosts(prog, "local", None, tmp)
     checked, doc = prepare.check(os.environ, flags, "localhost", ["ping", "pong"], prog)
     k = doc["knobs"]
     ends = binary_ends(k, ["ping", "pong"])
-    target, cpus = "127.0.0.1", k["PONG_CPUS"]
+    target = "127.0.0.1"
     pinning = f"pong: {k['PONG_CPUS'] or 'none'}, ping: {k['PING_CPUS'] or 'none'}"
     if k["MODE"] == "micro":
-        target, cpus, pinning = "in-process", k["MICRO_CPUS"], f"micro: {k['MICRO_CPUS'] or 'none (every CPU)'}"
+        target, pinning = "in-process", f"micro: {k['MICRO_CPUS'] or 'none (every CPU)'}"
     here = local.setup(k, ends, prog)
+    pinned = syscheck.pinned_ends(k, binary_ends(k, ["pong", "ping"]))  # after setup: one CPU is both ends'
     icmp = local.icmp_problem() if prepare.references(checked) else None
     runs, plan_text = prepare.plan(doc, icmp, prog)
     print("\n".join(plan_text), flush=True)
@@ -162,18 +202,20 @@ def run_localhost(prog: str, argv: list[str], tmp: Path) -> int:
     idle = local.hold_cpus_awake(k["TUNE"], prog)
     folder = make_sweep_dir(prog, k["OUT_DIR"], "localhost")
     prefixes = prepare.measured_prefixes(checked)
-    facts = facts_here(prog, k, cpus, [f"{prefix}-{end}" for prefix in prefixes for end in ends])
+    facts = facts_here(prog, k, ",".join(pinned.values()), [f"{prefix}-{end}" for prefix in prefixes for end in ends])
     sweep = Sweep(prog, doc, runs, folder, here, LocalPongs(k, here.prefix["pong"]), tmp, "127.0.0.1",
                   local.suite_version(Path(k["BIN_DIR"]), prepare.all_prefixes(), SUITE_DIR))
     sweep.start({"kind": "localhost", "command": " ".join([prog, *argv]), "target": target, "pinning": pinning,
                  "nice": k["NICE"] if here.nice else "not applied", "cpu_dma_latency": idle},
-                hosts({"local": facts}))
+                syscheck.warn(prog, hosts({"local": facts}), {"local": pinned}))
     return sweep.run()
 
 
 def run_network(prog: str, argv: list[str], tmp: Path) -> int:
     given = network_args(prog, argv)
     flags, mode = given["flags"], given["mode"]
+    if mode == "check":  # this host is A (the pings'), or B with --serve
+        return check_hosts(prog, "pong" if given["serve"] else "ping", given, tmp)
     if os.environ.get("MODE") == "micro":
         print(f"{prog}: MODE=micro runs in-process benchmarks on one host, with no peer: use ./run-localhost.sh",
               file=sys.stderr)
@@ -222,7 +264,8 @@ def run_network(prog: str, argv: list[str], tmp: Path) -> int:
     nice = f"ping: {k['NICE'] if here.nice else 'not applied'}, pong: {k['NICE'] if remote_nice else 'not applied'}"
     sweep.start({"kind": "network", "mode": mode, "command": " ".join([prog, *argv]), "target": target, **meta,
                  "pinning": pinning, "nice": nice, "cpu_dma_latency": f"ping host: {idle}; pong host: not asked"},
-                hosts({"ping": ping_facts, "pong": pong_facts}))
+                syscheck.warn(prog, hosts({"ping": ping_facts, "pong": pong_facts}),
+                              {"ping": syscheck.pinned_ends(k, ["ping"]), "pong": syscheck.pinned_ends(k, ["pong"])}))
     return sweep.run()
 
 

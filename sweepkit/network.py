@@ -61,18 +61,13 @@ def serve_pongs(doc: dict) -> list[tuple]:
                               for p in points if p.binary))
 
 
-def preflight_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_dir: str, tmp: Path,
-                     prefixes: list[str]) -> dict:
-    """Before the first point: ssh works, B has the suite and the binaries, built from the same commit as
-    here, and PONG_CPUS; returns B's facts, `nice_ok` saying whether B allows NICE. Any problem ends the
-    sweep here."""
-    k = doc["knobs"]
+def remote_facts(prog: str, ssh_opts: str, remote: str, args: list[str], tmp: Path) -> dict[str, str]:
+    """B's hostfacts.py pairs (its settings included), the script sent over ssh on stdin with `args` (SUITE_DIR
+    BIN_DIR CPUS NICE BINARY...); ssh that fails or B that cannot run it ends the sweep here."""
     print(f"Checking {remote} ...", flush=True)
-    err = tmp / "ssh.err"
+    ssh, err = commands.ssh(ssh_opts, remote), tmp / "ssh.err"
     if procs.run([*ssh, "true"], subprocess.DEVNULL, err, 60) != 0:
-        die(prog, f"cannot reach {remote} with ssh in batch mode (SSH_OPTS='{k['SSH_OPTS']}'): {last_line(err)}")
-    bins = [f"{prefix}-pong" for prefix in prefixes]
-    args = [remote_dir, f"{remote_dir}/target/release", k["PONG_CPUS"], k["NICE"], *bins]
+        die(prog, f"cannot reach {remote} with ssh in batch mode (SSH_OPTS='{ssh_opts}'): {last_line(err)}")
     with open(HOSTFACTS, "rb") as script, open(err, "wb") as errors:
         try:
             done = subprocess.run([*ssh, f"python3 - {shlex.join(args)}"], stdin=script, stdout=subprocess.PIPE,
@@ -81,7 +76,17 @@ def preflight_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_d
             die(prog, f"cannot read {remote}'s machine facts: no answer within 120 s")
     if done.returncode != 0:
         die(prog, f"cannot read {remote}'s machine facts: {last_line(err)}")
-    facts = state.parse_tsv(done.stdout.decode(errors="replace"))
+    return state.parse_tsv(done.stdout.decode(errors="replace"))
+
+
+def preflight_remote(prog: str, doc: dict, remote: str, remote_dir: str, tmp: Path, prefixes: list[str]) -> dict:
+    """Before the first point: ssh works, B has the suite and the binaries, built from the same commit as
+    here, and PONG_CPUS; returns B's facts, `nice_ok` saying whether B allows NICE. Any problem ends the
+    sweep here."""
+    k = doc["knobs"]
+    bins = [f"{prefix}-pong" for prefix in prefixes]
+    args = [remote_dir, f"{remote_dir}/target/release", k["PONG_CPUS"], k["NICE"], *bins]
+    facts = remote_facts(prog, k["SSH_OPTS"], remote, args, tmp)
     if facts.get("dir_ok") != "yes":
         die(prog, f"there is no {remote_dir} on {remote}: check out the suite there at the same path as here, or "
                   "pass --remote-dir DIR")
@@ -112,7 +117,7 @@ def prepare_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_dir
     """--remote: the preflight and the data-plane check; B's pongs (pinned and niced as B allows), B's facts,
     and whether B applies NICE."""
     k = doc["knobs"]
-    facts = preflight_remote(prog, doc, ssh, remote, remote_dir, tmp, prefixes)
+    facts = preflight_remote(prog, doc, remote, remote_dir, tmp, prefixes)
     niced = k["NICE"] != "0" and facts.get("nice_ok") == "yes"
     prefix = (["taskset", "-c", k["PONG_CPUS"]] if k["PONG_CPUS"] else []) + (["nice", "-n", k["NICE"]] if niced else [])
     pongs = RemotePongs(k, ssh, remote, remote_dir, target, prefix)

@@ -76,9 +76,12 @@ def flags_and_knobs(network: bool) -> str:
 
 def localhost(prog: str) -> str:
     return f"""\
-Usage: {prog} [-FLAGS] [-h]   (the flags below, alone or combined as in -asStP)
+Usage: {prog} [-FLAGS] [-h] [--check]   (the flags below, alone or combined as in -asStP)
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) on this host over loopback,
 a fresh pong and ping per run: REPEATS rounds, each running every point once, shuffled.
+
+  --check   print the system check (the settings that move latency, and what to do about
+            each one known to hurt) and run nothing; a sweep prints its warnings too
 
 {flags_and_knobs(False)}
 
@@ -92,6 +95,7 @@ def network(prog: str) -> str:
 Usage: {prog} --remote USER@HOST [--remote-dir DIR] [--target ADDR] [-FLAGS]
        {prog} --serve [--target ADDR] [-FLAGS]
        {prog} --peer ADDR [-FLAGS]
+       {prog} --check [--remote USER@HOST]
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) across two hosts: pongs on
 host B, pings on this host (A).
 
@@ -102,6 +106,8 @@ host B, pings on this host (A).
   --serve             on B: keep one pong per framework and protocol listening, on fixed
                       ports (see BASE_PORT); Ctrl-C stops them
   --peer ADDR         on A: sweep against the pongs of '--serve' on ADDR
+  --check             print the system check of this host (with --remote: of B too, over
+                      ssh) and run nothing; a sweep prints its warnings too
 
 {flags_and_knobs(True)}
 

@@ -54,9 +54,22 @@ def test_a_sweep_across_the_veth_link_logs_both_hosts(lab, tmp_path):
     assert set(roles) == {"ping", "pong"} and len(sweep["hosts"]) == 2
     assert roles["pong"]["address"] == lab.addr_b and roles["pong"]["kernel"]
     assert roles["pong"]["binaries"]["tokio-pong"].startswith("tokio-pong ")
+    # The system check of each host, B's read over the preflight's ssh (sweepkit/hostfacts.py on stdin).
+    assert all(isinstance(facts["warnings"], list) and facts["clocksource"] for facts in roles.values())
+    assert roles["pong"]["smt_siblings"].startswith("cpu0: ") and roles["ping"]["smt_siblings"].startswith("cpu1: ")
     assert sweep["knobs"]["SSH_OPTS"] == lab.ssh_opts
     assert [p["status"] for p in sweep["points"]] == ["ok"] * 5
     assert [r["status"] for r in sweep["runs"]] == ["ok"] * 5
+
+
+def test_check_reads_both_hosts_and_runs_nothing(lab, tmp_path):
+    run = run_in_a(lab, ["--check", "--remote", f"root@{lab.addr_b}", "-tS"], tmp_path)
+    assert run.rc == 0 and "Traceback" not in run.output, run.output
+    no_strays(lab)
+    heads = [line for line in run.stdout if line[:1] not in (" ", "\n", "S", "C")]
+    assert [head.split("(", 2)[-1].split(";")[0] for head in heads] == ["ping: ping on CPU 1", "pong: pong on CPU 0"]
+    assert "not applied on the pong's host" in run.output
+    assert list(tmp_path.iterdir()) == []  # no sweep folder
 
 
 THROUGHPUT = {"MODE": "throughput", "DURATION": "0.5", "WARMUP": "0.2"}

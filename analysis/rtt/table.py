@@ -13,7 +13,7 @@ from suite import fmt
 
 from .. import uncertainty as u
 from ..summary import METHOD_NOTE, aligned, has_connections, integers, interval, markdown_table, repeats, signed
-from ..summary import variant_notes
+from ..summary import host_notes, variant_notes
 from .runs import MISSED_BY
 
 CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate", "achieved_rate",
@@ -102,7 +102,7 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
     if old:
         notes.append("– not recorded by the 2022 suite")
     notes.append("∞ = back-to-back (next message sent when the reply arrives)")
-    return lines, notes + variant_notes(points)
+    return lines, notes + variant_notes(points) + host_notes(points)
 
 
 def _layout(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]], list[str]]:

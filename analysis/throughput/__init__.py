@@ -14,7 +14,7 @@ from suite import fmt
 
 from .. import load, stats, sweep
 from ..kind import Comparing, Figure, Kind, UsageError, refuse_variance
-from ..summary import METHOD_NOTE, aligned, integers, interval, markdown_table, repeats, variant_notes
+from ..summary import METHOD_NOTE, aligned, host_notes, integers, interval, markdown_table, repeats, variant_notes
 
 KEYS = ("framework", "transport", "payload", "tasks")
 METRICS = ("msg_per_s_p50", "gbit_per_s_p50")  # given an interval
@@ -99,7 +99,7 @@ def rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
              "lost: sent − received over the whole run; counts summed over the repeats"]
     if partial:
         notes.append("* a run ended early (\"complete\": false); its windows are shown")
-    return lines, notes + variant_notes(points)
+    return lines, notes + variant_notes(points) + host_notes(points)
 
 
 def _si(value: float) -> str:
