@@ -89,8 +89,11 @@ fn fifty_connections_each_keep_their_own_sequence(runtime: &str) {
             sent_min * CONNECTIONS <= sent && sent <= sent_max * CONNECTIONS && sent_min > 0,
             "{what}: {json}"
         );
-        // 2000 msg/s over 0.6 s, shared by 50 connections: 24 each.
-        assert!(sent.abs_diff(1200) <= 60, "{what}: sent {sent}");
+        // 2000 msg/s over 0.6 s, shared by 50 connections: 24 each, 1200 in all. No connection
+        // sends ahead of its schedule, but one held up in the warm-up catches up in the window:
+        // at most the 1600 due by its end go out in it. A loaded machine may fall behind. Each
+        // connection at the whole rate (or at rate/50²) would send 50 times as many (as few).
+        assert!((600..=1600).contains(&sent), "{what}: sent {sent}");
         assert_eq!(json["per_connection"]["starved"], 0, "{what}");
         match load {
             "open" => assert_eq!(

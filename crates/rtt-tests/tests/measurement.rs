@@ -108,19 +108,34 @@ fn back_to_back(runtime: &str, protocol: &str) -> RttLog {
     rtt_log(&run, &format!("{runtime} {protocol}"))
 }
 
+/// Tries at a back-to-back pair before a machine that starved every one of them fails the test.
+const TRIES: usize = 3;
+
 fn back_to_back_runs_are_not_slowed_by_a_timer(runtime: &str) {
     for protocol in ["tcp", "udp"] {
-        // The control: std's blocking loop, which has no timer, on this machine at this moment.
-        let control = back_to_back("std", protocol).achieved_rate;
-        let log = back_to_back(runtime, protocol);
+        // The control: std's blocking loop, which has no timer, run beside it. A machine under
+        // load can stall a process for hundreds of ms, a whole run's window: such a pair (fewer
+        // than 100 replies at either end) says nothing of timers, and is run again.
+        let pairs = (0..TRIES).map(|_| {
+            let control = back_to_back("std", protocol);
+            (back_to_back(runtime, protocol), control)
+        });
+        let starved = |log: &RttLog| log.received < 100;
+        let mut tried = Vec::new();
+        let Some((log, control)) = pairs
+            .inspect(|(log, control)| tried.push((log.received, control.received)))
+            .find(|(log, control)| !starved(log) && !starved(control))
+        else {
+            panic!("{runtime} {protocol}: every try starved (replies, std's): {tried:?}");
+        };
         assert_eq!((log.target_rate, log.interval_s), (None, 0.0));
-        // A 1 ms timer tick in the loop would cap the rate near 1000 msg/s, where std runs
-        // 60 000 here; the slowest runtime back-to-back (glommio over UDP) runs at a fifth of
+        // A 1 ms timer tick in the loop would hold each round trip near 1 ms, where std's takes
+        // 10–60 µs here; the slowest runtime back to back (glommio over UDP) takes five times
         // std's. A loaded or slow-waking machine slows both alike.
-        let rate = log.achieved_rate;
+        let (p50, std_p50) = (log.rtt_ns.p50.unwrap_or(0), control.rtt_ns.p50.unwrap_or(0));
         assert!(
-            rate > control / 20.0,
-            "{runtime} {protocol}: {rate} msg/s back-to-back, std {control} msg/s"
+            p50 < 20 * std_p50,
+            "{runtime} {protocol}: p50 {p50} ns back-to-back, std's {std_p50} ns"
         );
         assert_eq!(log.late, Some(0));
     }
