@@ -12,7 +12,7 @@ from sweepkit import knobs, noise, plan
 def planned_runs(flags="tSsa", repeats=14, **env):
     result = knobs.check({"PROTOCOLS": "tcp udp", **env}, flags, "localhost")
     assert not result.errors and not result.usage
-    return plan.runs(plan.build(result.knobs, result.selection), repeats, 1)
+    return plan.runs(plan.build(result.spec(), result.selection), repeats, 1)
 
 
 def planted(runs, block_sd, run_sd, seed=3):
