@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import commands, entry, hostfacts, local, modes, network, prepare, procs, signals, space, syscheck, usage
+from . import checks, commands, entry, hostfacts, local, modes, network, prepare, procs, signals, space, syscheck, usage
 from . import knobs as knobs_mod
 from .knobs import SUITE_DIR
 from .pongs import LocalPongs, PeerPongs
@@ -162,7 +162,7 @@ def check_hosts(prog: str, role: str, given: dict | None, tmp: Path) -> int:
     the preflight's ssh path; what TUNE does; the warnings a sweep would print. Runs nothing and writes
     nothing. The knobs are read, not checked (a sweep checks them): only the CPUs, NICE and TUNE matter here."""
     k, _ = knobs_mod.read(os.environ, network=given is not None)
-    k["NICE"] = k["NICE"] if knobs_mod.NICENESS.fullmatch(k["NICE"]) else "0"
+    k["NICE"] = k["NICE"] if checks.NICENESS.fullmatch(k["NICE"]) else "0"
     cpus = {"ping": k["PING_CPUS"], "pong": k["PONG_CPUS"], "micro": k.get("MICRO_CPUS", "")}.get
     ends = {"local": modes.named(k["MODE"]).binary_ends(["pong", "ping"]), "ping": ["ping"], "pong": ["pong"]}
     pinned = {role: syscheck.pinned_ends(cpus, ends[role])}

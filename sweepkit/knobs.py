@@ -10,8 +10,7 @@ from pathlib import Path
 from suite import runtimes
 
 from . import micro, modes, spec as spec_mod, variants as variants_mod
-from .checks import CPU_LIST, DECIMAL, MAX_PORT, MAX_REPEATS, MAX_UDP_SIZE, NICENESS, UINT  # noqa: F401  (the knobs' bounds)
-from .checks import check_every_mode, check_repeats, seconds
+from .checks import CPU_LIST, MAX_PORT, UINT, check_every_mode, check_repeats, seconds
 from .dimensions import DIMENSIONS, applying
 from .selection import extra_args, has_pong, pong_entries, select
 from .spec import budget_s

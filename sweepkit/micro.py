@@ -108,7 +108,7 @@ class MicroPoint:
                 "repeats_ok": 0, "message": self.skipped}
 
 
-def _counts(k: dict, name: str, what: str, example: str, problems: list[str]) -> None:
+def check_counts(k: dict, name: str, what: str, example: str, problems: list[str]) -> None:
     """A list of whole numbers from 1, normalised ("010" is 10) when every one is."""
     values = k[name].split()
     if not values:
@@ -120,7 +120,7 @@ def _counts(k: dict, name: str, what: str, example: str, problems: list[str]) ->
         k[name] = " ".join(str(int(x)) for x in values)
 
 
-def _choices(k: dict, name: str, what: str, allowed, problems: list[str]) -> None:
+def check_choices(k: dict, name: str, what: str, allowed, problems: list[str]) -> None:
     """A knob that lists names from `allowed`: at least one, each known."""
     given = k[name].split()
     if not given:
@@ -132,11 +132,11 @@ def _choices(k: dict, name: str, what: str, allowed, problems: list[str]) -> Non
 
 def check(k: dict, problems: list[str]) -> None:
     """BENCHES and the MICRO_* knobs, every problem named; normalises the counts."""
-    _choices(k, "BENCHES", "a benchmark", BENCHES, problems)
-    _counts(k, "MICRO_INSTANCES", "holder/waiter pairs", "10000 100000", problems)
-    _counts(k, "MICRO_WORKERS", "channel workers", "100 1000", problems)
-    _choices(k, "MICRO_EVENT_TYPES", "an event type", EVENT_TYPES, problems)
-    _counts(k, "MICRO_EVENT_SIZES", "bytes of a string event", "16 256", problems)
+    check_choices(k, "BENCHES", "a benchmark", BENCHES, problems)
+    check_counts(k, "MICRO_INSTANCES", "holder/waiter pairs", "10000 100000", problems)
+    check_counts(k, "MICRO_WORKERS", "channel workers", "100 1000", problems)
+    check_choices(k, "MICRO_EVENT_TYPES", "an event type", EVENT_TYPES, problems)
+    check_counts(k, "MICRO_EVENT_SIZES", "bytes of a string event", "16 256", problems)
     repeat = k["MICRO_REPEAT"]
     if UINT.fullmatch(repeat) and len(repeat) <= 4 and 1 <= int(repeat) <= 1000:
         k["MICRO_REPEAT"] = str(int(repeat))
@@ -184,8 +184,8 @@ def channel_sizes(entry, types: list[str], event_sizes: list[int], workers: list
     each event size (string types only; the default size is left out of the arguments and the stem) × each
     worker count."""
     kinds = [(("event-type", t),) for t in types if not (entry.reference and t not in REFERENCE_EVENT_TYPES)]
-    sized = [k + ((("event-size", s),) if s != DEFAULT_EVENT_SIZE else ())
-             for k in kinds for s in (event_sizes if k[0][1] in STRING_EVENTS else [DEFAULT_EVENT_SIZE])]
+    sized = [typed + ((("event-size", s),) if s != DEFAULT_EVENT_SIZE else ())
+             for typed in kinds for s in (event_sizes if typed[0][1] in STRING_EVENTS else [DEFAULT_EVENT_SIZE])]
     return [s + (("workers", w),) for s in dict.fromkeys(sized) for w in workers]
 
 

@@ -12,7 +12,7 @@ from suite import runtimes
 
 from . import modes
 from .dimensions import DIMENSIONS, applying
-from .knobs import DEFAULTS
+from .checks import ORDERS
 from .selection import extra_args, has_pong
 from .spec import Spec
 
@@ -151,7 +151,7 @@ def by_setting(points: list, rng: random.Random) -> list:
     return [point for block in blocks_ for point in block]
 
 
-def runs(points: list[Point], repeats: int, seed: int, order: str = DEFAULTS["ORDER"]) -> list[Run]:
+def runs(points: list[Point], repeats: int, seed: int, order: str = ORDERS[0]) -> list[Run]:
     """Every run in the order it runs: `repeats` rounds, each measuring every point the plan does not
     skip once, so drift and periodic noise fall on every framework alike. ORDER=rounds shuffles each
     round whole; ORDER=blocks (by_setting) runs each setting's frameworks back to back, blocks and

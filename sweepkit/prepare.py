@@ -6,7 +6,8 @@ from suite import runtimes
 from suite.fmt import duration
 
 from . import modes, plan as plan_mod, progress, variants
-from .knobs import MAX_REPEATS, Checked
+from .checks import MAX_REPEATS
+from .knobs import Checked
 from .selection import has_pong, pong_entries
 from .spec import Spec
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .dimensions import DIMENSIONS
+from .dimensions import applying
 
 BUDGET = re.compile(r"([0-9]+(?:[.][0-9]+)?)([smh]?)")
 UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600}
@@ -125,12 +125,12 @@ def parse(knobs: dict[str, str], given) -> Spec:
 
 
 def network_fields(k: dict[str, str]) -> dict:
-    """The fields of a network sweep (MODE=rtt, throughput), from its checked knobs."""
+    """The fields every network sweep (MODE=rtt, throughput) has, from its checked knobs: the dimensions its
+    MODE sweeps (a knob it does not check, it does not parse)."""
     return {"duration": seconds(k["DURATION"]), "warmup": seconds(k["WARMUP"]),
-            "ready_timeout": seconds(k["READY_TIMEOUT"]), "size": int(k["SIZE"]),
-            "intervals": tuple(k["INTERVALS"].split()), "sizes": ints(k["SIZES"]),
-            "protocols": tuple(k["PROTOCOLS"].split()),
-            "dimensions": tuple((d.name, tuple(d.parse(w) for w in k[d.knob].split())) for d in DIMENSIONS)}
+            "ready_timeout": seconds(k["READY_TIMEOUT"]), "protocols": tuple(k["PROTOCOLS"].split()),
+            "dimensions": tuple((d.name, tuple(d.parse(w) for w in k[d.knob].split()))
+                                for d in applying(k["MODE"]))}
 
 
 def micro_fields(k: dict[str, str]) -> dict:

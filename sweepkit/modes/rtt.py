@@ -7,6 +7,7 @@ from suite import fmt as style
 from .. import plan, table
 from ..checks import DECIMAL, MAX_UDP_SIZE, payload
 from ..selection import has_pong
+from .. import spec as spec_mod
 from ..spec import Spec
 from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
 
@@ -20,6 +21,9 @@ class Rtt(Mode):
     overhead_guess_s = 0.06
     header = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
               "p99 µs", "p99.9 µs", "max µs", "lost", "starved"]
+
+    def fields(self, k: dict[str, str]) -> dict:
+        return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split())}
 
     def check_measure(self, k: dict, problems: list[str]) -> None:
         size = payload(k["SIZE"], 8, 10**9)
