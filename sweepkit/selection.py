@@ -1,5 +1,4 @@
-"""Which entries of runtimes.json a sweep measures (its flags), which of them have a pong, and the
-binaries they need."""
+"""Which entries of runtimes.json a sweep measures (its flags), which of them have a pong, and their own arguments."""
 
 from suite import runtimes
 

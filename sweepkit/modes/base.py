@@ -5,13 +5,11 @@
 # progress lines and the tables ask a point's mode; nothing outside sweepkit/modes/ branches on the kind.
 
 from .. import commands, disturbance, knobs, plan, procs, state
+from .. import spec as spec_mod
 from ..outcome import Outcome
 from ..selection import has_pong
-from .. import spec as spec_mod
 from ..spec import Spec
 
-# Past warm-up + duration a ping may wait one UDP timeout, or 5 s for a stalled TCP peer, then write its
-# logs, which takes seconds on a busy disk: PING_GRACE covers all of that.
 CSV_ROW_BYTES = 32  # "123456,4012345678,21345,0," and a newline: seq, t_ns, rtt_ns, conn, latency_ns
 JSON_BYTES = 6000  # a run's STEM.json, per_connection included, with room to spare
 
@@ -22,7 +20,6 @@ class Mode:
     kind = ""
     figure_keys: tuple[str, str] = ("", "")  # a run's two figures in sweep.json (state.settle)
     overhead_guess_s = 0.0  # per run, for the estimate before anything ran (docs/sweeps.md, "Time")
-    ends = ("ping", "pong")  # the binaries of an entry this MODE runs
     header: list[str] = []  # the closing table's columns for this kind's logs
 
     one_host = False  # True: run-localhost.sh only (MODE=micro: in-process, no peer)
@@ -66,7 +63,9 @@ class Mode:
         return None
 
     def limit_s(self, spec: Spec) -> float:
-        """How long a point's measuring process may run before it is stopped."""
+        """How long a point's measuring process may run before it is stopped. Past warm-up + duration a ping may
+        wait one UDP timeout, or 5 s for a stalled TCP peer, then write its logs, which takes seconds on a busy
+        disk: PING_GRACE covers all of that."""
         return spec.measured_s + spec.ping_grace.s
 
     def run_fields(self) -> dict:
