@@ -17,14 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import hostfacts
-
-from . import commands, local, network, prepare, procs, signals, space, syscheck, usage
+from . import checks, commands, entry, hostfacts, local, modes, network, prepare, procs, signals, space, syscheck, usage
 from . import knobs as knobs_mod
 from .knobs import SUITE_DIR
 from .pongs import LocalPongs, PeerPongs
 from .runner import Sweep
-from .selection import binary_ends
+from .spec import Spec
 from .state import hosts
 
 VALUED = ("--remote", "--remote-dir", "--target", "--peer")
@@ -116,17 +114,17 @@ def show(text: str):
     raise SystemExit(0)
 
 
-def dry_run_ends(knobs: dict) -> None:
+def dry_run_ends(spec: Spec) -> None:
     """DRY_RUN=1: the plan (its seed and estimated time included) was the whole job."""
-    if knobs["DRY_RUN"] == "1":
-        print(f"DRY_RUN=1: nothing was started and nothing written; run again without DRY_RUN (or SEED={knobs['SEED']} "
+    if spec.dry_run:
+        print(f"DRY_RUN=1: nothing was started and nothing written; run again without DRY_RUN (or SEED={spec.seed} "
               "for this order)")
         raise SystemExit(0)
 
 
-def room_for_logs(prog: str, runs, knobs: dict) -> None:
+def room_for_logs(prog: str, runs, spec: Spec) -> None:
     """Before the first run: OUT_DIR's file system holds what the sweep will write, or exit 1."""
-    problem = space.lacking(Path(knobs["OUT_DIR"]), runs, knobs)
+    problem = space.lacking(runs, spec)
     if problem:
         print(f"{prog}: {problem}", file=sys.stderr)
         raise SystemExit(1)
@@ -151,10 +149,9 @@ def make_sweep_dir(prog: str, out_dir: str, name: str) -> Path:
     network.die(prog, f"cannot create a folder in {out_dir}")
 
 
-def facts_here(prog: str, knobs: dict, cpus: str, binaries: list[str]) -> dict:
+def facts_here(prog: str, bin_dir: str, nice: int, cpus: str, binaries: list[str]) -> dict:
     try:
-        return dict(hostfacts.collect(str(SUITE_DIR), knobs["BIN_DIR"], cpus, int(knobs["NICE"]), binaries,
-                                      procs.KEEP_FDS))
+        return dict(hostfacts.collect(str(SUITE_DIR), bin_dir, cpus, nice, binaries, procs.KEEP_FDS))
     except OSError:
         local.warn(prog, "could not read this machine's facts")
         return {}
@@ -165,10 +162,11 @@ def check_hosts(prog: str, role: str, given: dict | None, tmp: Path) -> int:
     the preflight's ssh path; what TUNE does; the warnings a sweep would print. Runs nothing and writes
     nothing. The knobs are read, not checked (a sweep checks them): only the CPUs, NICE and TUNE matter here."""
     k, _ = knobs_mod.read(os.environ, network=given is not None)
-    k["NICE"] = k["NICE"] if knobs_mod.NICENESS.fullmatch(k["NICE"]) else "0"
-    ends = {"local": binary_ends(k, ["pong", "ping"]), "ping": ["ping"], "pong": ["pong"]}
-    pinned = {role: syscheck.pinned_ends(k, ends[role])}
-    roles = {role: facts_here(prog, k, ",".join(pinned[role].values()), [])}
+    k["NICE"] = k["NICE"] if checks.NICENESS.fullmatch(k["NICE"]) else "0"
+    cpus = {"ping": k["PING_CPUS"], "pong": k["PONG_CPUS"], "micro": k.get("MICRO_CPUS", "")}.get
+    ends = {"local": modes.named(k["MODE"]).binary_ends(["pong", "ping"]), "ping": ["ping"], "pong": ["pong"]}
+    pinned = {role: syscheck.pinned_ends(cpus, ends[role])}
+    roles = {role: facts_here(prog, k["BIN_DIR"], int(k["NICE"]), ",".join(pinned[role].values()), [])}
     # A network sweep holds the idle states of the host that runs it, the ping's (local.hold_cpus_awake).
     tune = {"local": syscheck.tune_outlook(k["TUNE"]), "ping": syscheck.tune_outlook(k["TUNE"]),
             "pong": "not applied on the pong's host: a sweep holds the idle states of the host it runs on"}
@@ -176,7 +174,7 @@ def check_hosts(prog: str, role: str, given: dict | None, tmp: Path) -> int:
         remote_dir = given.get("remote-dir") or str(SUITE_DIR)
         args = [remote_dir, f"{remote_dir}/target/release", k["PONG_CPUS"], k["NICE"]]
         roles["pong"] = network.remote_facts(prog, k["SSH_OPTS"], given["remote"], args, tmp)
-        pinned["pong"] = syscheck.pinned_ends(k, ends["pong"])
+        pinned["pong"] = syscheck.pinned_ends(cpus, ends["pong"])
     print(syscheck.report(hosts(roles), pinned, tune))
     return 0
 
@@ -185,87 +183,85 @@ def run_localhost(prog: str, argv: list[str], tmp: Path) -> int:
     flags, check = localhost_args(prog, argv)
     if check:
         return check_hosts(prog, "local", None, tmp)
-    checked, doc = prepare.check(os.environ, flags, "localhost", ["ping", "pong"], prog)
-    k = doc["knobs"]
-    ends = binary_ends(k, ["ping", "pong"])
-    target = "127.0.0.1"
-    pinning = f"pong: {k['PONG_CPUS'] or 'none'}, ping: {k['PING_CPUS'] or 'none'}"
-    if k["MODE"] == "micro":
-        target, pinning = "in-process", f"micro: {k['MICRO_CPUS'] or 'none (every CPU)'}"
-    here = local.setup(k, ends, prog)
-    pinned = syscheck.pinned_ends(k, binary_ends(k, ["pong", "ping"]))  # after setup: one CPU is both ends'
+    checked, spec, doc = entry.check(os.environ, flags, "localhost", ["ping", "pong"], prog)
+    mode = modes.of(spec.mode)
+    ends = mode.binary_ends(["ping", "pong"])
+    target, pinning = mode.local_target(spec)
+    here, spec = local.setup(spec, ends, prog)
+    pinned = syscheck.pinned_ends(spec.cpus, mode.binary_ends(["pong", "ping"]))  # after setup: one CPU is both ends'
     icmp = local.icmp_problem() if prepare.references(checked) else None
-    runs, plan_text = prepare.plan(doc, icmp, prog)
+    runs, spec, plan_text = prepare.plan(doc, spec, icmp, prog)
     print("\n".join(plan_text), flush=True)
-    dry_run_ends(k)
-    room_for_logs(prog, runs, k)
-    idle = local.hold_cpus_awake(k["TUNE"], prog)
-    folder = make_sweep_dir(prog, k["OUT_DIR"], "localhost")
-    prefixes = prepare.measured_prefixes(checked)
-    facts = facts_here(prog, k, ",".join(pinned.values()), [f"{prefix}-{end}" for prefix in prefixes for end in ends])
-    sweep = Sweep(prog, doc, runs, folder, here, LocalPongs(k, here.prefix["pong"]), tmp, "127.0.0.1",
-                  local.suite_version(Path(k["BIN_DIR"]), prepare.all_prefixes(), SUITE_DIR))
+    dry_run_ends(spec)
+    room_for_logs(prog, runs, spec)
+    idle = local.hold_cpus_awake(spec.tune, prog)
+    folder = make_sweep_dir(prog, spec.text("OUT_DIR"), "localhost")
+    prefixes = prepare.measured_prefixes(checked, spec)
+    facts = facts_here(prog, str(spec.bin_dir), spec.nice, ",".join(pinned.values()),
+                       [f"{prefix}-{end}" for prefix in prefixes for end in ends])
+    sweep = Sweep(prog, spec, doc, runs, folder, here, LocalPongs(spec, here.prefix["pong"]), tmp, "127.0.0.1",
+                  local.suite_version(spec.bin_dir, prepare.all_prefixes(), SUITE_DIR))
     sweep.start({"kind": "localhost", "command": " ".join([prog, *argv]), "target": target, "pinning": pinning,
-                 "nice": k["NICE"] if here.nice else "not applied", "cpu_dma_latency": idle},
+                 "nice": str(spec.nice) if here.nice else "not applied", "cpu_dma_latency": idle},
                 syscheck.warn(prog, hosts({"local": facts}), {"local": pinned}))
     return sweep.run()
 
 
 def run_network(prog: str, argv: list[str], tmp: Path) -> int:
     given = network_args(prog, argv)
-    flags, mode = given["flags"], given["mode"]
-    if mode == "check":  # this host is A (the pings'), or B with --serve
+    flags, how = given["flags"], given["mode"]
+    if how == "check":  # this host is A (the pings'), or B with --serve
         return check_hosts(prog, "pong" if given["serve"] else "ping", given, tmp)
-    if os.environ.get("MODE") == "micro":
+    if modes.named(os.environ.get("MODE", "")).one_host:
         print(f"{prog}: MODE=micro runs in-process benchmarks on one host, with no peer: use ./run-localhost.sh",
               file=sys.stderr)
         return 2
-    if mode == "serve":
-        checked, doc = prepare.check(os.environ, flags, "serve", ["pong"], prog)
-        here = local.setup(doc["knobs"], ["pong"], prog)
-        return network.serve(prog, doc, given.get("target") or "0.0.0.0", here.prefix["pong"], tmp)
+    if how == "serve":
+        checked, spec, doc = entry.check(os.environ, flags, "serve", ["pong"], prog)
+        here, spec = local.setup(spec, ["pong"], prog)
+        return network.serve(prog, doc, spec, given.get("target") or "0.0.0.0", here.prefix["pong"], tmp)
     # Remote mode compares this host's pongs with B's, so it needs them too.
-    ends = ["ping", "pong"] if mode == "remote" else ["ping"]
-    checked, doc = prepare.check(os.environ, flags, mode, ends, prog)
-    k = doc["knobs"]
-    pinning = f"pong: {k['PONG_CPUS'] or 'none'} (on B), ping: {k['PING_CPUS'] or 'none'}"
-    here = local.setup(k, ["ping"], prog)
-    ssh = commands.ssh(k["SSH_OPTS"], given.get("remote", ""))
-    if mode == "remote":
+    ends = ["ping", "pong"] if how == "remote" else ["ping"]
+    checked, spec, doc = entry.check(os.environ, flags, how, ends, prog)
+    here, spec = local.setup(spec, ["ping"], prog)
+    pinning = f"pong: {spec.pong_cpus or 'none'} (on B), ping: {spec.ping_cpus or 'none'}"
+    ssh = commands.ssh(spec.ssh_opts, given.get("remote", ""))
+    if how == "remote":
         remote = given["remote"]
         remote_dir = given.get("remote-dir") or str(SUITE_DIR)
-        target = given.get("target") or network.ssh_hostname(k["SSH_OPTS"], remote) or remote.split("@", 1)[-1]
+        target = given.get("target") or network.ssh_hostname(spec.ssh_opts, remote) or remote.split("@", 1)[-1]
         b_name = remote.split("@", 1)[-1]
     else:
         target = b_name = given["peer"]
     references = prepare.references(checked)
-    runs, plan_text = prepare.plan(doc, local.icmp_problem() if references else None, prog)
-    if k["DRY_RUN"] == "1":
+    runs, spec, plan_text = prepare.plan(doc, spec, local.icmp_problem() if references else None, prog)
+    if spec.dry_run:
         print("\n".join(plan_text))
-        dry_run_ends(k)
-    prefixes = prepare.measured_prefixes(checked)
-    if mode == "remote":
-        pongs, pong_facts, remote_nice = network.prepare_remote(prog, doc, ssh, remote, remote_dir, target, tmp,
+        dry_run_ends(spec)
+    prefixes = prepare.measured_prefixes(checked, spec)
+    if how == "remote":
+        pongs, pong_facts, remote_nice = network.prepare_remote(prog, spec, ssh, remote, remote_dir, target, tmp,
                                                                 prefixes)
         meta = {"remote": remote, "remote_dir": remote_dir}
     else:
-        network.preflight_peer(prog, doc, target, references, prepare.runtime_flags(doc), tmp)
+        network.preflight_peer(prog, doc, spec, target, references, prepare.runtime_flags(doc, spec), tmp)
         pongs, remote_nice, meta = PeerPongs(target), False, {}
         pong_facts = {"host": target, "address": target,
                       "note": "manual mode (--peer): facts of this host were not collected"}
     print("\n".join(plan_text), flush=True)
-    room_for_logs(prog, runs, k)
-    idle = local.hold_cpus_awake(k["TUNE"], prog)
-    folder = make_sweep_dir(prog, k["OUT_DIR"], "network-" + "".join(
+    room_for_logs(prog, runs, spec)
+    idle = local.hold_cpus_awake(spec.tune, prog)
+    folder = make_sweep_dir(prog, spec.text("OUT_DIR"), "network-" + "".join(
         c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in b_name))
-    ping_facts = facts_here(prog, k, k["PING_CPUS"], [f"{p}-ping" for p in prefixes])
-    sweep = Sweep(prog, doc, runs, folder, here, pongs, tmp, target,
-                  local.suite_version(Path(k["BIN_DIR"]), prepare.all_prefixes(), SUITE_DIR))
-    nice = f"ping: {k['NICE'] if here.nice else 'not applied'}, pong: {k['NICE'] if remote_nice else 'not applied'}"
-    sweep.start({"kind": "network", "mode": mode, "command": " ".join([prog, *argv]), "target": target, **meta,
+    ping_facts = facts_here(prog, str(spec.bin_dir), spec.nice, spec.ping_cpus, [f"{p}-ping" for p in prefixes])
+    sweep = Sweep(prog, spec, doc, runs, folder, here, pongs, tmp, target,
+                  local.suite_version(spec.bin_dir, prepare.all_prefixes(), SUITE_DIR))
+    nice = f"ping: {spec.nice if here.nice else 'not applied'}, pong: {spec.nice if remote_nice else 'not applied'}"
+    sweep.start({"kind": "network", "mode": how, "command": " ".join([prog, *argv]), "target": target, **meta,
                  "pinning": pinning, "nice": nice, "cpu_dma_latency": f"ping host: {idle}; pong host: not asked"},
                 syscheck.warn(prog, hosts({"ping": ping_facts, "pong": pong_facts}),
-                              {"ping": syscheck.pinned_ends(k, ["ping"]), "pong": syscheck.pinned_ends(k, ["pong"])}))
+                              {"ping": syscheck.pinned_ends(spec.cpus, ["ping"]),
+                               "pong": syscheck.pinned_ends(spec.cpus, ["pong"])}))
     return sweep.run()
 
 

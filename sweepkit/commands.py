@@ -1,40 +1,37 @@
 """The whole command line of each end of a run (pong, ping, system ping, micro benchmark): built here only."""
 
 # `prefix` is what goes before the binary on this host: taskset and nice (sweepkit.local.Ends).
-# A remote pong's command is the same list, quoted for B's login shell by `remote_pong`.
+# A remote pong's command is the same list, quoted for B's login shell by `remote_pong`. What a kind
+# of point adds (--interval, --mode throughput) is its mode's (sweepkit.modes).
 
 import shlex
 from pathlib import Path
 
-
-def mode_args(knobs: dict) -> list[str]:
-    """The pong's --mode: throughput pongs count instead of echoing."""
-    return ["--mode", "throughput"] if knobs["MODE"] == "throughput" else []
+from . import modes
+from .spec import Spec
 
 
-def pong(bin_dir, binary: str, transport: str, address: str, args, knobs: dict, prefix=()) -> list[str]:
-    """BINARY-pong on ADDRESS (port 0: any) with a point's pong arguments (Point.end_args) and PONG_EXTRA."""
+def pong(bin_dir, binary: str, transport: str, address: str, args, spec: Spec, prefix=()) -> list[str]:
+    """BINARY-pong on ADDRESS (port 0: any) with a point's pong arguments (Point.end_args) and PONG_EXTRA;
+    BIN_DIR is B's for a remote pong."""
     return [*prefix, str(Path(bin_dir) / f"{binary}-pong"), "--address", address, "--protocol", transport,
-            *mode_args(knobs), *args, *knobs["PONG_EXTRA"].split()]
+            *modes.of(spec.mode).pong_mode(), *args, *spec.pong_extra]
 
 
-def ping(bin_dir, point, target: str, stem: Path, knobs: dict, prefix=()) -> list[str]:
-    """A runtime's ping of one run against the pong at TARGET, writing STEM.json and STEM.csv."""
-    measure = ["--mode", "throughput"] if point.kind == "throughput" else ["--interval", point.interval]
-    return [*prefix, str(Path(bin_dir) / f"{point.binary}-ping"), *measure, "--address", target,
-            "--protocol", point.transport, "--size", str(point.payload), "--duration", knobs["DURATION"],
-            "--warmup", knobs["WARMUP"], *point.end_args("ping"),
-            *knobs["PING_EXTRA"].split(), "--out", str(stem)]
+def ping(spec: Spec, point, target: str, stem: Path, prefix=()) -> list[str]:
+    """A runtime's ping of one run against the pong at TARGET, writing STEM.json and STEM.csv; what it
+    measures (--interval, --mode throughput) is its point's mode's (sweepkit.modes)."""
+    return [*prefix, str(spec.bin_dir / f"{point.binary}-ping"), *modes.of(point.kind).ping_measure(point),
+            "--address", target,
+            "--protocol", point.transport, "--size", str(point.payload), "--duration", str(spec.duration),
+            "--warmup", str(spec.warmup), *point.end_args("ping"), *spec.ping_extra, "--out", str(stem)]
 
 
-def probe(bin_dir, binary: str, target: str, transport: str, knobs: dict, duration: str,
-          udp_timeout: bool = True) -> list[str]:
+def probe(spec: Spec, binary: str, target: str, transport: str, duration: str, udp_timeout: bool = True) -> list[str]:
     """A short ping that only checks a pong answers (run-network.sh's preflight); `udp_timeout`: give up on
     a lost UDP reply after 0.5 s."""
-    measure = ["--mode", "throughput"] if knobs["MODE"] == "throughput" else (
-        ["--udp-timeout-ms", "500"] if udp_timeout else [])
-    return [str(Path(bin_dir) / f"{binary}-ping"), "--address", target, "--protocol", transport,
-            "--duration", duration, "--warmup", "0", *measure, "--json"]
+    return [str(spec.bin_dir / f"{binary}-ping"), "--address", target, "--protocol", transport,
+            "--duration", duration, "--warmup", "0", *modes.of(spec.mode).probe_measure(udp_timeout), "--json"]
 
 
 def system_ping(interval: str, size: str, address: str, prefix=()) -> list[str]:
@@ -47,9 +44,9 @@ def system_ping_probe(interval: str, size: str, address: str) -> list[str]:
     return ["ping", "-n", "-q", "-c", "1", "-W", "2", "-i", interval, "-s", size, address]
 
 
-def micro(bin_dir, point, stem: Path, knobs: dict, prefix=()) -> list[str]:
+def micro(spec: Spec, point, stem: Path, prefix=()) -> list[str]:
     """A micro benchmark binary's run (MODE=micro), writing STEM.json."""
-    return [*prefix, str(Path(bin_dir) / f"{point.binary}-micro"), *point.args(knobs), "--out", str(stem)]
+    return [*prefix, str(spec.bin_dir / f"{point.binary}-micro"), *point.args(spec), "--out", str(stem)]
 
 
 def remote_pong(remote_dir: str, pong_argv: list[str]) -> str:
@@ -60,9 +57,9 @@ def remote_pong(remote_dir: str, pong_argv: list[str]) -> str:
                       "pong=$!", 'echo "pid $pong"', "read -r line", 'kill "$pong" 2>/dev/null', 'wait "$pong"'])
 
 
-def ssh(ssh_opts: str, remote: str) -> list[str]:
+def ssh(ssh_opts, remote: str) -> list[str]:
     """ssh in batch mode, the user's options first (for ssh, the first value of an option wins)."""
-    return ["ssh", *ssh_opts.split(), "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o",
+    return ["ssh", *ssh_opts, "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o",
             "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", remote]
 
 

@@ -32,8 +32,9 @@ class Dimension:
     expected: str  # for "KNOB is empty: expected EXPECTED"
     tidy: bool = True  # once all are valid, the knob is rewritten: each value once, as parsed ("010" is 10)
 
-    def values(self, knobs: dict) -> list:
-        return [self.parse(word) for word in knobs[self.knob].split()]
+    def values(self, spec) -> tuple:
+        """The values it sweeps, as the typed spec (sweepkit.spec.Spec) parsed them from its knob."""
+        return spec.values(self.name)
 
     def stem(self, value) -> str:
         return "" if self.plain is not None and str(value) == self.plain else self.suffix.format(value)

@@ -1,25 +1,21 @@
 """The sweep's flags and knobs: their defaults, every check made before anything starts, and the warnings."""
 
 # Knobs come from the environment, as strings; a check never stops at the first problem, so one run
-# names them all. Nothing here starts a process or writes a file.
+# names them all. What only one MODE checks or warns about is its mode's (sweepkit.modes: check_*,
+# warn); the shared parts are sweepkit.checks. Nothing here starts a process or writes a file.
 
-import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from suite import runtimes
 
-from . import micro, variants as variants_mod
+from . import micro, modes, spec as spec_mod, variants as variants_mod
+from .checks import CPU_LIST, MAX_PORT, UINT, check_every_mode, check_repeats, seconds
 from .dimensions import DIMENSIONS, applying
-from .selection import extra_args, flag_list, has_pong, pong_entries, select
+from .selection import extra_args, has_pong, pong_entries, select
+from .spec import budget_s
 
 SUITE_DIR = Path(__file__).resolve().parents[1]
-MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
-MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
-MAX_UDP_THROUGHPUT_S = 400  # a UDP throughput run's counts must come back in one datagram
-MAX_PORT = 65535
-MAX_REPEATS = 1000
 
 # Every knob of both scripts, in sweep.json's order, with its default.
 DEFAULTS = {
@@ -71,21 +67,6 @@ MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS"
 # What a micro sweep does not use: named in a warning when given.
 NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "SIZES", *(d.knob for d in DIMENSIONS), "PROTOCOLS",
              "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA")
-SEED_DIGITS = 20  # up to 2**64: a seed anyone can retype
-ORDERS = ("blocks", "rounds")  # sweepkit.plan.runs
-
-DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
-UINT = re.compile(r"[0-9]+")
-CPU_LIST = re.compile(r"([0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)?")
-NICENESS = re.compile(r"([-+]?)([0-9]{1,2})")
-BUDGET = re.compile(r"([0-9]+(?:[.][0-9]+)?)([smh]?)")
-UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600}
-
-
-def budget_s(text: str) -> float | None:
-    """BUDGET in seconds (900, 900s, 15m, 1.5h); None when it is not such a time."""
-    match = BUDGET.fullmatch(text.strip())
-    return float(match[1]) * UNIT_S[match[2]] if match and float(match[1]) > 0 else None
 
 
 @dataclass
@@ -100,6 +81,10 @@ class Checked:
     errors: list[str] = field(default_factory=list)  # knob problems: exit 2, "Nothing was started."
     warnings: list[str] = field(default_factory=list)
 
+    def spec(self) -> spec_mod.Spec:
+        """The typed spec of knobs that passed the check: what everything below the entry takes."""
+        return spec_mod.parse(self.knobs, self.given)
+
     @property
     def with_pongs(self) -> list[runtimes.Entry]:
         return [e for e in self.selection if has_pong(e)]
@@ -113,9 +98,7 @@ class Checked:
 
 def read(environ, network: bool = False) -> tuple[dict[str, str], list[str]]:
     """Every knob's value (the default where unset, or empty where that is not allowed) and the given ones."""
-    defaults = DEFAULTS | (NETWORK_DEFAULTS if network else {})
-    if environ.get("MODE") == "micro":
-        defaults |= MICRO_OVERRIDES | MICRO_DEFAULTS
+    defaults = DEFAULTS | (NETWORK_DEFAULTS if network else {}) | modes.named(environ.get("MODE", "")).defaults()
     given = [name for name in defaults if name in environ]
     values = {}
     for name, default in defaults.items():
@@ -124,127 +107,72 @@ def read(environ, network: bool = False) -> tuple[dict[str, str], list[str]]:
     return values, given
 
 
-def _seconds(knobs, name, problems, positive=True):
-    """The knob as seconds, or None after noting the problem."""
-    value = knobs[name]
-    if DECIMAL.fullmatch(value) and (float(value) > 0 or not positive):
-        return float(value)
-    if name == "DURATION":
-        problems.append(f"DURATION='{value}': expected seconds > 0, e.g. 10 or 0.5")
-    elif name == "WARMUP":
-        problems.append(f"WARMUP='{value}': expected seconds >= 0, e.g. 1")
-    else:
-        problems.append(f"{name}='{value}': expected seconds > 0")
-    return None
+def check(environ, flags: str, context: str = "localhost") -> Checked:
+    """Flags first (a usage problem ends the check), then every knob; context: localhost, remote,
+    peer or serve (the last three are run-network.sh's)."""
+    knobs, given = read(environ, network=context != "localhost")
+    result = Checked(knobs=knobs, given=given)
+    mode = modes.named(knobs["MODE"])
+    if mode.one_host and context != "localhost":
+        result.usage = ("MODE=micro runs in-process on one host, with no peer: use ./run-localhost.sh")
+        return result
+    result.selection, result.usage = select(flags, context, knobs["MODE"], variants=bool(knobs["VARIANTS"].split()),
+                                            drops=mode.drops_entries)
+    if result.usage is None:
+        mode.check(result, environ, context)
+    return result
 
 
-def _payload(text: str, least: int, most: int) -> int | None:
-    """A byte count within bounds, or None; at most nine digits, as the pings take them."""
-    if not UINT.fullmatch(text) or len(text) > 9:
-        return None
-    value = int(text)
-    return value if least <= value <= most else None
-
-
-def _check_measure(k: dict, problems: list[str]) -> None:
-    """MODE and what it sweeps over: SIZES (throughput) or SIZE and INTERVALS (rtt); normalises them."""
-    if k["MODE"] == "throughput":
-        sizes = k["SIZES"].split()
-        if not sizes:
-            problems.append('SIZES is empty: expected payload bytes, e.g. "64 1024"')
-        for x in sizes:
-            if _payload(x, 8, MAX_TCP_SIZE) is None:
-                problems.append(f"SIZES: '{x}' is not a payload size from 8 bytes (the sequence number) "
-                                f"to {MAX_TCP_SIZE}")
-        return
-    size = _payload(k["SIZE"], 8, 10**9)
-    if size is None:
-        problems.append(f"SIZE='{k['SIZE']}': expected bytes >= 8 (the sequence number)")
-    else:
-        k["SIZE"] = str(size)
-    intervals = k["INTERVALS"].split()
-    if not intervals:
-        problems.append('INTERVALS is empty: expected seconds, e.g. "0.001 0"')
-    for x in intervals:
-        if not DECIMAL.fullmatch(x):
-            problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
-
-
-def _check_open_load(k: dict, problems: list[str]) -> None:
-    """MODE=rtt: open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
-    loads, intervals = k["LOAD"].split(), k["INTERVALS"].split()
-    if ("open" in loads and intervals and all(DECIMAL.fullmatch(x) for x in intervals)
-            and all(float(x) == 0 for x in intervals)):
-        problems.append("LOAD=open needs a schedule to send on: INTERVALS has only 0 (back-to-back), which "
-                        'only a closed loop runs; give an interval, e.g. INTERVALS="0.001"')
-
-
-def _check_repeats(k: dict, problems: list[str]) -> None:
-    """REPEATS, ORDER, and SEED: a random one (recorded like any knob) when none is given."""
-    repeats = k["REPEATS"]
-    if UINT.fullmatch(repeats) and len(repeats) <= 4 and 1 <= int(repeats) <= MAX_REPEATS:
-        k["REPEATS"] = str(int(repeats))
-    else:
-        problems.append(f"REPEATS='{repeats}': expected a number of runs per point from 1 to {MAX_REPEATS} "
-                        "(3 or more for an interval across runs)")
-    if not k["SEED"]:
-        k["SEED"] = str(int.from_bytes(os.urandom(4), "big"))
-    elif UINT.fullmatch(k["SEED"]) and len(k["SEED"]) <= SEED_DIGITS:
-        k["SEED"] = str(int(k["SEED"]))
-    else:
-        problems.append(f"SEED='{k['SEED']}': expected a whole number of up to {SEED_DIGITS} digits, e.g. 42")
-    if k["ORDER"] not in ORDERS:
-        problems.append(f"ORDER='{k['ORDER']}': expected blocks (each setting's frameworks back to back in a round, "
-                        "the default) or rounds (each round shuffled whole)")
-
-
-def _check_protocols(k: dict, warmup, duration, problems: list[str]) -> None:
+def check_network(result: Checked, environ, context: str, mode) -> None:
+    """MODE=rtt and MODE=throughput (`mode`; an unknown MODE is checked as rtt, after its problem): every knob."""
+    k, problems = result.knobs, result.errors
+    result.variants = variants_mod.parse(k["VARIANTS"], problems)
+    if k["MODE"] not in modes.SWEEPS:
+        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s) "
+                        "or micro (in-process benchmarks)")
+    check_repeats(k, problems)
+    if k["BUDGET"]:
+        if budget_s(k["BUDGET"]) is None:
+            problems.append(f"BUDGET='{k['BUDGET']}': expected a wall time like 900, 900s, 15m or 1.5h")
+        if environ.get("REPEATS"):
+            problems.append("REPEATS and BUDGET both given: BUDGET chooses the number of rounds; drop one")
+    duration = seconds(k, "DURATION", problems)
+    warmup = seconds(k, "WARMUP", problems, positive=False)
+    mode.check_measure(k, problems)
+    for dimension in applying(k["MODE"]):
+        dimension.check(k, problems)
+    mode.check_load(k, problems)
     protocols = k["PROTOCOLS"].split()
     if not protocols:
         problems.append('PROTOCOLS is empty: expected "tcp udp", "tcp" or "udp"')
     for x in protocols:
         if x not in ("tcp", "udp"):
             problems.append(f"PROTOCOLS: '{x}' is not tcp or udp")
-    if "udp" not in protocols:
+    if "udp" in protocols:
+        mode.check_udp(k, warmup, duration, problems)
+    _check_setup(k, problems, mode, len(result.variants))
+    if problems:
         return
-    if k["MODE"] == "rtt" and _payload(k["SIZE"], MAX_UDP_SIZE + 1, 10**9) is not None:
-        problems.append(f"SIZE={k['SIZE']} is too large for UDP (at most {MAX_UDP_SIZE} bytes)")
-    if (k["MODE"] == "throughput" and warmup is not None and duration is not None
-            and warmup + duration > MAX_UDP_THROUGHPUT_S):
-        problems.append(f"WARMUP + DURATION is over {MAX_UDP_THROUGHPUT_S} s: a UDP throughput point "
-                        "lasts at most that (its counts come back in one datagram)")
+    mode.warn(result)
+    if result.usage is None and context == "serve" and len(result.selection) > 1:
+        for e in result.selection:
+            if extra_args(e, "pong"):  # e.g. --busy-poll, which may spin while the others are measured
+                result.warnings.append(f"-{e.flag}: its pong ({' '.join(extra_args(e, 'pong'))}) stays up beside "
+                                       f"the others for the whole sweep; to be sure it takes no CPU time from "
+                                       f"them, serve it on its own (--serve -{e.flag})")
 
 
-def _check_every_mode(k: dict, problems: list[str]) -> None:
-    """The knobs every mode shares: NICE, TUNE, DRY_RUN and OUT_DIR."""
-    nice = NICENESS.fullmatch(k["NICE"])
-    if nice:  # "-08" is -8, never octal
-        k["NICE"] = str(int(nice[1] + nice[2]))
-    if not (nice and -20 <= int(k["NICE"]) <= 19):
-        problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
-    if k["TUNE"] not in ("0", "1"):
-        problems.append(f"TUNE='{k['TUNE']}': expected 1 (hold the CPUs out of deep idle states) or 0 (leave them)")
-    if k["DRY_RUN"] not in ("0", "1"):
-        problems.append(f"DRY_RUN='{k['DRY_RUN']}': expected 1 (print the plan only) or 0 (run it)")
-    if not k["OUT_DIR"]:
-        problems.append("OUT_DIR is empty")
-
-
-def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
+def _check_setup(k: dict, problems: list[str], mode, variants: int = 0) -> None:
     """Pinning, priority, folders, time limits, extra arguments and (across hosts) ports: one per
     pong, then one per variant."""
     if not CPU_LIST.fullmatch(k["PONG_CPUS"]):
         problems.append(f"PONG_CPUS='{k['PONG_CPUS']}': expected a CPU list like 0 or 2-3")
     if not CPU_LIST.fullmatch(k["PING_CPUS"]):
         problems.append(f"PING_CPUS='{k['PING_CPUS']}': expected a CPU list like 1 or 4,6")
-    _check_every_mode(k, problems)
-    _seconds(k, "READY_TIMEOUT", problems)
-    _seconds(k, "PING_GRACE", problems)
-    if k["MODE"] == "throughput":
-        for x in k["PING_EXTRA"].split():
-            if x.startswith(("--interval", "--rate", "--pacing")):
-                problems.append(f"PING_EXTRA: {x.split('=')[0]} does not apply to MODE=throughput "
-                                "(the ping sends as fast as it can)")
+    check_every_mode(k, problems)
+    seconds(k, "READY_TIMEOUT", problems)
+    seconds(k, "PING_GRACE", problems)
+    mode.check_extra(k, problems)
     # The plan gives each end its dimensions' options (sweepkit/dimensions.py), e.g. --connections.
     for extra, end in (("PING_EXTRA", "ping"), ("PONG_EXTRA", "pong")):
         knob_of = {d.option(end): d.knob for d in applying(k["MODE"]) if d.option(end)}
@@ -259,101 +187,3 @@ def _check_setup(k: dict, problems: list[str], variants: int = 0) -> None:
             problems.append(f"BASE_PORT='{port}': expected a port from 1 to {last}")
         else:
             k["BASE_PORT"] = str(int(port))
-
-
-def check(environ, flags: str, context: str = "localhost") -> Checked:
-    """Flags first (a usage problem ends the check), then every knob; context: localhost, remote,
-    peer or serve (the last three are run-network.sh's)."""
-    knobs, given = read(environ, network=context != "localhost")
-    result = Checked(knobs=knobs, given=given)
-    if knobs["MODE"] == "micro" and context != "localhost":
-        result.usage = ("MODE=micro runs in-process on one host, with no peer: use ./run-localhost.sh")
-        return result
-    result.selection, result.usage = select(flags, context, knobs["MODE"], variants=bool(knobs["VARIANTS"].split()))
-    if result.usage:
-        return result
-    k, problems = knobs, result.errors
-    if k["MODE"] == "micro":
-        return _check_micro(result)
-    result.variants = variants_mod.parse(k["VARIANTS"], problems)
-    if k["MODE"] not in ("rtt", "throughput"):
-        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s) "
-                        "or micro (in-process benchmarks)")
-    _check_repeats(k, problems)
-    if k["BUDGET"]:
-        if budget_s(k["BUDGET"]) is None:
-            problems.append(f"BUDGET='{k['BUDGET']}': expected a wall time like 900, 900s, 15m or 1.5h")
-        if environ.get("REPEATS"):
-            problems.append("REPEATS and BUDGET both given: BUDGET chooses the number of rounds; drop one")
-    duration = _seconds(k, "DURATION", problems)
-    warmup = _seconds(k, "WARMUP", problems, positive=False)
-    _check_measure(k, problems)
-    for dimension in applying(k["MODE"]):
-        dimension.check(k, problems)
-    if k["MODE"] == "rtt" and not any(p.startswith("LOAD") for p in problems):
-        _check_open_load(k, problems)
-    _check_protocols(k, warmup, duration, problems)
-    _check_setup(k, problems, len(result.variants))
-    if problems:
-        return result
-    if k["MODE"] == "rtt" and "open" in k["LOAD"].split() and any(float(x) == 0 for x in k["INTERVALS"].split()):
-        result.warnings.append("LOAD=open: interval 0 (back-to-back) has no schedule to send on, so its "
-                               "open-loop points are not planned")
-    if k["MODE"] == "throughput":
-        if "SIZE" in given:
-            result.warnings.append(f'SIZE applies to MODE=rtt; this throughput sweep uses SIZES="{k["SIZES"]}"')
-        if "INTERVALS" in given:
-            result.warnings.append("INTERVALS applies to MODE=rtt: a throughput point sends as fast as it can")
-        rtt_only = [d.knob for d in DIMENSIONS if "throughput" not in d.kinds and d.knob in given]
-        if rtt_only:
-            result.warnings.append(f"{' and '.join(rtt_only)} {'applies' if len(rtt_only) == 1 else 'apply'} to "
-                                   "MODE=rtt: a throughput point runs one connection")
-        for reference in [e for e in result.selection if not has_pong(e)]:
-            result.selection.remove(reference)
-            baseline = f"-{reference.flag}: the {reference.transport.upper()} baseline measures no throughput"
-            if not result.selection and not result.variants:
-                result.usage = f"{baseline}; with MODE=throughput choose {flag_list(pong_entries())}"
-                return result
-            result.warnings.append(f"{baseline}; skipped with MODE=throughput")
-    elif "SIZES" in given:
-        result.warnings.append(f"SIZES applies to MODE=throughput; this RTT sweep uses SIZE={k['SIZE']}")
-    if context == "serve" and len(result.selection) > 1:
-        for e in result.selection:
-            if extra_args(e, "pong"):  # e.g. --busy-poll, which may spin while the others are measured
-                result.warnings.append(f"-{e.flag}: its pong ({' '.join(extra_args(e, 'pong'))}) stays up beside "
-                                       f"the others for the whole sweep; to be sure it takes no CPU time from "
-                                       f"them, serve it on its own (--serve -{e.flag})")
-    return result
-
-
-def _check_micro(result: Checked) -> Checked:
-    """MODE=micro: its own knobs, the general ones it shares (REPEATS, SEED, NICE, OUT_DIR, BIN_DIR,
-    PING_GRACE), a warning for each given knob it does not use, and the entries that take part."""
-    k, problems = result.knobs, result.errors
-    _check_repeats(k, problems)
-    micro.check(k, problems)
-    if k["VARIANTS"].split():
-        problems.append("VARIANTS applies to MODE=rtt and MODE=throughput: the micro benchmarks take no runtime "
-                        "options; unset VARIANTS")
-    if not CPU_LIST.fullmatch(k["MICRO_CPUS"]):
-        problems.append(f"MICRO_CPUS='{k['MICRO_CPUS']}': expected a CPU list like 0 or 0-1 (empty: every CPU)")
-    k["PONG_CPUS"] = k["PING_CPUS"] = ""  # nothing to pin but the benchmark process
-    _check_every_mode(k, problems)
-    _seconds(k, "PING_GRACE", problems)
-    if problems:
-        return result
-    unused = [name for name in NOT_MICRO if name in result.given]
-    if unused:
-        result.warnings.append(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to MODE=micro "
-                               "(in-process benchmarks: see BENCHES and the MICRO_* knobs)")
-    for entry in list(result.selection):
-        why = micro.why_not(entry, k)
-        if why is None:
-            continue
-        result.selection.remove(entry)
-        if not result.selection:
-            every = flag_list([e for e in runtimes.entries() if micro.why_not(e, k) is None])
-            result.usage = f"-{entry.flag}: {why}; with MODE=micro choose {every}"
-            return result
-        result.warnings.append(f"-{entry.flag}: {why}; skipped with MODE=micro")
-    return result

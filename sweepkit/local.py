@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import procs
+from .spec import Spec
 
 CPU_DMA_LATENCY = "/dev/cpu_dma_latency"
 
@@ -52,21 +53,20 @@ class Ends:
     nice: bool = False  # NICE is applied
 
 
-def setup(knobs: dict, ends: list[str], prog: str) -> Ends:
-    """taskset and nice for `ends` (ping, pong, micro) that run here. With one CPU, whatever runs here runs
-    on it (both ends: with a warning), and knobs' PING_CPUS/PONG_CPUS say so. A CPU list this process may
-    not use: exit 2."""
+def setup(spec: Spec, ends: list[str], prog: str) -> tuple[Ends, Spec]:
+    """taskset and nice for `ends` (ping, pong, micro) that run here, and the spec as they run. With one CPU,
+    whatever runs here runs on it (both ends: with a warning), and the spec's PING_CPUS/PONG_CPUS say so. A
+    CPU list this process may not use: exit 2."""
     allowed = allowed_cpus()
     if len(os.sched_getaffinity(0)) == 1:
-        pinned = [end for end in ("ping", "pong") if end in ends and knobs[f"{end.upper()}_CPUS"]]
+        pinned = [end for end in ("ping", "pong") if end in ends and spec.cpus(end)]
         if ({"ping", "pong"} <= set(ends) and pinned
-                and (knobs["PING_CPUS"] != allowed or knobs["PONG_CPUS"] != allowed)):
+                and (spec.ping_cpus != allowed or spec.pong_cpus != allowed)):
             warn(prog, f"only one CPU ({allowed}) is available: pong and ping both run on it and compete")
-        for end in pinned:
-            knobs[f"{end.upper()}_CPUS"] = allowed
+        spec = spec.with_knobs(**{f"{end.upper()}_CPUS": allowed for end in pinned})
     result = Ends()
     for end in ("ping", "pong", "micro"):
-        cpus = knobs.get(f"{end.upper()}_CPUS", "")
+        cpus = spec.cpus(end)
         if not cpus or end not in ends:
             continue
         if not cpus_usable(cpus):
@@ -74,23 +74,22 @@ def setup(knobs: dict, ends: list[str], prog: str) -> Ends:
                   file=sys.stderr)
             raise SystemExit(2)
         result.prefix[end] = ["taskset", "-c", cpus]
-    niceness = int(knobs["NICE"])
-    if niceness != 0:
-        if nice_allowed(niceness):
+    if spec.nice != 0:
+        if nice_allowed(spec.nice):
             result.nice = True
             for end in result.prefix:
-                result.prefix[end] += ["nice", "-n", str(niceness)]
+                result.prefix[end] += ["nice", "-n", str(spec.nice)]
         else:
-            warn(prog, f"cannot run at NICE={niceness} here (needs root or CAP_SYS_NICE): running at normal priority")
-    return result
+            warn(prog, f"cannot run at NICE={spec.nice} here (needs root or CAP_SYS_NICE): running at normal priority")
+    return result, spec
 
 
-def hold_cpus_awake(tune: str, prog: str) -> str:
+def hold_cpus_awake(tune: bool, prog: str) -> str:
     """TUNE=1: asks the kernel to keep this host's CPUs out of idle states slower to leave than 0 µs (the PM
     QoS request of /dev/cpu_dma_latency, as pyperf's `system tune` and tuned do) while the descriptor is
     open. Every child inherits it (procs.KEEP_FDS); the kernel drops the request when the last copy closes,
     so every way the sweep ends, kill -9 included, restores the machine. Returns what happened."""
-    if tune != "1":
+    if not tune:
         return "not asked (TUNE=0)"
     try:
         fd = os.open(CPU_DMA_LATENCY, os.O_WRONLY)

@@ -49,7 +49,7 @@ class MicroPoint:
     bench: str
     sizes: tuple[tuple[str, object], ...] = ()  # (option, value) beyond the binary's defaults
     skipped: str | None = None
-    estimated_s: float = 0.0  # estimate_s(knobs), set by build
+    estimated_s: float = 0.0  # estimate_s(spec), set by build
     kind: str = "micro"
 
     @property
@@ -66,10 +66,10 @@ class MicroPoint:
             parts.append(str(value) if name == "event-type" else f"{STEM_LETTER.get(name, name[0])}{value}")
         return "-".join(parts)
 
-    def args(self, knobs: dict) -> list[str]:
+    def args(self, spec) -> list[str]:
         """The binary's arguments but --out."""
         sizes = [word for name, value in self.sizes for word in (f"--{name}", str(value))]
-        return ["--bench", self.bench, *sizes, "--repeat", knobs["MICRO_REPEAT"], "--timeout", knobs["MICRO_TIMEOUT"]]
+        return ["--bench", self.bench, *sizes, "--repeat", str(spec.micro_repeat), "--timeout", str(spec.micro_timeout)]
 
     def ops(self) -> int:
         """Operations in one repeat, as the log's `ops` counts them."""
@@ -89,14 +89,14 @@ class MicroPoint:
             return 2 * int(sizes["workers"])
         return DEFAULT_TASKS[self.bench] * (2 if self.bench == "ping_pong" else 1)
 
-    def estimate_s(self, knobs: dict) -> float:
+    def estimate_s(self, spec) -> float:
         """A guess at the run's wall time: the warm-up and every timed repeat, and its overhead."""
         if self.binary == "std" and self.std_threads() > STD_THREAD_CAP:
             return GUESS_OVERHEAD_S  # declined at once
         per_op = GUESS_NS_PER_OP[self.bench] * (STD_FACTOR.get(self.bench, 1) if self.binary == "std" else 1)
         hold = DEFAULT_HOLD_S if self.bench in ("notify", "oneshot") else 0.0
         jvm = self.binary == "kotlin"
-        iterations = int(knobs["MICRO_REPEAT"]) + (JVM_WARMUP if jvm else 1)
+        iterations = spec.micro_repeat + (JVM_WARMUP if jvm else 1)
         overhead = GUESS_OVERHEAD_S + (JVM_START_S if jvm else 0.0)
         return round(iterations * (self.ops() * per_op * 1e-9 + hold) + overhead, 3)
 
@@ -108,7 +108,7 @@ class MicroPoint:
                 "repeats_ok": 0, "message": self.skipped}
 
 
-def _counts(k: dict, name: str, what: str, example: str, problems: list[str]) -> None:
+def check_counts(k: dict, name: str, what: str, example: str, problems: list[str]) -> None:
     """A list of whole numbers from 1, normalised ("010" is 10) when every one is."""
     values = k[name].split()
     if not values:
@@ -120,7 +120,7 @@ def _counts(k: dict, name: str, what: str, example: str, problems: list[str]) ->
         k[name] = " ".join(str(int(x)) for x in values)
 
 
-def _choices(k: dict, name: str, what: str, allowed, problems: list[str]) -> None:
+def check_choices(k: dict, name: str, what: str, allowed, problems: list[str]) -> None:
     """A knob that lists names from `allowed`: at least one, each known."""
     given = k[name].split()
     if not given:
@@ -132,11 +132,11 @@ def _choices(k: dict, name: str, what: str, allowed, problems: list[str]) -> Non
 
 def check(k: dict, problems: list[str]) -> None:
     """BENCHES and the MICRO_* knobs, every problem named; normalises the counts."""
-    _choices(k, "BENCHES", "a benchmark", BENCHES, problems)
-    _counts(k, "MICRO_INSTANCES", "holder/waiter pairs", "10000 100000", problems)
-    _counts(k, "MICRO_WORKERS", "channel workers", "100 1000", problems)
-    _choices(k, "MICRO_EVENT_TYPES", "an event type", EVENT_TYPES, problems)
-    _counts(k, "MICRO_EVENT_SIZES", "bytes of a string event", "16 256", problems)
+    check_choices(k, "BENCHES", "a benchmark", BENCHES, problems)
+    check_counts(k, "MICRO_INSTANCES", "holder/waiter pairs", "10000 100000", problems)
+    check_counts(k, "MICRO_WORKERS", "channel workers", "100 1000", problems)
+    check_choices(k, "MICRO_EVENT_TYPES", "an event type", EVENT_TYPES, problems)
+    check_counts(k, "MICRO_EVENT_SIZES", "bytes of a string event", "16 256", problems)
     repeat = k["MICRO_REPEAT"]
     if UINT.fullmatch(repeat) and len(repeat) <= 4 and 1 <= int(repeat) <= 1000:
         k["MICRO_REPEAT"] = str(int(repeat))
@@ -149,30 +149,31 @@ def check(k: dict, problems: list[str]) -> None:
         problems.append(f"MICRO_TIMEOUT='{timeout}': expected whole seconds > 0 for a whole run, e.g. 120")
 
 
-def benches_of(entry, knobs: dict) -> list[str]:
-    """The benchmarks BENCHES asks for that this entry runs (runtimes.json `benches`; without it every one)."""
-    asked = knobs["BENCHES"].split()
+def benches_of(entry, asked) -> list[str]:
+    """The benchmarks BENCHES asks for (`asked`) that this entry runs (runtimes.json `benches`; without it
+    every one)."""
     mine = entry.benches or BENCHES
     return [b for b in BENCHES if b in asked and b in mine]
 
 
-def why_not(entry, knobs: dict) -> str | None:
-    """Why an entry chosen by its flag has nothing to run in this micro sweep; None if it has."""
+def why_not(entry, benches) -> str | None:
+    """Why an entry chosen by its flag has nothing to run in this micro sweep (BENCHES: `benches`); None if
+    it has."""
     if not entry.takes_part("micro") or entry.binary_prefix is None:
         what = "reference" if entry.reference else "runtime"  # a runtime without a <prefix>-micro, e.g. monoio
         return f"the {entry.label} {what} measures no in-process benchmark"
-    if not benches_of(entry, knobs):
+    if not benches_of(entry, benches):
         return f"{entry.label} runs only {', '.join(entry.benches)}, which BENCHES leaves out"
     return None
 
 
-def not_built(entry, knobs: dict) -> str | None:
+def not_built(entry, bin_dir: Path) -> str | None:
     """Why a reference built by another toolchain (runtimes.json `toolchain`: go, java and mvn) has no
     binary in BIN_DIR; None if it has one. `make` leaves such a binary out where its toolchain is
     missing, so a sweep goes on without it; a runtime's missing binary stops the sweep instead."""
     if entry.toolchain is None or entry.binary_prefix is None:
         return None
-    path = Path(knobs["BIN_DIR"]) / f"{entry.binary_prefix}-micro"
+    path = bin_dir / f"{entry.binary_prefix}-micro"
     if path.is_file() and path.stat().st_mode & 0o111:
         return None
     return f"no {path} (make builds it where {entry.toolchain} {'are' if ' and ' in entry.toolchain else 'is'} installed)"
@@ -183,22 +184,22 @@ def channel_sizes(entry, types: list[str], event_sizes: list[int], workers: list
     each event size (string types only; the default size is left out of the arguments and the stem) × each
     worker count."""
     kinds = [(("event-type", t),) for t in types if not (entry.reference and t not in REFERENCE_EVENT_TYPES)]
-    sized = [k + ((("event-size", s),) if s != DEFAULT_EVENT_SIZE else ())
-             for k in kinds for s in (event_sizes if k[0][1] in STRING_EVENTS else [DEFAULT_EVENT_SIZE])]
+    sized = [typed + ((("event-size", s),) if s != DEFAULT_EVENT_SIZE else ())
+             for typed in kinds for s in (event_sizes if typed[0][1] in STRING_EVENTS else [DEFAULT_EVENT_SIZE])]
     return [s + (("workers", w),) for s in dict.fromkeys(sized) for w in workers]
 
 
-def build(knobs: dict, selection) -> list[MicroPoint]:
+def build(spec, selection) -> list[MicroPoint]:
     """Every point in the list's order: each entry × its benchmarks (BENCHES' order is the list's,
     BENCHES) × sizes: MICRO_INSTANCES for notify and oneshot, MICRO_EVENT_TYPES × MICRO_EVENT_SIZES
     × MICRO_WORKERS for channel, the binaries' defaults for the rest."""
     points = []
-    types = list(dict.fromkeys(knobs["MICRO_EVENT_TYPES"].split()))
-    event_sizes = list(dict.fromkeys(int(x) for x in knobs["MICRO_EVENT_SIZES"].split()))
-    instances = list(dict.fromkeys(int(x) for x in knobs["MICRO_INSTANCES"].split()))
-    workers = list(dict.fromkeys(int(x) for x in knobs["MICRO_WORKERS"].split()))
+    types = list(dict.fromkeys(spec.micro_event_types))
+    event_sizes = list(dict.fromkeys(spec.micro_event_sizes))
+    instances = list(dict.fromkeys(spec.micro_instances))
+    workers = list(dict.fromkeys(spec.micro_workers))
     for e in selection:
-        for bench in benches_of(e, knobs):
+        for bench in benches_of(e, spec.benches):
             if bench in ("notify", "oneshot"):
                 sizes = [(("instances", n),) for n in instances]
             elif bench == "channel":
@@ -206,4 +207,4 @@ def build(knobs: dict, selection) -> list[MicroPoint]:
             else:
                 sizes = [()]
             points += [MicroPoint(e.label, e.binary_prefix, bench, s) for s in sizes]
-    return [dataclasses.replace(p, estimated_s=p.estimate_s(knobs)) for p in points]
+    return [dataclasses.replace(p, estimated_s=p.estimate_s(spec)) for p in points]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from suite import runtimes
 
-from . import commands, plan as plan_mod, procs, state, variants
+from . import commands, modes, plan as plan_mod, procs, state, variants
 from .pongs import LISTENING, RemotePongs
+from .spec import Spec
 
 HOSTFACTS = Path(__file__).resolve().parent / "hostfacts.py"
 
@@ -37,10 +38,10 @@ def tail_err(path, count: int = 5) -> None:
         print(f"      | {line}", file=sys.stderr)
 
 
-def ssh_hostname(ssh_opts: str, remote: str) -> str:
+def ssh_hostname(ssh_opts, remote: str) -> str:
     """The host name ssh would connect to for REMOTE (its config applied), or ""."""
     try:
-        done = subprocess.run(["ssh", "-G", *ssh_opts.split(), remote], capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["ssh", "-G", *ssh_opts, remote], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return ""
     for line in done.stdout.splitlines() if done.returncode == 0 else []:
@@ -50,13 +51,13 @@ def ssh_hostname(ssh_opts: str, remote: str) -> str:
     return ""
 
 
-def serve_pongs(doc: dict) -> list[tuple]:
+def serve_pongs(doc: dict, spec: Spec) -> list[tuple]:
     """(label, binary, transport, port, pong arguments) of every pong of --serve/--peer, in the plan's order;
-    an RTT pong is made ready for the most connections of CONNECTIONS, since it serves every point."""
-    k = doc["knobs"]
-    points = plan_mod.build(k, [runtimes.by_label(label) for label in doc["frameworks"]], None,
+    each made ready for what it serves across every point (the mode's serve_ready: an RTT pong for the
+    most connections of CONNECTIONS)."""
+    points = plan_mod.build(spec, [runtimes.by_label(label) for label in doc["frameworks"]], None,
                             variants.from_records(doc.get("variants")))
-    ready = ("--connections", str(max(map(int, k["CONNECTIONS"].split())))) if k["MODE"] == "rtt" else ()
+    ready = modes.of(spec.mode).serve_ready(spec)
     return list(dict.fromkeys((p.framework, p.binary, p.transport, p.port, (*p.pong_args, *ready))
                               for p in points if p.binary))
 
@@ -65,7 +66,7 @@ def remote_facts(prog: str, ssh_opts: str, remote: str, args: list[str], tmp: Pa
     """B's hostfacts.py pairs (its settings included), the script sent over ssh on stdin with `args` (SUITE_DIR
     BIN_DIR CPUS NICE BINARY...); ssh that fails or B that cannot run it ends the sweep here."""
     print(f"Checking {remote} ...", flush=True)
-    ssh, err = commands.ssh(ssh_opts, remote), tmp / "ssh.err"
+    ssh, err = commands.ssh(ssh_opts.split(), remote), tmp / "ssh.err"
     if procs.run([*ssh, "true"], subprocess.DEVNULL, err, 60) != 0:
         die(prog, f"cannot reach {remote} with ssh in batch mode (SSH_OPTS='{ssh_opts}'): {last_line(err)}")
     with open(HOSTFACTS, "rb") as script, open(err, "wb") as errors:
@@ -79,14 +80,13 @@ def remote_facts(prog: str, ssh_opts: str, remote: str, args: list[str], tmp: Pa
     return state.parse_tsv(done.stdout.decode(errors="replace"))
 
 
-def preflight_remote(prog: str, doc: dict, remote: str, remote_dir: str, tmp: Path, prefixes: list[str]) -> dict:
+def preflight_remote(prog: str, spec: Spec, remote: str, remote_dir: str, tmp: Path, prefixes: list[str]) -> dict:
     """Before the first point: ssh works, B has the suite and the binaries, built from the same commit as
     here, and PONG_CPUS; returns B's facts, `nice_ok` saying whether B allows NICE. Any problem ends the
     sweep here."""
-    k = doc["knobs"]
     bins = [f"{prefix}-pong" for prefix in prefixes]
-    args = [remote_dir, f"{remote_dir}/target/release", k["PONG_CPUS"], k["NICE"], *bins]
-    facts = remote_facts(prog, k["SSH_OPTS"], remote, args, tmp)
+    args = [remote_dir, f"{remote_dir}/target/release", spec.pong_cpus, str(spec.nice), *bins]
+    facts = remote_facts(prog, spec.text("SSH_OPTS"), remote, args, tmp)
     if facts.get("dir_ok") != "yes":
         die(prog, f"there is no {remote_dir} on {remote}: check out the suite there at the same path as here, or "
                   "pass --remote-dir DIR")
@@ -96,7 +96,7 @@ def preflight_remote(prog: str, doc: dict, remote: str, remote_dir: str, tmp: Pa
                   f"(ssh {remote} 'cd {remote_dir} && make')")
     mismatch = []
     for b in bins:
-        here = procs.output([Path(k["BIN_DIR"]) / b, "--version"])
+        here = procs.output([spec.bin_dir / b, "--version"])
         if here != facts[f"version:{b}"]:
             mismatch.append(f"{b}: here '{here}', on {remote} '{facts[f'version:{b}']}'")
     if mismatch:
@@ -104,28 +104,28 @@ def preflight_remote(prog: str, doc: dict, remote: str, remote_dir: str, tmp: Pa
         print(*(f"  {m}" for m in mismatch), sep="\n", file=sys.stderr)
         die(prog, f"check out the same commit on both hosts and run make on {remote} (cd {remote_dir} && make)")
     if facts.get("cpus_ok") != "yes":
-        die(prog, f"PONG_CPUS={k['PONG_CPUS']} is not usable on {remote} (it may run on CPUs "
+        die(prog, f"PONG_CPUS={spec.pong_cpus} is not usable on {remote} (it may run on CPUs "
                   f"{facts.get('cpus_allowed') or '?'})", 2)
-    if k["NICE"] != "0" and facts.get("nice_ok") != "yes":
-        print(f"{prog}: warning: cannot run at NICE={k['NICE']} on {remote} (needs root or CAP_SYS_NICE there): "
+    if spec.nice != 0 and facts.get("nice_ok") != "yes":
+        print(f"{prog}: warning: cannot run at NICE={spec.nice} on {remote} (needs root or CAP_SYS_NICE there): "
               "pongs at normal priority", file=sys.stderr)
     return facts
 
 
-def prepare_remote(prog: str, doc: dict, ssh: list[str], remote: str, remote_dir: str, target: str, tmp: Path,
+def prepare_remote(prog: str, spec: Spec, ssh: list[str], remote: str, remote_dir: str, target: str, tmp: Path,
                    prefixes: list[str]) -> tuple[RemotePongs, dict, bool]:
     """--remote: the preflight and the data-plane check; B's pongs (pinned and niced as B allows), B's facts,
     and whether B applies NICE."""
-    k = doc["knobs"]
-    facts = preflight_remote(prog, doc, remote, remote_dir, tmp, prefixes)
-    niced = k["NICE"] != "0" and facts.get("nice_ok") == "yes"
-    prefix = (["taskset", "-c", k["PONG_CPUS"]] if k["PONG_CPUS"] else []) + (["nice", "-n", k["NICE"]] if niced else [])
-    pongs = RemotePongs(k, ssh, remote, remote_dir, target, prefix)
-    check_data_plane(prog, k, pongs, prefixes, tmp)
+    facts = preflight_remote(prog, spec, remote, remote_dir, tmp, prefixes)
+    niced = spec.nice != 0 and facts.get("nice_ok") == "yes"
+    prefix = ((["taskset", "-c", spec.pong_cpus] if spec.pong_cpus else [])
+              + (["nice", "-n", str(spec.nice)] if niced else []))
+    pongs = RemotePongs(spec, ssh, remote, remote_dir, target, prefix)
+    check_data_plane(prog, spec, pongs, prefixes, tmp)
     return pongs, facts | {"address": target, "ssh": remote}, niced
 
 
-def check_data_plane(prog: str, k: dict, pongs: RemotePongs, prefixes: list[str], tmp: Path) -> None:
+def check_data_plane(prog: str, spec: Spec, pongs: RemotePongs, prefixes: list[str], tmp: Path) -> None:
     """The data-plane address answers: a short real ping against a real pong (or ICMP, for -P alone)."""
     addr = pongs.target
     if not prefixes:
@@ -138,7 +138,7 @@ def check_data_plane(prog: str, k: dict, pongs: RemotePongs, prefixes: list[str]
         if target is None:
             pongs.stop()
             die(prog, f"cannot start a pong at {commands.hostport(addr, 0)}: {why}: {last_line(err, 2)} ")
-        probe = commands.probe(k["BIN_DIR"], prefixes[0], target, "tcp", k, "0.2", udp_timeout=False)
+        probe = commands.probe(spec, prefixes[0], target, "tcp", "0.2", udp_timeout=False)
         code = procs.run(probe, subprocess.DEVNULL, tmp / "probe.err", 20)
     finally:
         pongs.stop()
@@ -147,45 +147,42 @@ def check_data_plane(prog: str, k: dict, pongs: RemotePongs, prefixes: list[str]
     print(f"{pongs.remote} answers on {addr}; its binaries match ours.", flush=True)
 
 
-def preflight_peer(prog: str, doc: dict, peer: str, references: list[str], flags: str, tmp: Path) -> None:
+def preflight_peer(prog: str, doc: dict, spec: Spec, peer: str, references: list[str], flags: str, tmp: Path) -> None:
     """--peer: every pong the plan needs answers on its fixed port, in the sweep's MODE."""
-    k = doc["knobs"]
-    mode = "MODE=throughput " if k["MODE"] == "throughput" else ""
-    if k["VARIANTS"]:
-        mode += f"VARIANTS={shlex.quote(k['VARIANTS'])} "
-    if k["MODE"] == "rtt" and k["CONNECTIONS"] != "1":  # the pongs of --serve are ready for the most of them
-        mode += f"CONNECTIONS={shlex.quote(k['CONNECTIONS'])} "
+    mode = modes.of(spec.mode).peer_mode()
+    if spec.text("VARIANTS"):
+        mode += f"VARIANTS={shlex.quote(spec.text('VARIANTS'))} "
+    mode += modes.of(spec.mode).peer_ready(spec)
     print(f"Checking the pongs on {peer} ...", flush=True)
     bad = []
-    for _label, binary, transport, port, _args in serve_pongs(doc):
+    for _label, binary, transport, port, _args in serve_pongs(doc, spec):
         target = commands.hostport(peer, port)
-        probe = commands.probe(k["BIN_DIR"], binary, target, transport, k, "0.1")
+        probe = commands.probe(spec, binary, target, transport, "0.1")
         if procs.run(probe, subprocess.DEVNULL, tmp / "probe.err", 20) != 0:
             bad.append(f"{binary} {transport} on {target}: {last_line(tmp / 'probe.err')}")
     if bad:
         print(f"{prog}: no answer from these pongs:", *(f"  {b}" for b in bad), sep="\n", file=sys.stderr)
-        die(prog, f"start them on {peer} with: {mode}BASE_PORT={k['BASE_PORT']} ./run-network.sh --serve {flags}")
+        die(prog, f"start them on {peer} with: {mode}BASE_PORT={spec.base_port} ./run-network.sh --serve {flags}")
     if references and procs.run(["ping", "-n", "-c", "1", "-W", "3", peer], subprocess.DEVNULL,
                                 subprocess.DEVNULL, 10) != 0:
         print(f"{prog}: warning: {peer} does not answer ICMP echo: the ICMP points will fail", file=sys.stderr)
 
 
-def serve(prog: str, doc: dict, bind: str, prefix: list[str], tmp: Path) -> int:
+def serve(prog: str, doc: dict, spec: Spec, bind: str, prefix: list[str], tmp: Path) -> int:
     """--serve: one pong per framework and protocol, on fixed ports, until a signal. A pong that says io_uring
     is unavailable here is left out (its runtime is not served, and host A is told so); another pong that
     does not start, or one that exits later, ends it with status 1."""
-    k = doc["knobs"]
     serving, unserved = [], []
     try:
-        for _label, binary, transport, port, args in serve_pongs(doc):
+        for _label, binary, transport, port, args in serve_pongs(doc, spec):
             if binary in unserved:
                 continue
             err = tmp / f"{binary}-{transport}-{port}.err"
             address = commands.hostport(bind, port)
-            child = procs.Child(commands.pong(k["BIN_DIR"], binary, transport, address, args, k, prefix),
+            child = procs.Child(commands.pong(spec.bin_dir, binary, transport, address, args, spec, prefix),
                                 stdout=subprocess.PIPE, stderr=err)
             serving.append((child, err))
-            if child.await_line(LISTENING, float(k["READY_TIMEOUT"]))[0] == 0:
+            if child.await_line(LISTENING, spec.ready_timeout.s)[0] == 0:
                 continue
             why = state.unavailable([err])
             if why is None:
@@ -198,7 +195,7 @@ def serve(prog: str, doc: dict, bind: str, prefix: list[str], tmp: Path) -> int:
             unserved.append(binary)
         if not serving:
             die(prog, "no pong could be started here")
-        print("\n".join(serving_lines(doc, bind, unserved)), flush=True)
+        print("\n".join(serving_lines(doc, spec, bind, unserved)), flush=True)
         while all(child.proc.poll() is None for child, _ in serving):  # until a signal, or a pong dies
             time.sleep(0.2)
         child, err = next((c, e) for c, e in serving if c.proc.poll() is not None)
@@ -210,26 +207,26 @@ def serve(prog: str, doc: dict, bind: str, prefix: list[str], tmp: Path) -> int:
             child.stop(5)
 
 
-def serving_lines(doc: dict, bind: str, unserved: list[str]) -> list[str]:
+def serving_lines(doc: dict, spec: Spec, bind: str, unserved: list[str]) -> list[str]:
     """The table of the pongs' addresses and the command for host A."""
-    k = doc["knobs"]
-    mode = " (--mode throughput)" if k["MODE"] == "throughput" else ""
-    protocols = list(dict.fromkeys(k["PROTOCOLS"].split()))
+    pong_mode = " ".join(modes.of(spec.mode).pong_mode())
+    mode = f" ({pong_mode})" if pong_mode else ""
+    protocols = list(dict.fromkeys(spec.protocols))
     lines = [f"Serving{mode} (Ctrl-C or SIGTERM stops every pong):",
              ("  " + "".join(f"{cell:<10}" for cell in ["framework", *protocols])).rstrip()]
-    ports = {label: port for label, binary, _transport, port, _args in serve_pongs(doc) if binary not in unserved}
+    ports = {label: port for label, binary, _transport, port, _args in serve_pongs(doc, spec)
+             if binary not in unserved}
     for label, port in ports.items():
         lines.append((f"  {label:<10}" + "".join(f"{commands.hostport(bind, port):<22}" for _ in protocols)).rstrip())
     frameworks = doc["frameworks"]
     if unserved:  # io_uring is unavailable here: host A leaves those runtimes out
         frameworks = [label for label in frameworks if runtimes.by_label(label).binary_prefix not in unserved]
         lines.append(f"Not served (io_uring is unavailable here): {', '.join(unserved)}")
-    prefix = "MODE=throughput " if k["MODE"] == "throughput" else ""
-    if k.get("VARIANTS", "").split():  # host A plans the same ports only with the same variants
-        prefix += f"VARIANTS={shlex.quote(k['VARIANTS'])} "
-    if k["MODE"] == "rtt" and k["CONNECTIONS"] != "1":  # the pongs are ready for this many, no more
-        prefix += f"CONNECTIONS={shlex.quote(k['CONNECTIONS'])} "
+    prefix = modes.of(spec.mode).peer_mode()
+    if spec.text("VARIANTS").split():  # host A plans the same ports only with the same variants
+        prefix += f"VARIANTS={shlex.quote(spec.text('VARIANTS'))} "
+    prefix += modes.of(spec.mode).peer_ready(spec)
     flags = "".join(runtimes.by_label(label).flag for label in frameworks)
-    lines.append(f"On host A: {prefix}BASE_PORT={k['BASE_PORT']} ./run-network.sh --peer <this host's address>"
+    lines.append(f"On host A: {prefix}BASE_PORT={spec.base_port} ./run-network.sh --peer <this host's address>"
                  + (f" -{flags}" if flags else ""))
     return lines

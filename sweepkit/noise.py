@@ -12,13 +12,13 @@ from suite import tdist
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
-from .knobs import MAX_REPEATS
+from . import modes
+from .checks import MAX_REPEATS
 
 FIRST_ROUNDS = 2
 QUIET_SD = 0.06  # sd of log p50 between a point's runs on a quiet machine
 LOUD_SD = 2 * QUIET_SD  # above it the line is said
 TARGET_MDE = 0.10  # what a BUDGET is suggested for
-FIGURES = ("p50_ns", "msg_per_s_p50", "ns_per_op_median")  # a run's one figure, by kind (sweepkit.state.settle)
 
 
 def due(runs, index: int) -> bool:
@@ -39,7 +39,7 @@ def spreads(runs, records, rounds: int = FIRST_ROUNDS) -> tuple[float | None, fl
     the same setting and round (None without std or without two such rounds)."""
     logs: dict = {}  # point → round → log figure
     for run, record in zip(runs, records):
-        value = next((record[f] for f in FIGURES if record.get(f) is not None), None)
+        value = record.get(modes.of(run.point.kind).figure_keys[0])  # p50 RTT, p50 msg/s, median ns/op
         if run.round <= rounds and record["status"] == "ok" and value and value > 0:
             logs.setdefault(run.point, {})[run.round] = math.log(value)
     std = {point.setting: by_round for point, by_round in logs.items() if point.framework == BASELINE}

@@ -10,18 +10,12 @@ from dataclasses import dataclass
 
 from suite import runtimes
 
-from . import micro
+from . import modes
 from .dimensions import DIMENSIONS, applying
-from .knobs import DEFAULTS, MAX_UDP_SIZE
+from .checks import ORDERS
 from .selection import extra_args, has_pong
+from .spec import Spec
 
-# Per run, for the estimate before anything ran: start and stop the ends, write and record the logs.
-# Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.03 to 0.07 s a runtime's RTT run,
-# 0.075 s a throughput run; an ICMP run its 0.5 s tail (ICMP_TAIL_S) and the conversion of its
-# output, 0.05 s at a paced interval and 2 s back-to-back at the default 5 s.
-OVERHEAD_GUESS_S = {"rtt": 0.06, "throughput": 0.08, "icmp": 1.0}
-THROUGHPUT_HANDSHAKE_S = 5  # a throughput ping's handshake and the return of the counts, 5 s each at most
-ICMP_TAIL_S = 0.5  # the system ping is stopped this long after warm-up + duration, for the last replies
 RESHUFFLES = 1000  # tries at a round in which no framework runs as one block; a few are plenty
 
 
@@ -34,7 +28,8 @@ class Point:
     binary: str | None  # binary prefix; None for a reference that runs another program
     transport: str  # tcp, udp; icmp for the ping reference
     payload: int  # bytes
-    interval: str | None  # seconds, as written in INTERVALS (the stem keeps it); None: throughput
+    interval: str | None  # seconds, as written in INTERVALS (the stem keeps it); None: as fast as it can
+    kind: str = "rtt"  # its mode (sweepkit.modes): the sweep's MODE, or icmp for the ping reference
     values: tuple[tuple[str, object], ...] = ()  # (name, value) of sweepkit/dimensions.py's; unset: the default
     port: int | None = None  # the pong's port under run-network.sh --serve/--peer
     skipped: str | None = None  # why the plan skips it
@@ -51,12 +46,6 @@ class Point:
         """The point but its framework: transport, payload, interval and each dimension. The frameworks of one
         setting run as one block in a round under ORDER=blocks, and a Δ vs std pairs their runs of one round."""
         return (self.transport, self.payload, self.interval, *(self.get(d.name) for d in DIMENSIONS))
-
-    @property
-    def kind(self) -> str:
-        if self.binary is None:
-            return self.transport  # icmp
-        return "throughput" if self.interval is None else "rtt"
 
     @property
     def stem(self) -> str:
@@ -99,63 +88,28 @@ class Run:
 
     def record(self) -> dict:
         """The run's entry in sweep.json, before it runs."""
-        entry = {"stem": self.stem, "point": self.point.stem, "round": self.round, "status": "planned",
-                 "start_s": None, "wall_s": None}
-        if self.point.kind == "micro":
-            entry |= {"ns_per_op_median": None, "ops_per_s_median": None}
-        elif self.point.interval is None:
-            entry |= {"msg_per_s_p50": None, "gbit_per_s_p50": None}
-        else:
-            entry |= {"p50_ns": None, "achieved_rate": None}
-        if self.point.kind == "rtt":
-            entry["starved"] = None  # connections that got under half the median replies (per_connection)
-        return entry | {"message": None}
+        return {"stem": self.stem, "point": self.point.stem, "round": self.round, "status": "planned",
+                "start_s": None, "wall_s": None, **modes.of(self.point.kind).run_fields(), "message": None}
 
 
-def reference_problem(knobs: dict, unusable: str | None) -> str | None:
-    """Why no ICMP point can run at all: what sweepkit.local found about the system ping, or SIZE."""
-    if unusable:
-        return unusable
-    if int(knobs["SIZE"]) < 16:
-        return f"SIZE={knobs['SIZE']}: ping reports an RTT only for payloads of 16 bytes or more"
-    return None
+def build(spec: Spec, selection, icmp_unusable: str | None = None, variants=()) -> list:
+    """Every point of the sweep's MODE, in the list's order (its mode's `points`), each with why it cannot
+    be measured (its own mode's `why_skipped`), decided before the sweep starts."""
+    points = modes.of(spec.mode).points(spec, selection, variants)
+    return [dataclasses.replace(p, skipped=modes.of(p.kind).why_skipped(p, spec, icmp_unusable)) for p in points]
 
 
-def why_skipped(point: Point, knobs: dict, icmp_unusable: str | None = None) -> str | None:
-    """Why a point cannot be measured, decided before the sweep starts; None if it can."""
-    if point.kind == "throughput" and point.transport == "udp" and point.payload > MAX_UDP_SIZE:
-        return f"a UDP datagram carries at most {MAX_UDP_SIZE} bytes"
-    if point.kind == "icmp":
-        problem = reference_problem(knobs, icmp_unusable)
-        if problem:
-            return problem
-        ms = float(point.interval) * 1000
-        if abs(ms - round(ms)) > 1e-6:  # iputils keeps whole ms: 0.0001 would go out back-to-back
-            return f"iputils ping paces in whole milliseconds, so it cannot send every {point.interval} s"
-    return None
-
-
-def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=()) -> list[Point]:
-    """Every point, in the list's order: each entry with a pong (runtimes, then references the suite's
-    binaries measure) × protocols × intervals (throughput: sizes) × each dimension of the MODE in
-    sweepkit/dimensions.py's order (task counts, then RTT's connection counts and loads), then each
-    variant (sweepkit/variants.py: its base's binaries with its arguments, under its own label) the
-    same way, then each other reference × intervals. Open load at interval 0 is not planned:
-    back-to-back has no schedule to send on (knobs.check warns).
-    MODE=micro: micro.build's points."""
-    mode = knobs["MODE"]
-    if mode == "micro":
-        return micro.build(knobs, selection)
-    protocols = knobs["PROTOCOLS"].split()
-    if mode == "throughput":
-        measures = [(int(size), None) for size in knobs["SIZES"].split()]
-    else:
-        measures = [(int(knobs["SIZE"]), interval) for interval in knobs["INTERVALS"].split()]
-    dimensions = applying(mode)
+def network_points(spec: Spec, selection, measures, variants=()) -> list[Point]:
+    """Each entry with a pong (runtimes, then references the suite's binaries measure) × protocols ×
+    `measures` (payload, interval) × each dimension of the MODE in sweepkit/dimensions.py's order (task
+    counts, then RTT's connection counts and loads), then each variant (sweepkit/variants.py: its base's
+    binaries with its arguments, under its own label) the same way. Open load at interval 0 is not planned:
+    back-to-back has no schedule to send on (knobs.check warns)."""
+    dimensions = applying(spec.mode)
     grid = [tuple(zip([d.name for d in dimensions], values))
-            for values in itertools.product(*(d.values(knobs) for d in dimensions))]
+            for values in itertools.product(*(d.values(spec) for d in dimensions))]
     with_pongs = [e.label for e in runtimes.entries() if has_pong(e)]
-    base_port = int(knobs["BASE_PORT"]) if "BASE_PORT" in knobs else None
+    base_port = spec.base_port
 
     def port(entry):
         return None if base_port is None else base_port + with_pongs.index(entry.label)
@@ -167,14 +121,11 @@ def build(knobs: dict, selection, icmp_unusable: str | None = None, variants=())
     lines += [(v.label, v.entry.binary_prefix, None if base_port is None else base_port + len(with_pongs) + i,
                (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.pong_args))
               for i, v in enumerate(variants)]
-    points = [Point(label, binary, proto, size, interval, values, at, ping_args=ping_args, pong_args=pong_args)
-              for (label, binary, at, ping_args, pong_args), proto, (size, interval), values
-              in itertools.product(lines, protocols, measures, grid)
-              if not (dict(values).get("load") == "open" and float(interval) == 0)]
-    if mode == "rtt":
-        points += [Point(e.label, None, e.transport, int(knobs["SIZE"]), interval)
-                   for e in selection if not has_pong(e) for interval in knobs["INTERVALS"].split()]
-    return [dataclasses.replace(p, skipped=why_skipped(p, knobs, icmp_unusable)) for p in points]
+    return [Point(label, binary, proto, size, interval, spec.mode, values, at, ping_args=ping_args,
+                  pong_args=pong_args)
+            for (label, binary, at, ping_args, pong_args), proto, (size, interval), values
+            in itertools.product(lines, spec.protocols, measures, grid)
+            if not (dict(values).get("load") == "open" and float(interval) == 0)]
 
 
 def blocks(order: list[Point]) -> list[str]:
@@ -200,7 +151,7 @@ def by_setting(points: list, rng: random.Random) -> list:
     return [point for block in blocks_ for point in block]
 
 
-def runs(points: list[Point], repeats: int, seed: int, order: str = DEFAULTS["ORDER"]) -> list[Run]:
+def runs(points: list[Point], repeats: int, seed: int, order: str = ORDERS[0]) -> list[Run]:
     """Every run in the order it runs: `repeats` rounds, each measuring every point the plan does not
     skip once, so drift and periodic noise fall on every framework alike. ORDER=rounds shuffles each
     round whole; ORDER=blocks (by_setting) runs each setting's frameworks back to back, blocks and
@@ -221,17 +172,3 @@ def runs(points: list[Point], repeats: int, seed: int, order: str = DEFAULTS["OR
                 break
         ordered += [Run(p, round_) for p in this]
     return ordered
-
-
-def ping_limit_s(kind: str, knobs: dict) -> float:
-    """How long the ping of a point may run before it is stopped (the ICMP ping with SIGINT); a micro
-    benchmark binary stops itself after MICRO_TIMEOUT and gets PING_GRACE to write its log."""
-    if kind == "micro":
-        return float(knobs["MICRO_TIMEOUT"]) + float(knobs["PING_GRACE"])
-    measured = float(knobs["WARMUP"]) + float(knobs["DURATION"])
-    if kind == "icmp":
-        return measured + ICMP_TAIL_S
-    # Past warm-up + duration a ping may wait one UDP timeout, or 5 s for a stalled TCP peer, then
-    # write its logs, which takes seconds on a busy disk: PING_GRACE covers all of that.
-    extra = THROUGHPUT_HANDSHAKE_S if kind == "throughput" else 0
-    return measured + extra + float(knobs["PING_GRACE"])

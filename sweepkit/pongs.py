@@ -9,6 +9,7 @@ import re
 import subprocess
 
 from . import commands, disturbance, procs
+from .spec import Spec
 
 LISTENING = re.compile(r"listening on (.+):([0-9]+) \((tcp|udp)\)")
 REMOTE_PID = re.compile(r"pid [0-9]+")
@@ -17,21 +18,21 @@ REMOTE_PID = re.compile(r"pid [0-9]+")
 class LocalPongs:
     """A fresh pong per run on 127.0.0.1, port 0."""
 
-    def __init__(self, knobs: dict, prefix: list[str]):
-        self.knobs, self.prefix, self.child = knobs, prefix, None
+    def __init__(self, spec: Spec, prefix: list[str]):
+        self.spec, self.prefix, self.child = spec, prefix, None
 
     def start(self, binary, transport, args, _port, err):
-        argv = commands.pong(self.knobs["BIN_DIR"], binary, transport, "127.0.0.1:0", args, self.knobs, self.prefix)
+        argv = commands.pong(self.spec.bin_dir, binary, transport, "127.0.0.1:0", args, self.spec, self.prefix)
         try:
             self.child = procs.Child(argv, stdout=subprocess.PIPE, stderr=err)
         except OSError as error:
             return None, f"it cannot start: {error}"
-        rc, found = self.child.await_line(LISTENING, float(self.knobs["READY_TIMEOUT"]))
+        rc, found = self.child.await_line(LISTENING, self.spec.ready_timeout.s)
         if rc == 0:
             return f"{found[1]}:{found[2]}", None
         if rc == 1:
             return None, "it exited before listening"
-        return None, f"no 'listening on' line within {self.knobs['READY_TIMEOUT']} s"
+        return None, f"no 'listening on' line within {self.spec.ready_timeout} s"
 
     def stop(self):
         if self.child is not None:
@@ -47,16 +48,16 @@ class RemotePongs:
     """A fresh pong per run on host B, under a remote shell that stops it when a line or EOF comes on its
     stdin (commands.remote_pong): so the pong also goes when the sweep or its ssh connection dies."""
 
-    def __init__(self, knobs: dict, ssh: list[str], remote: str, remote_dir: str, target: str, prefix: list[str]):
-        self.knobs, self.ssh, self.remote, self.remote_dir = knobs, ssh, remote, remote_dir
+    def __init__(self, spec: Spec, ssh: list[str], remote: str, remote_dir: str, target: str, prefix: list[str]):
+        self.spec, self.ssh, self.remote, self.remote_dir = spec, ssh, remote, remote_dir
         self.target, self.prefix, self.child = target, prefix, None
 
     def start(self, binary, transport, args, _port, err):
         argv = commands.pong(f"{self.remote_dir}/target/release", binary, transport,
-                             commands.hostport(self.target, 0), args, self.knobs, self.prefix)
+                             commands.hostport(self.target, 0), args, self.spec, self.prefix)
         command = commands.remote_pong(self.remote_dir, argv)
         self.child = procs.Child([*self.ssh, command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
-        ready = float(self.knobs["READY_TIMEOUT"])
+        ready = self.spec.ready_timeout.s
         rc, _ = self.child.await_line(REMOTE_PID, ready)
         if rc == 0:
             rc, found = self.child.await_line(LISTENING, ready)
@@ -64,7 +65,7 @@ class RemotePongs:
             return commands.hostport(self.target, found[2]), None
         if rc == 1:
             return None, f"the pong on {self.remote} exited before listening on {self.target}"
-        return None, f"no 'listening on' line from {self.remote} within {self.knobs['READY_TIMEOUT']} s"
+        return None, f"no 'listening on' line from {self.remote} within {self.spec.ready_timeout} s"
 
     def stop(self):
         if self.child is None:

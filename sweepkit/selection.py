@@ -1,7 +1,4 @@
-"""Which entries of runtimes.json a sweep measures (its flags), which of them have a pong, and the
-binaries they need."""
-
-from pathlib import Path
+"""Which entries of runtimes.json a sweep measures (its flags), which of them have a pong, and their own arguments."""
 
 from suite import runtimes
 
@@ -30,9 +27,11 @@ def flag_list(entries) -> str:
     return flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} or {flags[-1]}"
 
 
-def select(flags: str, context: str, mode: str = "rtt", variants: bool = False) -> tuple[list[runtimes.Entry], str | None]:
+def select(flags: str, context: str, mode: str = "rtt", variants: bool = False,
+           drops: bool = False) -> tuple[list[runtimes.Entry], str | None]:
     """The entries chosen by the flag letters, in the list's order, or a usage problem; no flag is
-    enough when VARIANTS gives something to measure (`variants`)."""
+    enough when VARIANTS gives something to measure (`variants`); `drops`: the MODE drops an entry that
+    takes no part with a warning (MODE=micro), rather than refusing it here."""
     chosen = set()
     for letter in flags:
         entry = runtimes.by_flag(letter)
@@ -43,8 +42,8 @@ def select(flags: str, context: str, mode: str = "rtt", variants: bool = False) 
     if not selection and not variants:
         every = " ".join(f"-{e.flag}" for e in runtimes.entries())
         return [], f"choose what to measure: at least one of {every}"
-    for e in selection:  # MODE=micro drops an entry without a benchmark with a warning: _check_micro
-        if e.modes and mode not in e.modes and mode != "micro":  # e.g. -G, the Go reference of MODE=micro
+    for e in selection:  # MODE=micro drops an entry without a benchmark with a warning (sweepkit.modes.micro)
+        if e.modes and mode not in e.modes and not drops:  # e.g. -G, the Go reference of MODE=micro
             only = " or ".join(f"MODE={m}" for m in e.modes)
             return [], f"-{e.flag} ({e.label}) runs only with {only}, not MODE={mode}: {e.about}"
     if context == "serve":
@@ -55,19 +54,3 @@ def select(flags: str, context: str, mode: str = "rtt", variants: bool = False) 
         if any(not arg or any(c.isspace() for c in arg) for arg in extra_args(e, "ping") + extra_args(e, "pong")):
             return [], f"-{e.flag}: runtimes.json gives it an empty argument or one with a space"
     return selection, None
-
-
-def binary_ends(knobs: dict, ends: list[str]) -> list[str]:
-    """The binaries a sweep of this MODE needs of each entry: the ends asked for, or micro."""
-    return ["micro"] if knobs.get("MODE") == "micro" else ends
-
-
-def missing_binaries(knobs: dict, selection, ends: list[str]) -> list[Path]:
-    """The binaries (ends: "ping", "pong"; with MODE=micro, "micro") of the selected entries that BIN_DIR
-    lacks, each once."""
-    bin_dir = Path(knobs["BIN_DIR"])
-    ends = binary_ends(knobs, ends)
-    measured = (lambda e: e.binary_prefix is not None) if ends == ["micro"] else has_pong
-    prefixes = dict.fromkeys(e.binary_prefix for e in selection if measured(e))
-    wanted = [bin_dir / f"{prefix}-{end}" for prefix in prefixes for end in ends]
-    return [path for path in wanted if not (path.is_file() and path.stat().st_mode & 0o111)]

@@ -1,38 +1,22 @@
 """Room for the logs: the bytes a sweep will write, estimated before its first run, and a write error, named."""
 
-# The estimate is samples × a CSV row's bytes, plus each run's JSON. A paced RTT point sends 1/interval
-# messages a second (shared by its connections); a back-to-back point as fast as a round trip
-# allows, guessed from loopback here; a throughput point writes a row per counting window, a micro
-# run its JSON only. Warm-up samples are counted too: what the ping writes, not what is analysed.
+# The estimate is samples × a CSV row's bytes, plus each run's JSON, as each kind's mode guesses them
+# (sweepkit.modes: run_bytes). Warm-up samples are counted too: what the ping writes, not what is analysed.
 
 import os
 import re
 from pathlib import Path
 
-CSV_ROW_BYTES = 32  # "123456,4012345678,21345,0," and a newline: seq, t_ns, rtt_ns, conn, latency_ns
-JSON_BYTES = 6000  # a run's STEM.json, per_connection included, with room to spare
-BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
-THROUGHPUT_ROWS_PER_S = 20  # counting windows a second, generously
+from . import modes
+
 # How a ping or a micro binary says it could not write a log (rtt-core's output.rs, then `{name}: error: …`).
 WRITE_ERROR = re.compile(r".*: error: (?:writing|creating) (.+?)(?: \(check --out\))?: (.*)")
 
 
-def run_bytes(point, knobs: dict) -> int:
-    """About what one run of `point` (a plan.Point or micro.MicroPoint) writes."""
-    if point.kind == "micro":
-        return JSON_BYTES
-    seconds = float(knobs["WARMUP"]) + float(knobs["DURATION"])
-    if point.kind == "throughput":
-        rows = THROUGHPUT_ROWS_PER_S * seconds
-    else:
-        interval = float(point.interval)
-        rows = seconds * (1 / interval if interval > 0 else BACK_TO_BACK_PER_S)
-    return int(rows * CSV_ROW_BYTES) + JSON_BYTES
-
-
-def estimate_bytes(runs, knobs: dict) -> int:
-    """What the whole plan writes, sweep.json included (a few hundred bytes a run, twice while it is rewritten)."""
-    return sum(run_bytes(r.point, knobs) for r in runs) + 2 * 600 * len(runs)
+def estimate_bytes(runs, spec) -> int:
+    """What the whole plan writes (each run's its mode's `run_bytes`), sweep.json included (a few hundred
+    bytes a run, twice while it is rewritten)."""
+    return sum(modes.of(r.point.kind).run_bytes(r.point, spec) for r in runs) + 2 * 600 * len(runs)
 
 
 def free_bytes(directory: Path) -> int:
@@ -53,9 +37,10 @@ def size(n: int) -> str:
     return f"{n} B"
 
 
-def lacking(out_dir: Path, runs, knobs: dict) -> str | None:
+def lacking(runs, spec) -> str | None:
     """Why OUT_DIR cannot hold the sweep's logs, in one line; None when it can."""
-    need, free = estimate_bytes(runs, knobs), free_bytes(out_dir)
+    out_dir = spec.out_dir
+    need, free = estimate_bytes(runs, spec), free_bytes(out_dir)
     if need <= free:
         return None
     return (f"OUT_DIR={out_dir} has {size(free)} free, and this sweep writes about {size(need)}: free some space, "

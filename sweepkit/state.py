@@ -185,21 +185,14 @@ def micro_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | 
     return status, message
 
 
-def settle(run: dict, status: str, message: str | None, wall_s: float, figures=(None, None),
+def settle(run: dict, status: str, message: str | None, wall_s: float, figures: dict | None = None,
            starved: int | None = None) -> None:
-    """Records a run's end: its status, why (unless ok), its wall time and its two figures (p50 RTT
-    and achieved rate; throughput: p50 msg/s and Gb/s; micro: the median ns per operation and
+    """Records a run's end: its status, why (unless ok), its wall time, its figures by name (its mode's:
+    p50 RTT and achieved rate; throughput: p50 msg/s and Gb/s; micro: the median ns per operation and
     operations per second), and for an RTT run how many of its connections starved."""
     run["status"] = status
     run["wall_s"] = round(wall_s, 2) if math.isfinite(wall_s) else None
-    if "ns_per_op_median" in run:
-        keys = ("ns_per_op_median", "ops_per_s_median")
-    elif "p50_ns" in run:
-        keys = ("p50_ns", "achieved_rate")
-    else:
-        keys = ("msg_per_s_p50", "gbit_per_s_p50")
-    for key, value in zip(keys, figures):
-        run[key] = value
+    run.update(figures or {})
     if "starved" in run:
         run["starved"] = starved
     run["message"] = message

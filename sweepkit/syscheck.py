@@ -147,9 +147,10 @@ def warnings(facts: dict, pinned: dict[str, str]) -> list[str]:
     return [line for rule in RULES if (line := rule(facts, pinned))]
 
 
-def pinned_ends(knobs: dict, ends: list[str]) -> dict[str, str]:
-    """End (ping, pong, micro) → the CPU list it is pinned to on this host, for the ends pinned."""
-    return {end: knobs[f"{end.upper()}_CPUS"] for end in ends if knobs.get(f"{end.upper()}_CPUS")}
+def pinned_ends(cpus, ends: list[str]) -> dict[str, str]:
+    """End (ping, pong, micro) → the CPU list it is pinned to on this host (`cpus(end)`, e.g. Spec.cpus), for
+    the ends pinned."""
+    return {end: cpus(end) for end in ends if cpus(end)}
 
 
 def warn(prog: str, found: dict, pinned: dict[str, dict[str, str]]) -> dict:

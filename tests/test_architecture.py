@@ -44,3 +44,65 @@ def test_every_module_says_what_it_is_in_its_first_lines():
         if not (lines and lines[0].startswith("//!")):
             undocumented.append(str(path.relative_to(REPO)))
     assert undocumented == []
+
+
+# The sweep: a kind of point (or MODE) compared with its name, or re-derived from a record's keys.
+KIND_BRANCH = re.compile(r"""(==|!=|\bin)\s*\(?["'](rtt|throughput|micro|icmp)["']"""
+                         r"""|["'](rtt|throughput|micro|icmp)["']\s*(==|!=)"""
+                         r"""|["'](ns_per_op_median|p50_ns|msg_per_s_p50|interval_s|bench)["']\s+(not\s+)?in\s""")
+SWEEP_ENTRY = ("cli.py", "entry.py", "knobs.py", "checks.py", "spec.py")  # where the environment is parsed
+KNOB_DICT = ("knobs", "k", "environ")  # the names the environment's strings go by
+
+
+def kind_branches(text: str) -> list[int]:
+    return [n for n, line in enumerate(text.splitlines(), 1) if KIND_BRANCH.search(line.split("#")[0])]
+
+
+def knob_dict_uses(text: str) -> list[int]:
+    """Lines that read os.environ or take, index or reach for the knob dict, outside the checks the entry runs on
+    the strings (a function named check*, a mode's `fields` and `warn`)."""
+    found = []
+
+    def visit(node, checking):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            name = getattr(node, "name", "")
+            checking = checking or name.startswith("check") or name in ("fields", "warn")
+            if not checking:
+                found.extend(node.lineno for a in node.args.args + node.args.kwonlyargs if a.arg in KNOB_DICT)
+        elif not checking and isinstance(node, ast.Attribute) and (
+                node.attr == "knobs" or (node.attr == "environ" and getattr(node.value, "id", "") == "os")):
+            found.append(node.lineno)
+        elif not checking and isinstance(node, ast.Subscript) and (
+                getattr(node.value, "id", "") in KNOB_DICT
+                or (isinstance(node.slice, ast.Constant) and node.slice.value == "knobs")):
+            found.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child, checking)
+
+    visit(ast.parse(text), False)
+    return sorted(set(found))
+
+
+def sweep_modules(below_the_entry: bool = False):
+    for path in sorted((REPO / "sweepkit").rglob("*.py")):
+        if not (below_the_entry and path.name in SWEEP_ENTRY and path.parent.name == "sweepkit"):
+            yield path
+
+
+def test_only_the_sweep_modes_branch_on_the_kind():
+    outside = [path for path in sweep_modules() if "modes" not in path.relative_to(REPO).parts]
+    branches = [f"{path.relative_to(REPO)}:{n}" for path in outside for n in kind_branches(path.read_text())]
+    assert outside and branches == []
+    inside = [n for path in (REPO / "sweepkit" / "modes").glob("*.py") for n in kind_branches(path.read_text())]
+    assert len(inside) <= 3  # a mode says what it does: it seldom needs to ask which it is
+    planted = 'if k["MODE"] == "micro":\nkind = "micro" if "ns_per_op_median" in run else "rtt"\nx = mode != "rtt"\n'
+    assert kind_branches(planted) == [1, 2, 3]
+
+
+def test_below_the_sweeps_entry_no_module_reads_the_environment_or_takes_the_knob_dict():
+    uses = [f"{path.relative_to(REPO)}:{n}" for path in sweep_modules(below_the_entry=True)
+            for n in knob_dict_uses(path.read_text())]
+    assert uses == []
+    planted = ("import os\ndef run(knobs):\n    pass\nx = os.environ['MODE']\ny = doc['knobs']['SIZE']\n"
+               "z = self.knobs\ndef check_size(k):\n    return k['SIZE']\n")
+    assert knob_dict_uses(planted) == [2, 4, 5, 6]

@@ -10,7 +10,7 @@ from pypdf import PdfReader
 
 from sweep_helpers import BIN_DIR, REPO, check_log_pair, load_json, require_binaries, run_script, shim, sweep_dir
 
-from sweepkit import commands, knobs, network, plan, prepare, progress  # noqa: E402
+from sweepkit import commands, entry, knobs, network, plan, prepare, progress  # noqa: E402
 
 OPEN_AT_ZERO = ("LOAD=open: interval 0 (back-to-back) has no schedule to send on, so its open-loop points are not "
                 "planned")
@@ -44,9 +44,9 @@ def test_open_load_needs_an_interval_and_skips_back_to_back_with_a_warning():
 
 def test_points_multiply_by_connections_and_loads_and_their_stems_say_so():
     result = knobs.check({"CONNECTIONS": "1 010 4 10", "LOAD": "closed open closed", "INTERVALS": "0.001 0",
-                          "PROTOCOLS": "udp"}, "SP")
+                          "PROTOCOLS": "udp", "BIN_DIR": "/b"}, "SP")
     assert (result.knobs["CONNECTIONS"], result.knobs["LOAD"]) == ("1 10 4", "closed open")  # each once, plainly
-    points = plan.build(result.knobs, result.selection)
+    points = plan.build(result.spec(), result.selection)
     assert [p.stem for p in points] == [  # one connection in a closed loop keeps the stems of older sweeps
         "std-udp-64B-0.001s-0t", "std-udp-64B-0.001s-0t-open", "std-udp-64B-0.001s-0t-10c",
         "std-udp-64B-0.001s-0t-10c-open", "std-udp-64B-0.001s-0t-4c", "std-udp-64B-0.001s-0t-4c-open",
@@ -56,43 +56,44 @@ def test_points_multiply_by_connections_and_loads_and_their_stems_say_so():
     assert (record["connections"], record["load"]) == (10, "open") and "connections" not in points[-1].record()
     # Both ends get the point's connection count, the ping its load: in each end's whole command line.
     (run,) = [r for r in plan.runs(points, 1, seed=1) if r.point == points[3]]
-    ping = commands.ping("/b", run.point, "127.0.0.1:9", run.stem, result.knobs)
+    ping = commands.ping(result.spec(), run.point, "127.0.0.1:9", run.stem)
     assert ping[-8:] == ["--tasks", "0", "--connections", "10", "--load", "open", "--out", run.stem]
-    pong = commands.pong("/b", "std", "udp", "127.0.0.1:0", run.point.end_args("pong"), result.knobs)
+    pong = commands.pong("/b", "std", "udp", "127.0.0.1:0", run.point.end_args("pong"), result.spec())
     assert pong == ["/b/std-pong", "--address", "127.0.0.1:0", "--protocol", "udp", "--connections", "10"]
     assert plan.Run(points[3], 1).record()["starved"] is None
     # Throughput points are as before.
     tput = knobs.check({"MODE": "throughput", "SIZES": "64", "PROTOCOLS": "tcp", "CONNECTIONS": "4"}, "S")
-    (point,) = plan.build(tput.knobs, tput.selection)
+    (point,) = plan.build(tput.spec(), tput.selection)
     assert point.stem == "std-tcp-64B-throughput-0t" and point.end_args("ping") == ("--tasks", "0")  # decoys only
 
 
 def test_the_plan_names_the_connections_and_serve_readies_its_pongs_for_the_most(monkeypatch):
     env = {"CONNECTIONS": "1 100", "LOAD": "closed open", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "SEED": "1",
            "BIN_DIR": str(BIN_DIR)}
-    monkeypatch.setattr(prepare, "missing_binaries", lambda *args: [])
-    checked, doc = prepare.check(env, "S", "serve", ["pong"], "run-x")
+    monkeypatch.setattr(entry, "missing_binaries", lambda *args: [])
+    checked, spec, doc = entry.check(env, "S", "serve", ["pong"], "run-x")
     assert (checked.knobs["CONNECTIONS"], checked.knobs["LOAD"]) == ("1 100", "closed open")
-    _, shown = prepare.plan(doc, None, "run-x")
+    _, spec, shown = prepare.plan(doc, spec, None, "run-x")
     assert "  connections per ping: 1 100 (sharing the rate asked for: each sends at rate/N); load: closed open" in shown
-    assert network.serve_pongs(doc) == [("std", "std", "tcp", 9009, ("--connections", "100"))]
+    assert network.serve_pongs(doc, spec) == [("std", "std", "tcp", 9009, ("--connections", "100"))]
     assert ("On host A: CONNECTIONS='1 100' BASE_PORT=9009 ./run-network.sh --peer <this host's address> -S"
-            in network.serving_lines(doc, "10.0.0.2", []))
+            in network.serving_lines(doc, spec, "10.0.0.2", []))
 
 
 def test_starved_connections_are_said_on_the_progress_line_and_at_the_end():
     points = [{"stem": "tokio-tcp-64B-0.001s-0t-1000c", "connections": 1000, "status": "ok", "message": None}]
     runs = [{"stem": "tokio-tcp-64B-0.001s-0t-1000c-r1", "point": points[0]["stem"], "round": 1, "status": "ok",
              "start_s": 0, "wall_s": 5.5, "p50_ns": 56120, "achieved_rate": 1000.0, "starved": 3, "message": None}]
-    doc = {"knobs": {"WARMUP": "1", "DURATION": "4", "MODE": "rtt"}, "repeats": 1, "points": points, "runs": runs}
-    assert progress.progress_line(doc, 0, 6.0) == (
+    spec = knobs.check({"WARMUP": "1", "DURATION": "4"}, "t").spec()
+    doc = {"repeats": 1, "points": points, "runs": runs}
+    assert progress.progress_line(doc, 0, 6.0, spec, "rtt") == (
         "[1/1 r1] tokio-tcp-64B-0.001s-0t-1000c      p50 56.12 µs          1 k msg/s   3/1000 conns starved   "
         "(5.5 s)   ETA 0s")
-    lines = progress.closing_lines(doc | progress.totals(runs, 6.0, doc["knobs"]), "/tmp/x")
+    lines = progress.closing_lines(doc | progress.totals(runs, 6.0, spec), "/tmp/x")
     assert lines[1:3] == ["Starved connections (1):",
                           "  tokio-tcp-64B-0.001s-0t-1000c-r1: 3 of 1000 connections got under half the median "
                           "replies"]
-    assert "starved" not in progress.progress_line(doc | {"runs": [runs[0] | {"starved": 0}]}, 0, 6.0)
+    assert "starved" not in progress.progress_line(doc | {"runs": [runs[0] | {"starved": 0}]}, 0, 6.0, spec, "rtt")
 
 
 def test_a_sweep_of_connections_and_loads_passes_them_to_both_ends_and_parse_py_draws_them(tmp_path):

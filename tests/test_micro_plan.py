@@ -8,7 +8,7 @@ import pytest
 from sweep_helpers import REPO
 
 from suite import runtimes  # noqa: E402
-from sweepkit import cli, commands, knobs, micro, plan, progress, selection, state  # noqa: E402
+from sweepkit import cli, commands, knobs, micro, modes, plan, progress, selection, state  # noqa: E402
 
 EVERY_BENCH = "spawn_many, yield_many, ping_pong, chained_spawn, notify, oneshot, channel"
 
@@ -20,7 +20,7 @@ def checked(flags="St", context="localhost", **env):
 def planned(flags="St", **env):
     result = checked(flags, **env)
     assert not result.errors and not result.usage, result
-    return plan.build(result.knobs, result.selection)
+    return plan.build(result.spec(), result.selection)
 
 
 def test_the_go_reference_is_in_the_list_for_micro_only():
@@ -94,12 +94,12 @@ def test_the_io_uring_runtimes_take_part_in_micro_and_in_the_other_modes():
         assert entry.takes_part("micro") and entry.takes_part("rtt") and entry.takes_part("throughput")
     result = checked("tmcg")
     assert [e.label for e in result.selection] == ["tokio", "monoio", "compio", "glommio"] and not result.warnings
-    assert {p.binary for p in plan.build(result.knobs, result.selection)} == {"tokio", "monoio", "compio", "glommio"}
+    assert {p.binary for p in plan.build(result.spec(), result.selection)} == {"tokio", "monoio", "compio", "glommio"}
     monoio = runtimes.by_label("monoio")
     for mode in ("rtt", "throughput"):
         swept = knobs.check({"MODE": mode}, "m", "localhost")
         assert not swept.usage and not swept.errors and selection.has_pong(monoio)
-        assert [p.binary for p in plan.build(swept.knobs, swept.selection)][:1] == ["monoio"]
+        assert [p.binary for p in plan.build(swept.spec(), swept.selection)][:1] == ["monoio"]
 
 
 def test_micro_is_refused_across_hosts():
@@ -133,7 +133,7 @@ def test_event_sizes_multiply_the_string_points_only_and_go_has_no_shared_arc():
         "tokio-channel-shared_arc-w100", "tokio-channel-shared_arc-s256-w100",
         "go-channel-int-w100", "go-channel-string_copy-w100", "go-channel-string_copy-s256-w100"]
     sized = next(p for p in points if p.stem == "go-channel-string_copy-s256-w100")
-    assert sized.args(checked("G").knobs)[:7] == ["--bench", "channel", "--event-type", "string_copy",
+    assert sized.args(checked("G").spec())[:7] == ["--bench", "channel", "--event-type", "string_copy",
                                                    "--event-size", "256", "--workers"]
     assert sized.record()["sizes"] == {"event_type": "string_copy", "event_size": 256, "workers": 100}
 
@@ -166,9 +166,9 @@ def test_std_above_its_thread_cap_is_guessed_to_take_no_time():
 
 def test_a_micro_run_has_the_binary_s_arguments_and_its_time_limit():
     result = checked("tG", BENCHES="notify channel", MICRO_INSTANCES="500", MICRO_WORKERS="8",
-                     MICRO_EVENT_TYPES="string", MICRO_REPEAT="4", MICRO_TIMEOUT="30", PING_GRACE="5")
-    points = plan.build(result.knobs, result.selection)
-    argv = sorted(commands.micro("/b", r.point, f"/o/{r.stem}", result.knobs) for r in plan.runs(points, 1, 3))
+                     MICRO_EVENT_TYPES="string", MICRO_REPEAT="4", MICRO_TIMEOUT="30", PING_GRACE="5", BIN_DIR="/b")
+    points = plan.build(result.spec(), result.selection)
+    argv = sorted(commands.micro(result.spec(), r.point, f"/o/{r.stem}") for r in plan.runs(points, 1, 3))
     assert argv == [
         ["/b/go-micro", "--bench", "channel", "--event-type", "string", "--workers", "8", "--repeat", "4", "--timeout",
          "30", "--out", "/o/go-channel-string-w8-r1"],
@@ -178,7 +178,7 @@ def test_a_micro_run_has_the_binary_s_arguments_and_its_time_limit():
          "--timeout", "30", "--out", "/o/tokio-channel-string-w8-r1"],
         ["/b/tokio-micro", "--bench", "notify", "--instances", "500", "--repeat", "4", "--timeout", "30", "--out",
          "/o/tokio-notify-i500-r1"]]
-    assert plan.ping_limit_s("micro", result.knobs) == 35
+    assert modes.of("micro").limit_s(result.spec()) == 35
 
 
 def test_point_and_run_records_say_the_bench_its_sizes_and_a_time_guess():
@@ -214,10 +214,12 @@ def test_a_runs_end_is_judged_by_its_exit_status_and_its_log(tmp_path):
         "skipped", "not run: more than 20000 threads")
 
 
-def doc_of(knobs_=None, **run):
-    k = checked("t", BENCHES="spawn_many", **(knobs_ or {})).knobs
-    points = plan.build(k, checked("t", BENCHES="spawn_many").selection)
-    doc = {"knobs": k, "repeats": 1, "seed": 7, "points": [p.record() for p in points],
+SPEC = knobs.check({"MODE": "micro", "BENCHES": "spawn_many"}, "t").spec()
+
+
+def doc_of(**run):
+    points = plan.build(SPEC, checked("t", BENCHES="spawn_many").selection)
+    doc = {"repeats": 1, "seed": 7, "points": [p.record() for p in points],
            "runs": [r.record() for r in plan.runs(points, 1, 7)]}
     doc["runs"][0] |= run
     return doc
@@ -225,28 +227,29 @@ def doc_of(knobs_=None, **run):
 
 def test_the_progress_line_shows_the_median_per_operation_and_the_rate():
     doc = doc_of(status="ok", wall_s=0.41, ns_per_op_median=301.5, ops_per_s_median=3.317e6)
-    assert progress.progress_line(doc, 0, 0.5) == (
+    assert progress.progress_line(doc, 0, 0.5, SPEC, "micro") == (
         "[1/1 r1] tokio-spawn_many                   median  302 ns/op     3.32 M op/s   (0.41 s)   ETA 0s")
     skipped = doc_of(status="skipped", wall_s=0.02, message="not run: more than 20000 threads")
-    assert "skipped: not run: more than 20000 threads   (0.02 s)" in progress.progress_line(skipped, 0, 0.1)
+    assert "skipped: not run: more than 20000 threads   (0.02 s)" in progress.progress_line(skipped, 0, 0.1, SPEC, "micro")
 
 
 def test_the_plan_printout_and_the_estimate_use_each_run_s_guess():
     doc = doc_of()
     guess = doc["points"][0]["estimated_s"]
-    assert progress.estimate_s(doc) == pytest.approx(guess)
-    assert progress.plan_lines(doc)[0].startswith("Plan: 1 points × 1 repeat = 1 runs of 1 warm-up + 6 timed "
+    runs = plan.runs(plan.build(SPEC, checked("t", BENCHES="spawn_many").selection), 1, 7)
+    assert progress.estimate_s(runs, SPEC) == pytest.approx(guess)
+    assert progress.plan_lines(doc, runs, SPEC)[0].startswith("Plan: 1 points × 1 repeat = 1 runs of 1 warm-up + 6 timed "
                                                   "repeats (micro), about ")
     # The ETA scales the guesses still to come by what the runs so far took against theirs.
-    two = {"knobs": doc["knobs"], "points": doc["points"] * 2, "runs": [dict(doc["runs"][0]), dict(doc["runs"][0])]}
+    two = {"points": doc["points"] * 2, "runs": [dict(doc["runs"][0]), dict(doc["runs"][0])]}
     two["points"][1] = dict(two["points"][1], stem="other", estimated_s=2 * guess)
     two["runs"][1] |= {"point": "other"}
-    assert progress.micro_eta_s(two, 0, 3 * guess) == pytest.approx(3 * 2 * guess)
+    assert modes.of("micro").eta_s(two, 0, 3 * guess, SPEC) == pytest.approx(3 * 2 * guess)
 
 
 def test_closing_figures_of_a_micro_sweep():
     runs = [{"status": "ok", "wall_s": 2.0}, {"status": "skipped", "wall_s": 0.1}, {"status": "ok", "wall_s": 3.0}]
-    totals = progress.totals(runs, 6.0, {"MODE": "micro"})
+    totals = progress.totals(runs, 6.0, SPEC)
     assert totals == {"wall_s": 6.0, "measured_s": 5.0, "warmup_total_s": None, "overhead_per_run_s": None}
     lines = progress.closing_lines({"points": [], "runs": runs, "repeats": 1, **totals}, "/tmp/x")
     assert lines[0] == "2 of 3 runs measured in 6s (wall 6 s; the runs measured took 5 s)"
@@ -265,15 +268,15 @@ def test_the_help_lists_the_micro_knobs_and_the_go_flag(capsys):
 
 def test_the_plain_closing_table_lists_micro_runs_and_what_was_not_run(tmp_path):
     from analysis.tests.micro_logs import write_micro
-    from sweepkit import table
+    from sweepkit import summary
 
     write_micro(tmp_path, "tokio", "notify", 2500, instances=1000)
     write_micro(tmp_path, "std", "notify", 0, instances=100000, not_run="above its cap of 20000")
-    lines = table.summary(tmp_path)
+    lines = summary.summary(tmp_path)
     assert lines[0].split() == ["framework", "bench", "sizes", "run", "repeats", "ns/op", "median", "op/s", "median",
                                 "peak", "RSS"]
     tokio = next(line for line in lines if line.startswith("tokio"))
     assert "instances=1000" in tokio and " r1 " in tokio and " µs " in tokio and " k " in tokio
     assert "not run (above its cap of 20000)" in next(line for line in lines if line.startswith("std"))
-    assert table.figures(json.loads((tmp_path / "tokio-notify-i1000-r1.json").read_text()))[0] == pytest.approx(
+    assert summary.figures(json.loads((tmp_path / "tokio-notify-i1000-r1.json").read_text()))[0] == pytest.approx(
         2500, rel=0.2)

@@ -237,7 +237,7 @@ def test_repeats_run_in_shuffled_rounds_of_fresh_processes(tmp_path):
     assert sorted(r["point"] for r in runs[:4]) == sorted(r["point"] for r in runs[4:]) == sorted(points)
     assert [r["stem"] for r in runs] == [f"{r['point']}-r{r['round']}" for r in runs]
     checked = knobs.check({"INTERVALS": "0.001 0", "PROTOCOLS": "tcp"}, "tS")
-    again = plan.runs(plan.build(checked.knobs, checked.selection), 2, sweep["seed"])
+    again = plan.runs(plan.build(checked.spec(), checked.selection), 2, sweep["seed"])
     assert [r["stem"] for r in runs] == [r.stem for r in again]
     assert [r["start_s"] for r in runs] == sorted(r["start_s"] for r in runs)
     for r in runs:

@@ -10,7 +10,8 @@ import pytest
 
 from sweep_helpers import REPO, Run, load_json, require_binaries, script_env, sweep_dir
 
-from sweepkit import knobs, plan, space, state  # noqa: E402
+from sweepkit import knobs, modes, plan, space, state  # noqa: E402
+from sweepkit.modes import base  # noqa: E402
 
 SCRIPT = "run-localhost.sh"
 
@@ -46,19 +47,21 @@ def fill(folder):
 
 def planned_runs(env, flags="S"):
     result = knobs.check(env, flags)
-    return plan.runs(plan.build(result.knobs, result.selection), int(result.knobs["REPEATS"]), 1), result.knobs
+    spec = result.spec()
+    return plan.runs(plan.build(spec, result.selection), spec.repeats, 1), spec
 
 
 def test_the_estimate_counts_samples_times_a_csv_row_and_each_runs_json():
     runs, k = planned_runs({"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "4", "WARMUP": "1",
                             "REPEATS": "2"})
     by_interval = {r.point.interval: r.point for r in runs}
-    paced, back_to_back = space.run_bytes(by_interval["0.001"], k), space.run_bytes(by_interval["0"], k)
-    assert back_to_back == 5 * space.BACK_TO_BACK_PER_S * space.CSV_ROW_BYTES + space.JSON_BYTES
-    assert paced == 5 * 1000 * space.CSV_ROW_BYTES + space.JSON_BYTES
+    rtt = modes.of("rtt")
+    paced, back_to_back = rtt.run_bytes(by_interval["0.001"], k), rtt.run_bytes(by_interval["0"], k)
+    assert back_to_back == 5 * modes.rtt.BACK_TO_BACK_PER_S * base.CSV_ROW_BYTES + base.JSON_BYTES
+    assert paced == 5 * 1000 * base.CSV_ROW_BYTES + base.JSON_BYTES
     assert space.estimate_bytes(runs, k) > 2 * (paced + back_to_back)
     throughput, tk = planned_runs({"MODE": "throughput", "SIZES": "64", "PROTOCOLS": "tcp", "REPEATS": "1"})
-    assert space.run_bytes(throughput[0].point, tk) < 10_000  # a row per counting window
+    assert modes.of("throughput").run_bytes(throughput[0].point, tk) < 10_000  # a row per counting window
 
 
 def test_a_binary_s_write_error_is_read_with_the_file_it_names(tmp_path):

@@ -6,13 +6,13 @@ import random
 import pytest
 
 from suite import tdist
-from sweepkit import knobs, noise, plan
+from sweepkit import knobs, noise, plan, spec
 
 
 def planned_runs(flags="tSsa", repeats=14, **env):
     result = knobs.check({"PROTOCOLS": "tcp udp", **env}, flags, "localhost")
     assert not result.errors and not result.usage
-    return plan.runs(plan.build(result.knobs, result.selection), repeats, 1)
+    return plan.runs(plan.build(result.spec(), result.selection), repeats, 1)
 
 
 def planted(runs, block_sd, run_sd, seed=3):
@@ -81,4 +81,4 @@ def test_a_loud_machine_whose_blocks_share_the_noise_is_named_without_a_budget()
 @pytest.mark.parametrize("seconds, text", [(59, "1m"), (2820, "47m"), (7140, "119m"), (7200, "2h"), (9000, "2.5h"),
                                            (9001, "2.6h")])
 def test_a_budget_is_written_as_budget_takes_it_rounded_up(seconds, text):
-    assert noise.budget(seconds) == text and knobs.budget_s(text) >= seconds
+    assert noise.budget(seconds) == text and spec.budget_s(text) >= seconds

@@ -9,7 +9,7 @@ import pytest
 
 
 from suite import runtimes  # noqa: E402
-from sweepkit import cli, commands, knobs, network, plan, prepare, progress, selection, state  # noqa: E402
+from sweepkit import cli, commands, entry, knobs, modes, network, plan, prepare, progress, state  # noqa: E402
 from suite import fmt  # noqa: E402
 
 
@@ -29,7 +29,7 @@ def checked(flags="St", context="localhost", **env):
 def planned(flags="St", context="localhost", icmp_unusable=None, **env):
     result = checked(flags, context, **env)
     assert not result.errors and not result.usage, result
-    return plan.build(result.knobs, result.selection, icmp_unusable)
+    return plan.build(result.spec(), result.selection, icmp_unusable)
 
 
 def test_defaults_fill_unset_and_empty_knobs_but_an_empty_cpu_list_stays():
@@ -152,14 +152,15 @@ def test_a_reference_with_binaries_is_planned_like_a_runtime_with_its_own_argume
     # Its binaries are std's, listed once; it measures throughput too, where ICMP is dropped.
     result = checked("SBP", MODE="throughput")
     assert [e.label for e in result.selection] == ["std", "busy-poll"]
-    assert selection.missing_binaries(result.knobs, result.selection, ["ping"]) == []
-    assert [p.name for p in selection.missing_binaries({"BIN_DIR": "/nowhere"}, result.selection, ["ping"])] == [
+    assert entry.missing_binaries(result.spec(), result.selection, ["ping"]) == []
+    nowhere = result.spec().with_knobs(BIN_DIR="/nowhere")
+    assert [p.name for p in entry.missing_binaries(nowhere, result.selection, ["ping"])] == [
         "std-ping"]
     assert checked("SB", "serve").warnings == [
         "-B: its pong (--mode rtt) stays up beside the others for the whole sweep; to be sure it takes no CPU "
         "time from them, serve it on its own (--serve -B)"]
-    doc = {"knobs": checked("SB", "serve", INTERVALS="0", PROTOCOLS="tcp").knobs, "frameworks": ["std", "busy-poll"]}
-    assert network.serve_pongs(doc) == [("std", "std", "tcp", 9009, ("--connections", "1")),
+    serve = checked("SB", "serve", INTERVALS="0", PROTOCOLS="tcp").spec()
+    assert network.serve_pongs({"frameworks": ["std", "busy-poll"]}, serve) == [("std", "std", "tcp", 9009, ("--connections", "1")),
                                     ("busy-poll", "std", "tcp", 9013, ("--mode", "rtt", "--connections", "1"))]
     cli.main(["help", "--network"])
     assert "BASE_PORT=9009         first port of --serve/--peer: std on BASE_PORT, tokio +1, async-std +2, " \
@@ -195,28 +196,29 @@ def test_the_plan_skips_what_cannot_run_and_says_why():
 
 def test_each_end_of_a_run_has_its_whole_command_line_and_its_time_limit():
     k = checked("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp", PING_EXTRA="--decoy sleep",
-                PONG_EXTRA="--threads 1", DURATION="4", WARMUP="1").knobs
+                PONG_EXTRA="--threads 1", DURATION="4", WARMUP="1", BIN_DIR="/b").spec()
     points = planned("aP", context="peer", BASE_PORT="9301", INTERVALS="0", PROTOCOLS="tcp")
     runs = sorted(plan.runs(points, 2, seed=1), key=lambda r: r.stem)
     assert [(r.stem, r.point.kind, r.point.port, r.round) for r in runs] == [
         ("async-std-tcp-64B-0s-0t-r1", "rtt", 9303, 1), ("async-std-tcp-64B-0s-0t-r2", "rtt", 9303, 2),
         ("ping-icmp-64B-0s-0t-r1", "icmp", None, 1), ("ping-icmp-64B-0s-0t-r2", "icmp", None, 2)]
     rtt, icmp = runs[0], runs[2]
-    assert commands.ping("/b", rtt.point, "10.0.0.2:9303", "/o/x", k, ["taskset", "-c", "1"]) == [
+    assert commands.ping(k, rtt.point, "10.0.0.2:9303", "/o/x", ["taskset", "-c", "1"]) == [
         "taskset", "-c", "1", "/b/asyncstd-ping", "--interval", "0", "--address", "10.0.0.2:9303", "--protocol",
         "tcp", "--size", "64", "--duration", "4", "--warmup", "1", "--tasks", "0", "--connections", "1", "--load",
         "closed", "--decoy", "sleep", "--out", "/o/x"]
     assert commands.pong("/b", "asyncstd", "tcp", "10.0.0.2:0", rtt.point.end_args("pong"), k) == [
         "/b/asyncstd-pong", "--address", "10.0.0.2:0", "--protocol", "tcp", "--connections", "1", "--threads", "1"]
-    assert commands.system_ping(icmp.point.interval, k["SIZE"], "10.0.0.2") == [
+    assert commands.system_ping(icmp.point.interval, str(k.size), "10.0.0.2") == [
         "ping", "-D", "-n", "-i", "0", "-W", "1", "-s", "64", "10.0.0.2"]
-    assert (plan.ping_limit_s("rtt", k), plan.ping_limit_s("icmp", k)) == (25, 5.5)
-    throughput = checked("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp", DURATION="4", WARMUP="1").knobs
+    assert (modes.of("rtt").limit_s(k), modes.of("icmp").limit_s(k)) == (25, 5.5)
+    throughput = checked("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp", DURATION="4", WARMUP="1",
+                         BIN_DIR="/b").spec()
     (point,) = planned("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp")
-    assert commands.ping("/b", point, "h:1", "/o/y", throughput)[1:4] == ["--mode", "throughput", "--address"]
+    assert commands.ping(throughput, point, "h:1", "/o/y")[1:4] == ["--mode", "throughput", "--address"]
     assert commands.pong("/b", "asyncstd", "udp", "h:0", point.end_args("pong"), throughput)[-2:] == [
         "--mode", "throughput"]
-    assert plan.ping_limit_s("throughput", throughput) == 30
+    assert modes.of("throughput").limit_s(throughput) == 30
 
 
 DEFAULT_SWEEP = "asStP"  # 4 runtimes × tcp, udp × 5 intervals, and ICMP at the 4 intervals iputils can pace
@@ -265,9 +267,9 @@ def test_a_single_framework_of_one_point_still_runs():
 
 
 def test_a_throughput_ping_has_time_for_its_handshake():
-    k = checked(MODE="throughput", WARMUP="0.2", DURATION="1", PING_GRACE="2").knobs
-    assert plan.ping_limit_s("throughput", k) == pytest.approx(8.2)
-    assert progress.seconds(plan.ping_limit_s("rtt", k)) == "3.2"  # as the message of a ping timed out says it
+    k = checked(MODE="throughput", WARMUP="0.2", DURATION="1", PING_GRACE="2").spec()
+    assert modes.of("throughput").limit_s(k) == pytest.approx(8.2)
+    assert progress.seconds(modes.of("rtt").limit_s(k)) == "3.2"  # as the message of a ping timed out says it
 
 
 def test_point_and_run_records_have_the_fields_of_their_kind():
@@ -293,55 +295,53 @@ def runs_of(*statuses, wall=1.5, repeats=1):
              "message": None if s == "ok" else "why"} for i, s in enumerate(statuses)]
 
 
-KNOBS = {"WARMUP": "0.5", "DURATION": "1", "MODE": "rtt"}
+SPEC = knobs.check({"WARMUP": "0.5", "DURATION": "1"}, "S").spec()
 
 
 def doc_of(runs, repeats=1, **extra):
-    return {"knobs": KNOBS, "repeats": repeats, "runs": runs, **extra}
+    return {"knobs": SPEC.record(), "repeats": repeats, "runs": runs, **extra}
 
 
 def test_the_eta_counts_what_is_left_at_the_overhead_seen_so_far():
     runs = runs_of("ok", "ok", "planned", "skipped", "planned")
     # Two measured runs took 4 s for 2 × 1.5 s of warm-up and duration: 0.5 s overhead each.
-    assert progress.eta_s(runs, 1, 4.0, KNOBS) == pytest.approx(2 * (1.5 + 0.5))
+    assert modes.of("rtt").eta_s(doc_of(runs), 1, 4.0, SPEC) == pytest.approx(2 * (1.5 + 0.5))
     # A failed run's wall time is not overhead.
     failed = runs_of("failed", "ok", "planned", wall=3.0)
-    assert progress.eta_s(failed, 1, 3.0 + 2.0, KNOBS) == pytest.approx(1.5 + 0.5)
-    assert progress.eta_s(runs, 4, 99.0, KNOBS) == 0
+    assert modes.of("rtt").eta_s(doc_of(failed), 1, 3.0 + 2.0, SPEC) == pytest.approx(1.5 + 0.5)
+    assert modes.of("rtt").eta_s(doc_of(runs), 4, 99.0, SPEC) == 0
 
 
 def test_the_estimate_counts_each_kind_of_run_at_its_overhead():
-    k = checked("SP", INTERVALS="0.001", PROTOCOLS="tcp", DURATION="4", WARMUP="1").knobs
+    k = checked("SP", INTERVALS="0.001", PROTOCOLS="tcp", DURATION="4", WARMUP="1").spec()
     points = planned("SP", INTERVALS="0.001", PROTOCOLS="tcp")
-    doc = {"knobs": k, "points": [p.record() for p in points],
-           "runs": [r.record() for r in plan.runs(points, 3, seed=1)]}
-    assert progress.estimate_s(doc) == pytest.approx(3 * (5 + 0.06) + 3 * (5 + 1.0))
+    assert progress.estimate_s(plan.runs(points, 3, seed=1), k) == pytest.approx(3 * (5 + 0.06) + 3 * (5 + 1.0))
 
 
 def test_the_progress_line_keeps_its_layout_and_shows_the_round():
     doc = doc_of(runs_of("ok", "failed", "skipped", "planned"))
-    lines = [progress.progress_line(doc, i, 5.0) for i in range(3)]
+    lines = [progress.progress_line(doc, i, 5.0, SPEC, "rtt") for i in range(3)]
     assert lines[0] == ("[1/4 r1] std-tcp-64B-0s-0t                  p50 21.35 µs          1 k msg/s   (1.5 s)   "
                         "ETA 5s")
     assert lines[1].startswith("[2/4 r1] std-tcp-64B-0s-1t                  FAILED: why   (1.5 s)   ETA ")
     assert lines[2].startswith("[3/4 r1] std-tcp-64B-0s-2t                  skipped: why   (1.5 s)")
     tput = [{"stem": "tokio-tcp-1024B-throughput-0t-r1", "point": "tokio-tcp-1024B-throughput-0t", "round": 1,
              "status": "ok", "wall_s": 11.31, "msg_per_s_p50": 1.46e6, "gbit_per_s_p50": 11.98, "message": None}]
-    assert progress.progress_line(doc_of(tput), 0, 11.4) == (
+    assert progress.progress_line(doc_of(tput), 0, 11.4, SPEC, "throughput") == (
         "[1/1 r1] tokio-tcp-1024B-throughput-0t      p50     1.46 M msg/s         12 Gb/s   (11.3 s)   ETA 0s")
     many = doc_of(runs_of(*["ok"] * 12, repeats=3), repeats=3)
-    assert re.match(r"\[ 3/12 r1\] ", progress.progress_line(many, 2, 5.0))
-    assert re.match(r"\[11/12 r3\] std-tcp-64B-0s-2t ", progress.progress_line(many, 10, 5.0))
+    assert re.match(r"\[ 3/12 r1\] ", progress.progress_line(many, 2, 5.0, SPEC, "rtt"))
+    assert re.match(r"\[11/12 r3\] std-tcp-64B-0s-2t ", progress.progress_line(many, 10, 5.0, SPEC, "rtt"))
     ten = doc_of(runs_of("ok", repeats=1), repeats=10)
-    assert progress.progress_line(ten, 0, 5.0).startswith("[1/1 r1 ] ")
+    assert progress.progress_line(ten, 0, 5.0, SPEC, "rtt").startswith("[1/1 r1 ] ")
 
 
 def test_the_plan_printout_says_what_is_skipped_the_runs_the_seed_and_the_estimate():
-    k = checked("S", MODE="throughput", SIZES="64 100000", PROTOCOLS="udp", DURATION="10", WARMUP="1").knobs
+    k = checked("S", MODE="throughput", SIZES="64 100000", PROTOCOLS="udp", DURATION="10", WARMUP="1").spec()
     points = planned("S", MODE="throughput", SIZES="64 100000", PROTOCOLS="udp")
-    doc = {"knobs": k, "repeats": 3, "seed": 42, "points": [p.record() for p in points],
-           "runs": [r.record() for r in plan.runs(points, 3, 42)]}
-    lines = progress.plan_lines(doc)
+    runs = plan.runs(points, 3, 42)
+    doc = {"repeats": 3, "seed": 42, "points": [p.record() for p in points], "runs": [r.record() for r in runs]}
+    lines = progress.plan_lines(doc, runs, k)
     assert lines[:2] == ["Plan: 2 points, 1 skipped, × 3 repeats = 3 runs of 1 s warm-up + 10 s measured "
                          "(throughput), about 33s in all",
                          "  3 rounds, each point once per round, in blocks of one setting's frameworks back to back, "
@@ -352,7 +352,7 @@ def test_the_plan_printout_says_what_is_skipped_the_runs_the_seed_and_the_estima
 
 def test_closing_figures_leave_failed_and_skipped_runs_out_of_the_overhead():
     runs = runs_of("ok", "ok", "failed", "skipped", wall=2.0)
-    totals = progress.totals(runs, 10.0, KNOBS)
+    totals = progress.totals(runs, 10.0, SPEC)
     assert totals == {"wall_s": 10.0, "measured_s": 2, "warmup_total_s": 1, "overhead_per_run_s": 1.5}
     points = [{"stem": f"std-tcp-64B-0s-{i}t", "status": s, "message": None if s == "ok" else "why"}
               for i, s in enumerate(("ok", "ok", "failed", "skipped"))]
@@ -370,7 +370,7 @@ def test_closing_lines_say_which_points_lack_repeats():
     state.tally(doc)
     assert [(p["status"], p["repeats_ok"], p["message"]) for p in doc["points"]] == [
         ("ok", 3, None), ("partial", 1, "1 of 3 repeats")]
-    lines = progress.closing_lines(doc | progress.totals(runs, 9.0, KNOBS), "/tmp/x")
+    lines = progress.closing_lines(doc | progress.totals(runs, 9.0, SPEC), "/tmp/x")
     assert lines[1:] == ["1 of 2 points have all 3 repeats", "Incomplete (1):", "  std-tcp-64B-0s-1t: 1 of 3 repeats",
                          "FAILED (1):", "  std-tcp-64B-0s-1t-r2: why", "Sweep folder: /tmp/x"]
 
@@ -459,7 +459,7 @@ def test_order_is_a_checked_knob_of_every_mode():
 
 def test_a_micro_sweep_runs_the_frameworks_of_one_benchmark_and_size_as_a_block():
     result = checked("tS", MODE="micro", BENCHES="spawn_many notify", MICRO_INSTANCES="10 100", REPEATS="2")
-    points = plan.build(result.knobs, result.selection)
+    points = plan.build(result.spec(), result.selection)
     for round_runs in rounds_of(plan.runs(points, 2, 3)):
         found = stretches(round_runs)
         assert sorted(s for s, _ in found) == [("notify", (("instances", 10),)), ("notify", (("instances", 100),)),
@@ -471,8 +471,8 @@ def test_the_plan_says_its_order_and_a_dry_run_shows_round_one(tmp_path):
     env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "SEED": "42", "REPEATS": "2", "DRY_RUN": "1",
            "OUT_DIR": str(tmp_path)}
     result = checked("tS", **env)
-    doc = {"frameworks": [e.label for e in result.selection], "knobs": result.knobs, "points": []}
-    runs, lines = prepare.plan(doc, None, "run-localhost.sh")
+    doc = {"frameworks": [e.label for e in result.selection], "points": []}
+    runs, _, lines = prepare.plan(doc, result.spec(), None, "run-localhost.sh")
     assert lines[1] == ("  2 rounds, each point once per round, in blocks of one setting's frameworks back to back, "
                         "shuffled with SEED=42 (ORDER=blocks)")
     first = [r.point for r in runs if r.round == 1]
@@ -481,7 +481,7 @@ def test_the_plan_says_its_order_and_a_dry_run_shows_round_one(tmp_path):
     state.save(tmp_path / "sweep.json", doc)
     assert state.load(tmp_path / "sweep.json")["knobs"]["ORDER"] == "blocks"  # sweep.json records it
     rounds = checked("tS", **env, ORDER="rounds")
-    doc = {"frameworks": ["std", "tokio"], "knobs": rounds.knobs, "points": []}
-    runs, lines = prepare.plan(doc, None, "run-localhost.sh")
+    doc = {"frameworks": ["std", "tokio"], "points": []}
+    runs, _, lines = prepare.plan(doc, rounds.spec(), None, "run-localhost.sh")
     assert lines[1] == "  2 rounds, each point once per round, in an order shuffled with SEED=42 (ORDER=rounds)"
     assert lines[-4:] == [f"  {i:5d}  {r.point.stem}" for i, r in enumerate(runs[:4], 1)]

@@ -10,7 +10,8 @@ import pytest
 
 from sweep_helpers import load_json, require_binaries, run_script, sweep_dir
 
-from sweepkit import disturbance, knobs, local, plan, prepare, procs, runner, signals, state, table  # noqa: E402
+from sweepkit import (disturbance, entry, knobs, local, modes, outcome, plan, prepare, procs, runner, signals,  # noqa: E402
+                      state, summary, table)
 
 RTT_LOG = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "transport": "tcp",
            "payload": 64, "interval_s": 0.001, "target_rate": 1000.0, "achieved_rate": 999.5, "tasks": 0,
@@ -34,21 +35,21 @@ def cells(line):
 
 def test_a_point_has_p50_rtt_and_rate_or_p50_throughput(tmp_path):
     write_logs(tmp_path, rtt=RTT_LOG, tput=THROUGHPUT_LOG)
-    assert table.log_figures(tmp_path / "rtt.json") == (21000, 999.5)
-    assert table.log_figures(tmp_path / "tput.json") == (4.2e6, 2.15)
-    assert table.log_figures(tmp_path / "missing.json") == (None, None)
+    assert summary.log_figures(tmp_path / "rtt.json") == (21000, 999.5)
+    assert summary.log_figures(tmp_path / "tput.json") == (4.2e6, 2.15)
+    assert summary.log_figures(tmp_path / "missing.json") == (None, None)
 
 
 def test_a_throughput_log_without_windows_gives_empty_figures():
     empty = dict(THROUGHPUT_LOG, windows=0, lost=None,
                  msg_per_s={"mean": None, "p5": None, "p50": None, "p95": None})
-    assert table.figures(empty) == (None, 2.15)
-    assert table.throughput_row(empty)[4:8] == ["–", "0", "–", "–"]
+    assert summary.figures(empty) == (None, 2.15)
+    assert modes.of("throughput").row(empty)[4:8] == ["–", "0", "–", "–"]
 
 
 def test_the_fallback_table_has_a_throughput_form(tmp_path):
     write_logs(tmp_path, **{"async-std-udp-64B-throughput-2t-r1": THROUGHPUT_LOG, "sweep": {"schema": "rtt-sweep/2"}})
-    header, row = table.summary(tmp_path)
+    header, row = summary.summary(tmp_path)
     assert cells(header)[:5] == ["framework", "transport", "payload", "tasks", "run"]
     assert "msg/s p50" in header and "Gb/s p50" in header
     assert cells(row) == ["async-std", "udp", "64 B", "2", "r1", "5", "3.9 M", "4.2 M", "4.4 M", "2", "2.15",
@@ -57,7 +58,7 @@ def test_the_fallback_table_has_a_throughput_form(tmp_path):
 
 def test_the_fallback_table_shows_each_kind_it_finds(tmp_path):
     write_logs(tmp_path, rtt=RTT_LOG, tput=THROUGHPUT_LOG)
-    lines = table.summary(tmp_path)
+    lines = summary.summary(tmp_path)
     assert "p50 µs" in lines[0] and "" in lines and any("msg/s p50" in line for line in lines)
     rtt_row = cells(lines[1])  # a log from before --connections: its connections, load, starved unknown
     assert rtt_row == ["tokio", "tcp", "1 k", "1 k", "0", "–", "–", "–", "10", "21", "40", "41", "42", "0", "–"]
@@ -66,7 +67,7 @@ def test_the_fallback_table_shows_each_kind_it_finds(tmp_path):
 def test_the_fallback_table_shows_connections_load_and_starved_connections(tmp_path):
     write_logs(tmp_path, **{"tokio-tcp-64B-0.001s-0t-4c-open-r1": RTT_LOG | {
         "connections": 4, "load": "open", "per_connection": {"starved": 1}}})
-    assert cells(table.summary(tmp_path)[1]) == ["tokio", "tcp", "1 k", "1 k", "0", "4", "open", "r1", "10", "21",
+    assert cells(summary.summary(tmp_path)[1]) == ["tokio", "tcp", "1 k", "1 k", "0", "4", "open", "r1", "10", "21",
                                                  "40", "41", "42", "0", "1"]
     assert table.starved(RTT_LOG) is None
 
@@ -74,23 +75,23 @@ def test_the_fallback_table_shows_connections_load_and_starved_connections(tmp_p
 def test_the_fallback_table_keeps_a_points_repeats_together_in_order(tmp_path):
     write_logs(tmp_path, **{f"tokio-tcp-64B-0.001s-0t-r{k}": dict(RTT_LOG, rtt_ns={"n": k}) for k in (10, 2, 1)})
     write_logs(tmp_path, **{"tokio-tcp-64B-0.001s-0t-x-r3": RTT_LOG})
-    runs = [cells(line)[7:9] for line in table.summary(tmp_path)[1:]]
+    runs = [cells(line)[7:9] for line in summary.summary(tmp_path)[1:]]
     assert runs == [["r1", "1"], ["r2", "2"], ["r10", "10"], ["r3", "10"]]
 
 
 def test_sweep_json_names_the_results_of_each_kind_of_run_and_tallies_the_points(tmp_path):
     env = {"MODE": "throughput", "SIZES": "64 100000", "REPEATS": "2"}
     checked = knobs.check(env, "S")
-    points = plan.build(checked.knobs, checked.selection)
+    points = plan.build(checked.spec(), checked.selection)
     runs = plan.runs(points, 2, seed=5)
-    rtt_knobs = knobs.check({"INTERVALS": "0.001", "PROTOCOLS": "tcp"}, "S").knobs
-    rtt_point = plan.build(rtt_knobs, checked.selection)[0]
+    rtt_spec = knobs.check({"INTERVALS": "0.001", "PROTOCOLS": "tcp"}, "S").spec()
+    rtt_point = plan.build(rtt_spec, checked.selection)[0]
     doc = {"kind": "localhost", "estimated_s": 7.5, "knobs": checked.knobs, "knobs_given": checked.given,
            "repeats": 2, "seed": 5, "points": [p.record() for p in points + [rtt_point]],
            "runs": [r.record() for r in runs + [plan.Run(rtt_point, 1)]]}
     tput = next(r for r in doc["runs"] if r["stem"] == "std-tcp-64B-throughput-0t-r1")
-    state.settle(tput, "ok", None, 0.8123, (4200000.5, 2.15))
-    state.settle(doc["runs"][-1], "ok", None, 1.2, (21000, 999.5))
+    state.settle(tput, "ok", None, 0.8123, {"msg_per_s_p50": 4200000.5, "gbit_per_s_p50": 2.15})
+    state.settle(doc["runs"][-1], "ok", None, 1.2, {"p50_ns": 21000, "achieved_rate": 999.5})
     out = tmp_path / "sweep.json"
     state.save(out, doc)
     doc = json.loads(out.read_text())
@@ -147,12 +148,12 @@ class Clock:
 
 def a_sweep(tmp_path, env, flags, monkeypatch):
     """A sweep checked, planned and started in this process, its folder tmp_path/sweep, its clock at 100 s."""
-    monkeypatch.setattr(prepare, "missing_binaries", lambda *args: [])
-    checked, doc = prepare.check(env, flags, "localhost", ["ping", "pong"], "run-x")
-    runs, shown = prepare.plan(doc, None, "run-x")
+    monkeypatch.setattr(entry, "missing_binaries", lambda *args: [])
+    checked, spec, doc = entry.check(env, flags, "localhost", ["ping", "pong"], "run-x")
+    runs, spec, shown = prepare.plan(doc, spec, None, "run-x")
     folder = tmp_path / "sweep"
     folder.mkdir()
-    sweep = runner.Sweep("run-x", doc, runs, folder, local.Ends(), None, tmp_path, "127.0.0.1", "v")
+    sweep = runner.Sweep("run-x", spec, doc, runs, folder, local.Ends(), None, tmp_path, "127.0.0.1", "v")
     sweep.clock = Clock(100.0)
     sweep.t0 = 100.0
     return checked, sweep, shown
@@ -166,13 +167,13 @@ def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, caps
     """The steps in the order the scripts take them, with what each prints and writes."""
     env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0", "REPEATS": "2", "SEED": "3"}
     checked, sweep, shown = a_sweep(tmp_path, env, "t", monkeypatch)
-    assert checked.knobs["INTERVALS"] == "0.001 0" and prepare.measured_prefixes(checked) == ["tokio"]
-    assert prepare.runtime_flags(sweep.doc) == "-t" and prepare.references(checked) == []
+    assert checked.knobs["INTERVALS"] == "0.001 0" and prepare.measured_prefixes(checked, sweep.spec) == ["tokio"]
+    assert prepare.runtime_flags(sweep.doc, sweep.spec) == "-t" and prepare.references(checked) == []
     assert (checked.knobs["REPEATS"], checked.knobs["SEED"]) == ("2", "3")
     assert shown[:2] == ["Plan: 2 points × 2 repeats = 4 runs of 0 s warm-up + 1 s measured, about 4s in all",
                          "  2 rounds, each point once per round, in blocks of one setting's frameworks back to back, "
                          "shuffled with SEED=3 (ORDER=blocks)"]
-    order = [r.stem for r in plan.runs(plan.build(knobs.check(env, "t").knobs, knobs.check(env, "t").selection), 2, 3)]
+    order = [r.stem for r in plan.runs(plan.build(knobs.check(env, "t").spec(), knobs.check(env, "t").selection), 2, 3)]
     assert [r.stem for r in sweep.runs] == order
     folder = sweep.folder
     sweep.start({"kind": "localhost", "target": "a=b"}, state.hosts({}))
@@ -183,13 +184,13 @@ def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, caps
     first_stem, second_stem = order[:2]
     write_logs(folder, **{first_stem: RTT_LOG})
     (folder / f"{first_stem}.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
-    ended(sweep, 0, runner.Outcome(exit_code=0), 100.0)
+    ended(sweep, 0, outcome.Outcome(exit_code=0), 100.0)
     sweep.clock.now = 101.25
     sweep.record()
     assert capsys.readouterr().out == (f"[1/4 r1] {first_stem[:-3]:<34} p50    21 µs          1 k msg/s   (1.25 s)   "
                                        "ETA 4s\n")
     (tmp_path / "ping.err").write_text("one\ntwo\n")
-    ended(sweep, 1, runner.Outcome(exit_code=3, tails=(tmp_path / "ping.err", tmp_path / "empty.err")), 101.3)
+    ended(sweep, 1, outcome.Outcome(exit_code=3, tails=(tmp_path / "ping.err", tmp_path / "empty.err")), 101.3)
     sweep.clock.now = 102.3
     sweep.record()
     assert capsys.readouterr().out.splitlines() == [
@@ -217,7 +218,7 @@ def test_a_signal_marks_the_run_it_stopped_or_counts_the_one_that_ended(tmp_path
     write_logs(sweep.folder, **{stem: RTT_LOG})
     (sweep.folder / f"{stem}.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
     if ended_first:
-        ended(sweep, 1, runner.Outcome(exit_code=0), 100.0)
+        ended(sweep, 1, outcome.Outcome(exit_code=0), 100.0)
     else:
         sweep.current = 1
     sweep.stopped(signals.Stop(signal.SIGTERM))
@@ -310,7 +311,7 @@ def test_the_noise_line_follows_round_two_on_a_loud_machine_only(tmp_path, monke
         p50 = 21000 * factor[run.round] * (1.1 if run.point.framework == "tokio" else 1.0)
         write_logs(sweep.folder, **{run.stem: RTT_LOG | {"rtt_ns": RTT_LOG["rtt_ns"] | {"p50": int(p50)}}})
         (sweep.folder / f"{run.stem}.csv").write_text("seq,t_ns,rtt_ns\n1,2,3\n")
-        ended(sweep, index, runner.Outcome(exit_code=0), 100.0)
+        ended(sweep, index, outcome.Outcome(exit_code=0), 100.0)
         sweep.record()
         printed.append(capsys.readouterr().out.splitlines())
     assert all(len(lines) == 1 for lines in printed[:7])  # a progress line each

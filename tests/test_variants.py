@@ -14,7 +14,7 @@ from sweep_helpers import (shim, BIN_DIR, REPO, Run, check_log_pair, load_json, 
                            run_script, script_env, sweep_dir)
 
 from suite import runtimes  # noqa: E402
-from sweepkit import commands, knobs, network, plan, prepare, selection, state, table, variants  # noqa: E402
+from sweepkit import commands, entry, knobs, network, plan, prepare, state, summary, variants  # noqa: E402
 
 SCRIPT = "run-localhost.sh"
 TWO = "tokio-ct=tokio:--flavor current_thread tokio-ei8=tokio:--event-interval 8"
@@ -56,7 +56,7 @@ def test_a_variant_may_give_its_arguments_to_one_end_only():
                              "ping_args": [], "pong_args": ["--delay-ns", "4000"]}
     assert variants.from_records([slow.record(), fast.record()]) == [slow, fast]
     result = knobs.check({"VARIANTS": "std-slow=std:pong:--delay-ns 4000", "INTERVALS": "0", "PROTOCOLS": "udp"}, "S")
-    points = plan.build(result.knobs, result.selection, None, result.variants)
+    points = plan.build(result.spec(), result.selection, None, result.variants)
     assert [(p.framework, p.end_args("ping"), p.end_args("pong")) for p in points] == [
         ("std", ("--tasks", "0", "--connections", "1", "--load", "closed"), ("--connections", "1")),
         ("std-slow", ("--variant", "std-slow", "--tasks", "0", "--connections", "1", "--load", "closed"),
@@ -90,7 +90,7 @@ def test_variants_are_refused_in_micro_and_need_no_flag_elsewhere():
     alone = knobs.check({"VARIANTS": TWO}, "")
     assert not alone.usage and not alone.errors and alone.selection == []
     assert [e.label for e in alone.measured] == ["tokio"]
-    assert [p.name for p in selection.missing_binaries({"BIN_DIR": "/nowhere"}, [v.entry for v in alone.variants],
+    assert [p.name for p in entry.missing_binaries(alone.spec().with_knobs(BIN_DIR="/nowhere"), [v.entry for v in alone.variants],
                                                    ["ping", "pong"])] == ["tokio-ping", "tokio-pong"]
     assert knobs.check({}, "").usage.startswith("choose what to measure")
 
@@ -98,7 +98,7 @@ def test_variants_are_refused_in_micro_and_need_no_flag_elsewhere():
 def test_a_variant_has_every_point_of_its_base_under_its_own_label_with_its_arguments():
     result = knobs.check({"VARIANTS": TWO, "INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "TASKS": "0 10"}, "S",
                          "peer")
-    points = plan.build(result.knobs, result.selection, None, result.variants)
+    points = plan.build(result.spec(), result.selection, None, result.variants)
     stems = [p.stem for p in points]
     assert stems[:4] == ["std-tcp-64B-0.001s-0t", "std-tcp-64B-0.001s-10t", "std-tcp-64B-0s-0t", "std-tcp-64B-0s-10t"]
     assert stems[4:] == [s.replace("std", label) for label in ("tokio-ct", "tokio-ei8") for s in stems[:4]]
@@ -112,33 +112,33 @@ def test_a_variant_has_every_point_of_its_base_under_its_own_label_with_its_argu
         "BASE_PORT='65530': expected a port from 1 to 65529"]
     # Throughput: every size of the sweep too.
     thr = knobs.check({"VARIANTS": TWO, "MODE": "throughput", "SIZES": "64 1024", "PROTOCOLS": "tcp"}, "")
-    assert [p.stem for p in plan.build(thr.knobs, thr.selection, None, thr.variants)] == [
+    assert [p.stem for p in plan.build(thr.spec(), thr.selection, None, thr.variants)] == [
         f"{label}-tcp-{size}B-throughput-0t" for label in ("tokio-ct", "tokio-ei8") for size in (64, 1024)]
     # Its runs are shuffled among the others', never as one block; each end's command line has its arguments.
     runs = plan.runs(points, 3, seed=7)
     assert len(runs) == 3 * 12 and all(not plan.blocks([r.point for r in runs[i:i + 12]]) for i in (0, 12, 24))
     run = next(r for r in runs if r.point == ct)
-    assert commands.ping("/b", ct, "127.0.0.1:9", run.stem, result.knobs)[-12:] == [
+    assert commands.ping(result.spec().with_knobs(BIN_DIR="/b"), ct, "127.0.0.1:9", run.stem)[-12:] == [
         "--flavor", "current_thread", "--variant", "tokio-ct", "--tasks", "0", "--connections", "1", "--load",
         "closed", "--out", run.stem]
-    assert commands.pong("/b", "tokio", "tcp", "127.0.0.1:0", ct.end_args("pong"), result.knobs)[-4:] == [
+    assert commands.pong("/b", "tokio", "tcp", "127.0.0.1:0", ct.end_args("pong"), result.spec())[-4:] == [
         "--flavor", "current_thread", "--connections", "1"]
 
 
 def test_sweep_json_records_each_variant_and_serving_names_them(monkeypatch):
     env = {"VARIANTS": TWO, "INTERVALS": "0", "PROTOCOLS": "tcp", "BIN_DIR": str(BIN_DIR), "SEED": "1"}
-    monkeypatch.setattr(prepare, "missing_binaries", lambda *args: [])
-    checked, doc = prepare.check(env, "S", "serve", ["pong"], "run-x")
-    assert prepare.measured_prefixes(checked) == ["std", "tokio"] and prepare.runtime_flags(doc) == "-S"
+    monkeypatch.setattr(entry, "missing_binaries", lambda *args: [])
+    checked, spec, doc = entry.check(env, "S", "serve", ["pong"], "run-x")
+    assert prepare.measured_prefixes(checked, spec) == ["std", "tokio"] and prepare.runtime_flags(doc, spec) == "-S"
     assert checked.knobs["VARIANTS"] == TWO
     assert doc["frameworks"] == ["std"] and [v["label"] for v in doc["variants"]] == ["tokio-ct", "tokio-ei8"]
-    prepare.plan(doc, None, "run-x")
+    _, spec, _ = prepare.plan(doc, spec, None, "run-x")
     assert [p["stem"] for p in doc["points"]] == ["std-tcp-64B-0s-0t", "tokio-ct-tcp-64B-0s-0t", "tokio-ei8-tcp-64B-0s-0t"]
-    assert network.serve_pongs(doc) == [  # every pong ready for the most connections of the sweep
+    assert network.serve_pongs(doc, spec) == [  # every pong ready for the most connections of the sweep
         ("std", "std", "tcp", 9009, ("--connections", "1")),
         ("tokio-ct", "tokio", "tcp", 9014, ("--flavor", "current_thread", "--connections", "1")),
         ("tokio-ei8", "tokio", "tcp", 9015, ("--event-interval", "8", "--connections", "1"))]
-    lines = network.serving_lines(doc, "10.0.0.2", [])
+    lines = network.serving_lines(doc, spec, "10.0.0.2", [])
     assert "  tokio-ct  10.0.0.2:9014" in lines
     assert f"On host A: VARIANTS='{TWO}' BASE_PORT=9009 ./run-network.sh --peer <this host's address> -S" in lines
 
@@ -161,7 +161,7 @@ def test_the_fallback_table_shows_the_variant_label(tmp_path):
     log = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "variant": "tokio-ct", "transport": "tcp",
            "interval_s": 0, "tasks": 0, "rtt_ns": {"n": 3, "p50": 1000}}
     (tmp_path / "tokio-ct-tcp-64B-0s-0t-r1.json").write_text(json.dumps(log))
-    assert table.summary(tmp_path)[1].startswith("tokio-ct ")
+    assert summary.summary(tmp_path)[1].startswith("tokio-ct ")
 
 
 @pytest.mark.parametrize("text, named", [

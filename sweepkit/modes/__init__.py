@@ -1,0 +1,29 @@
+"""One mode per kind of point (rtt, its reference icmp, throughput, micro): the only place the sweep branches on the kind.
+
+Each mode (sweepkit/modes/base.py's Mode) says, for its kind, how a point is measured and judged, each end's
+options, its time limit and overhead, its run's fields in sweep.json, its progress and table lines; rtt,
+throughput and micro are also the sweep's MODE. The runner, the plan, the progress lines and the tables
+ask a point's mode (`of`), or the sweep's (`of(spec.mode)`).
+"""
+
+from . import icmp, micro, rtt, throughput
+from .base import Mode
+
+KINDS: dict[str, Mode] = {m.kind: m for m in (rtt.MODE, icmp.MODE, throughput.MODE, micro.MODE)}
+SWEEPS = ("rtt", "throughput", "micro")  # the MODEs of a sweep
+LOG_KINDS = SWEEPS  # a log's "kind" (an ICMP log is an rtt one), the closing tables' order
+
+
+def of(kind: str) -> Mode:
+    """The mode of a kind of point, or of a sweep's MODE."""
+    return KINDS[kind]
+
+
+def of_log(log: dict) -> Mode:
+    """The mode whose table and figures a log takes: its "kind", rtt when it names none."""
+    return KINDS[log["kind"]] if log.get("kind") in LOG_KINDS else rtt.MODE
+
+
+def named(mode: str) -> Mode:
+    """The mode an unchecked MODE knob names (--check reads the knobs without checking them); rtt when none."""
+    return KINDS.get(mode, rtt.MODE)

@@ -1,0 +1,125 @@
+"""The rtt kind: a runtime's round trips at an interval (closed or open load), and MODE=rtt, the default sweep."""
+
+import shlex
+
+from suite import fmt as style
+
+from .. import plan, table
+from ..checks import DECIMAL, MAX_UDP_SIZE, payload
+from ..selection import has_pong
+from .. import spec as spec_mod
+from ..spec import Spec
+from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
+
+BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
+
+
+class Rtt(Mode):
+    kind = "rtt"
+    figure_keys = ("p50_ns", "achieved_rate")
+    # Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.03 to 0.07 s a runtime's RTT run.
+    overhead_guess_s = 0.06
+    header = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
+              "p99 µs", "p99.9 µs", "max µs", "lost", "starved"]
+
+    def fields(self, k: dict[str, str]) -> dict:
+        return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split())}
+
+    def check_measure(self, k: dict, problems: list[str]) -> None:
+        size = payload(k["SIZE"], 8, 10**9)
+        if size is None:
+            problems.append(f"SIZE='{k['SIZE']}': expected bytes >= 8 (the sequence number)")
+        else:
+            k["SIZE"] = str(size)
+        intervals = k["INTERVALS"].split()
+        if not intervals:
+            problems.append('INTERVALS is empty: expected seconds, e.g. "0.001 0"')
+        for x in intervals:
+            if not DECIMAL.fullmatch(x):
+                problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
+
+    def check_load(self, k: dict, problems: list[str]) -> None:
+        """Open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
+        if any(p.startswith("LOAD") for p in problems):
+            return
+        loads, intervals = k["LOAD"].split(), k["INTERVALS"].split()
+        if ("open" in loads and intervals and all(DECIMAL.fullmatch(x) for x in intervals)
+                and all(float(x) == 0 for x in intervals)):
+            problems.append("LOAD=open needs a schedule to send on: INTERVALS has only 0 (back-to-back), which "
+                            'only a closed loop runs; give an interval, e.g. INTERVALS="0.001"')
+
+    def check_udp(self, k: dict, warmup, duration, problems: list[str]) -> None:
+        if payload(k["SIZE"], MAX_UDP_SIZE + 1, 10**9) is not None:
+            problems.append(f"SIZE={k['SIZE']} is too large for UDP (at most {MAX_UDP_SIZE} bytes)")
+
+    def warn(self, result) -> None:
+        k = result.knobs
+        if "open" in k["LOAD"].split() and any(float(x) == 0 for x in k["INTERVALS"].split()):
+            result.warnings.append("LOAD=open: interval 0 (back-to-back) has no schedule to send on, so its "
+                                   "open-loop points are not planned")
+        if "SIZES" in result.given:
+            result.warnings.append(f"SIZES applies to MODE=throughput; this RTT sweep uses SIZE={k['SIZE']}")
+
+    def run_fields(self) -> dict:
+        # starved: connections that got under half the median replies (per_connection)
+        return dict.fromkeys(self.figure_keys) | {"starved": None}
+
+    def ping_measure(self, point) -> list[str]:
+        return ["--interval", point.interval]
+
+    def run_bytes(self, point, spec: Spec) -> int:
+        """A paced point sends 1/interval messages a second (shared by its connections); a back-to-back
+        point as fast as a round trip allows, guessed from loopback here."""
+        interval = float(point.interval)
+        rows = spec.measured_s * (1 / interval if interval > 0 else BACK_TO_BACK_PER_S)
+        return int(rows * CSV_ROW_BYTES) + JSON_BYTES
+
+    def result(self, run: dict, connections: int | None) -> str:
+        """Connections that starved (of `connections`, its point's) are a finding, so they are said."""
+        p50, rate = run["p50_ns"], run["achieved_rate"]
+        starved = f"   {run['starved']}/{connections or table.UNKNOWN} conns starved" if run.get("starved") else ""
+        return (f"p50 {table.UNKNOWN if p50 is None else style.us(p50) + ' µs':>8}   "
+                f"{table.UNKNOWN if rate is None else style.si(rate):>10} msg/s{starved}")
+
+    def figures(self, log: dict) -> tuple:
+        """p50 RTT (ns) and achieved rate (msg/s)."""
+        return (log.get("rtt_ns") or {}).get("p50"), log.get("achieved_rate")
+
+    def row(self, log: dict, run: str = table.UNKNOWN) -> list[str]:
+        rtt = log.get("rtt_ns") or {}
+        interval = log.get("interval_s")
+        return [table.series(log), str(log.get("transport")),
+                table.UNKNOWN if interval is None else style.rate_label(interval), table.si(log.get("achieved_rate")),
+                table.count(log.get("tasks")), table.count(log.get("connections")), str(log.get("load") or table.UNKNOWN),
+                run, table.count(rtt.get("n")), *(style.us(rtt.get(p)) for p in ("p50", "p99", "p999", "max")),
+                table.lost(log), table.count(table.starved(log))]
+
+    def measures(self, spec: Spec) -> list[tuple]:
+        return [(spec.size, interval) for interval in spec.intervals]
+
+    def references(self, spec: Spec, selection) -> list:
+        """Each reference without a pong × intervals; it is the kind of its transport (icmp)."""
+        return [plan.Point(e.label, None, e.transport, spec.size, interval, e.transport)
+                for e in selection if not has_pong(e) for interval in spec.intervals]
+
+    def plan_lines(self, spec: Spec) -> list[str]:
+        connections, load = spec.text("CONNECTIONS"), spec.text("LOAD")
+        if connections != "1" or load != "closed":
+            return [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
+                    f"rate/N); load: {load}"]
+        return []
+
+    def parse_args(self) -> list[str]:
+        return []  # parse.py's default kind
+
+    def serve_ready(self, spec: Spec) -> tuple[str, ...]:
+        """An RTT pong of --serve is made ready for the most connections of CONNECTIONS."""
+        return ("--connections", str(max(spec.values("connections"))))
+
+    def peer_ready(self, spec: Spec) -> str:
+        # the pongs of --serve are ready for the most connections, no more
+        connections = spec.text("CONNECTIONS")
+        return f"CONNECTIONS={shlex.quote(connections)} " if connections != "1" else ""
+
+
+MODE = Rtt()
