@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from suite import fmt
+from suite import dimensions, fmt
 
 from .. import load, stats, sweep
 from ..kind import Comparing, Figure, Kind, UsageError, refuse_variance
 from ..summary import METHOD_NOTE, aligned, host_notes, integers, interval, markdown_table, repeats, variant_notes
 
-KEYS = ("framework", "transport", "payload", "tasks")
+KEYS = ("framework", "transport", "payload", *dimensions.names("throughput"))  # tasks: suite/dimensions.py
 METRICS = ("msg_per_s_p50", "gbit_per_s_p50")  # given an interval
 MEANS = tuple(f"{q}_{s}" for q in ("msg_per_s", "gbit_per_s") for s in ("mean", "p5", "p50", "p95"))
 SUMS = ("windows", "sent", "received", "lost")
@@ -43,7 +43,7 @@ def throughput_meta(data: dict) -> dict:
         **load.series(data),
         "transport": data["transport"],
         "payload": payload,
-        "tasks": int(data["tasks"]),
+        **dimensions.read("throughput", data),
         "window_s": window,
         "sent": data["sent"],
         "lost": data["lost"],
