@@ -136,8 +136,8 @@ def pooled(times_ns: list[int], ops: int) -> dict:
         return dict.fromkeys(names, math.nan)
     est = u.median_interval(sorted(times_ns))
 
-    def rate(ns: float) -> float:
-        return ops * 1e9 / ns if ns > 0 else math.nan
+    def rate(time_ns: float) -> float:
+        return ops * 1e9 / time_ns if time_ns > 0 else math.nan
 
     return dict(zip(names, (est.value / ops, est.low / ops, est.high / ops,
                             rate(est.value), rate(est.high), rate(est.low)), strict=True))
