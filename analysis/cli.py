@@ -35,7 +35,7 @@ def parser() -> argparse.ArgumentParser:
     p = options.Parser(prog="parse.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=options.Parser)
     for name, cmd, resolve in COMMANDS:
-        sub = commands.add_parser(name, help=cmd.__doc__.splitlines()[0], description=cmd.__doc__)
+        sub = commands.add_parser(name, help=cmd.__doc__.splitlines()[0].replace("%", "%%"), description=cmd.__doc__)
         OWN[name](sub)
         sub.set_defaults(cmd=cmd, resolve=resolve)
     return p
@@ -225,8 +225,10 @@ def cmd_compare(asked: request.Compare) -> int:
 
 
 def cmd_variance(asked: request.Variance) -> int:
-    """Where each RTT point's spread comes from: within a run, between runs, what a round and a block
-    share, and what pairing with std cancels; needs 2 repeats or more."""
+    """Where each RTT point's spread comes from, for a sweep of 2 repeats or more.
+
+    Its parts: within a run, between runs, what a round and a block share, and what pairing with std
+    cancels."""
     found = asked.kind.collect(asked.folder, asked.filters, False, _warn, NOISE)
     sys.stdout.write(asked.kind.variance(found, asked.form))
     return 0

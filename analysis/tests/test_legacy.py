@@ -89,3 +89,20 @@ def test_a_request_is_resolved_once_and_frozen(sweep_dir):
     asked = request.Table(rtt.KIND, sweep_dir, Filters(), "text", 0.02)
     with pytest.raises(dataclasses.FrozenInstanceError):
         asked.form = "csv"  # type: ignore[misc]
+
+
+# Each command's help: options it has, and others' it has not.
+HELPS = {"table": (["--format", "-d DIR"], ["--type", "--fail-above", "--table"]),
+         "figures": (["--table", "--scale", "--type"], ["--fail-above", "--figure"]),
+         "compare": (["--fail-above", "--figure", "OLD", "NEW"], ["--dir", "--type", "--table"]),
+         "variance": (["--format", "-d DIR"], ["--kind", "--noise", "--type"])}
+
+
+@pytest.mark.parametrize("args", [["-h"], ["--summary", "-h"], *([name, "-h"] for name in HELPS)])
+def test_each_command_says_its_options(capsys, args):
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and out.startswith("usage: parse.py")
+    has, lacks = HELPS.get(args[0], (list(HELPS), ["--fail-above"]))  # the top help lists the commands
+    assert all(word in out for word in has) and not any(word in out for word in lacks), out
