@@ -124,14 +124,9 @@ def resolve_table(ns) -> request.Table:
 
 def resolve_figures(ns) -> request.Figures:
     kind, plot = options.KINDS[ns.kind], ns.type
-    if not kind.own_figures:
-        owner = next((k for k in options.KINDS.values() if k.own_figures and plot in k.figures), None)
-        if owner is not None:
-            raise UsageError(f"-t {plot}: drawn for {owner.name} logs only (-k {owner.name})")
+    options.refuse_foreign(kind, plot)
     kind.check(_asked(ns, scale=ns.scale))
-    if plot != "all" and plot not in kind.figures:
-        raise UsageError(f"-t {plot}: not drawn for {kind.name} logs; there are {options.plots(kind)} "
-                         f"(see parse.py -h)")
+    options.refuse_undrawn(kind, plot, kind.figures)
     folder = _folder(ns.dir)
     out = _writable(ns.out or folder / f"{kind.name}-{plot}.pdf")
     table = ns.format or ("text" if ns.table else None)

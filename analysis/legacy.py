@@ -38,15 +38,10 @@ def parser() -> argparse.ArgumentParser:
 def _check(args) -> None:
     """The old command line's mistakes, in the order it found them."""
     kind, plot = options.KINDS[args.kind], args.type
-    if not kind.own_figures:
-        owner = next((k for k in options.KINDS.values() if k.own_figures and plot in k.figures), None)
-        if owner is not None:
-            raise UsageError(f"-t {plot}: drawn for {owner.name} logs only (-k {owner.name})")
+    options.refuse_foreign(kind, plot)
     kind.check(Asked(tuple([args.protocol] if args.protocol else []), tuple(args.rate), tuple(args.tasks),
                      args.scale, args.compare is not None, args.fail_above, args.variance, plot))
-    if plot is not None and plot != "all" and plot not in kind.plots:
-        raise UsageError(f"-t {plot}: not drawn for {kind.name} logs; there are {options.plots(kind)} "
-                         f"(see parse.py -h)")
+    options.refuse_undrawn(kind, plot, kind.plots)
     if args.compare is None:
         if args.fail_above is not None:
             raise UsageError("--fail-above needs --compare OLD NEW (it gates a sweep against an older one)")

@@ -57,6 +57,20 @@ def plots(kind) -> str:
     return ", ".join((*kind.plots, "all"))
 
 
+def refuse_foreign(kind, plot: str | None) -> None:
+    """A figure that another kind alone draws (micro's) asked of this one: point at that kind."""
+    if not kind.own_figures:
+        owner = next((k for k in KINDS.values() if k.own_figures and plot in k.figures), None)
+        if owner is not None:
+            raise UsageError(f"-t {plot}: drawn for {owner.name} logs only (-k {owner.name})")
+
+
+def refuse_undrawn(kind, plot: str | None, drawn) -> None:
+    """A figure this kind does not draw (`drawn`: its -t values): say which it does."""
+    if plot is not None and plot != "all" and plot not in drawn:
+        raise UsageError(f"-t {plot}: not drawn for {kind.name} logs; there are {plots(kind)} (see parse.py -h)")
+
+
 def add_kind(p) -> None:
     p.add_argument("-k", "--kind", choices=tuple(KINDS), default=DEFAULT.name, help=f"kind of log (default {DEFAULT.name})")
 
