@@ -359,6 +359,9 @@ def test_a_new_dimension_is_one_entry_of_the_table(tmp_path):
                           capture_output=True, text=True, timeout=120).stdout
     assert text.splitlines()[0].split()[:7] == ["framework", "transport", "size", "B", "target", "msg/s", "achieved"]
     assert "pacing" in text.splitlines()[0] and "sleep" in text
+    spread = subprocess.run([sys.executable, "parse.py", "variance", "--format", "csv", "-d", str(folder)], cwd=REPO,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert [r["pacing"] for r in csv.DictReader(io.StringIO(spread.stdout))] == ["schedule", "sleep"], spread.stderr
     pdf = tmp_path / "stat.pdf"
     drawn = subprocess.run([sys.executable, "parse.py", "figures", "-t", "stat", "-d", str(folder), "-o", str(pdf)],
                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
