@@ -11,18 +11,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from suite import fmt
+from suite import dimensions, fmt
 
 from . import summary
 from . import uncertainty as u
 
 COLUMNS = ["framework", "transport", "payload", "interval_s", "tasks", "metric", "old", "new", "ratio",
            "ratio_low", "ratio_high", "verdict"]
-# After the others, so that a script reading COLUMNS still can: the shape of a point where its kind has
-# one (RTT), then the smallest change the comparison could have called (a share of the old value) and
-# its interval's method.
-SHAPE = ["connections", "load"]
+# After the others, so that a script reading COLUMNS still can: the point's other dimensions where its kind
+# has them (RTT: connections, load; suite/dimensions.py), then the smallest change the comparison could
+# have called (a share of the old value) and its interval's method.
 TAIL = ["mde_pct", "interval_method"]
+WORDS = {"connections": " {} conns", "load": " {}"}  # a dimension's value in a point's label
+HEADERS = {"connections": "conns"}  # a dimension's column in the text table; another: its name
 
 
 @dataclass
@@ -36,15 +37,20 @@ class Comparison:
 
 def columns(kind) -> list[str]:
     """The CSV's columns for a kind: COLUMNS, the shape of its points if they have one, TAIL."""
-    return [*COLUMNS, *(c for c in SHAPE if c in kind.keys), *TAIL]
+    return [*COLUMNS, *shape(kind), *TAIL]
+
+
+def shape(kind) -> list[str]:
+    """The keys of a kind's points beyond COLUMNS: its dimensions but the decoy count (RTT: connections, load)."""
+    return [c for c in kind.keys if c not in COLUMNS]
 
 
 def label(key: dict) -> str:
     """A point in words: "tokio tcp 64 B 1 k msg/s 0 tasks" (the rate where the point has one), then
-    "100 conns" and "open" unless one connection in a closed loop."""
+    each other dimension not at its default: "100 conns", "open" (another: "NAME VALUE")."""
     rate = f" {fmt.rate_label(key['interval_s'])} msg/s" if "interval_s" in key else ""
-    shape = (f" {key['connections']} conns" if key.get("connections", 1) != 1 else "") + (
-        f" {key['load']}" if key.get("load", "closed") != "closed" else "")
+    shape = "".join(WORDS.get(name, f" {name} {{}}").format(key[name]) for name in key
+                    if name not in COLUMNS and key[name] != dimensions.by_name(name).value)
     return f"{key['framework']} {key['transport']} {key['payload']} B{rate} {key['tasks']} tasks{shape}"
 
 
@@ -99,11 +105,10 @@ def _layout(c: Comparison) -> tuple[list[str], list[list[str]], list[str]]:
     how, rated = c.kind.compare, "interval_s" in c.kind.keys
     headers = ["framework", "transport", "size B", *(["target msg/s"] if rated else []), "tasks", "metric",
                "repeats old/new", f"old {how.unit}", f"new {how.unit}", "new/old [95 % CI]", "MDE", "verdict"]
-    shapes = summary.has_connections(c.rows)  # conns and load columns where they vary
-    if shapes:
-        headers[headers.index("tasks") + 1:headers.index("tasks") + 1] = ["conns", "load"]
+    shapes = shape(c.kind) if summary.has_shape(c.rows, shape(c.kind)) else []  # where any is not its default
+    headers[headers.index("tasks") + 1:headers.index("tasks") + 1] = [HEADERS.get(name, name) for name in shapes]
     body = [[r.framework, r.transport, str(r.payload), *([fmt.rate_label(r.interval_s)] if rated else []),
-             str(r.tasks), *([str(r.connections), r.load] if shapes else []), r.metric,
+             str(r.tasks), *(str(getattr(r, name)) for name in shapes), r.metric,
              f"{r.repeats_old}/{r.repeats_new}", how.value(r.old), how.value(r.new),
              summary.interval(r.ratio, r.ratio_low, r.ratio_high, _ratio), _mde(r.mde_pct), _called(r)]
             for r in c.rows.itertuples()]

@@ -1,35 +1,28 @@
-"""What a kind of log (rtt, throughput, micro) declares, so that nothing outside its module branches on it."""
+"""What a kind of log (rtt, throughput, micro) implements, so that nothing outside its package branches on it."""
 
-# Each kind package (analysis/rtt, analysis/throughput, analysis/micro) builds one Kind: how its logs
-# are read and combined into points, its tables, its figures (a -t name → the function in its drawing
-# module that lays out the pages; a new figure is that function and one entry in the table), the
-# options it refuses and how it is compared. The command line (cli.py), the reader (sweep.py,
-# points.py), the comparison (compare.py) and the page kit (pages.py) take a Kind and never name one.
-# This module imports no kind. Figures are named, not imported, so that a table alone never loads
-# matplotlib.
+# Each kind package (analysis/rtt, analysis/throughput, analysis/micro) defines one class that implements
+# Kind: how its logs are read and combined into points, its tables, its figures (a -t name → the
+# function that lays out its pages; a new figure is that function and one entry in the table), the
+# options it refuses and how it is compared. The command line (cli.py), the reader (sweep.py, points.py),
+# the comparison (compare.py) and the page kit (pages.py) take a Kind and never name one. This module
+# imports no kind. A figure's function imports its drawing module when called, so that a table alone
+# never loads matplotlib.
 
-import importlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
 
 
 class UsageError(Exception):
     """A mistake in the command line: exit status 2."""
 
 
-def refuse_variance(args, spread_here: bool) -> None:
-    """--variance splits the spread of one sweep of RTT logs; with anything else it is a mistake."""
-    if args.variance and (not spread_here or args.compare is not None or args.type is not None):
-        raise UsageError("--variance reads one sweep of RTT logs: drop -k, --compare and -t")
-
-
 @dataclass(frozen=True)
 class Figure:
-    """One -t value: the function of its kind's drawing module that lays out its pages, (sweep, scale) →
-    matplotlib Figures, one per page."""
+    """One -t value: the function that lays out its pages, (sweep, scale) → matplotlib Figures, one per page."""
 
-    pages: str
-    in_all: str | None = None  # the function -t all draws it with, when not the same (e.g. fewer pages)
+    pages: Callable[..., Iterable]
+    in_all: Callable[..., Iterable] | None = None  # how -t all draws it, when not the same (e.g. fewer pages)
 
 
 @dataclass(frozen=True)
@@ -43,45 +36,90 @@ class Comparing:
     digits: int  # of the old and new columns in CSV; 0: integers
 
 
-def _nothing(*_) -> None:
-    return None
-
-
 @dataclass(frozen=True)
-class Kind:
+class Asked:
+    """What a request asks of a kind, for the options it refuses (Kind.check): the filters and the axis."""
+
+    transports: tuple[str, ...] = ()
+    rates: tuple[float, ...] = ()
+    tasks: tuple[int, ...] = ()
+    scale: str = "log"
+    comparing: bool = False
+    fail_above: float | None = None
+    # Only parse.py's old flags (legacy.py) ask for these together with others.
+    variance: bool = False
+    figure: str | None = None
+
+
+class Kind(Protocol):
+    """A kind of log. The attributes and methods with a body here are what a kind that has no use for
+    them inherits (e.g. no older logs, nothing to refuse)."""
+
     name: str  # the log's "kind" and -k's value
     what: str  # in titles: "round-trip time"
     figures: dict[str, Figure]  # -t NAME; their order is -t all's
-    drawn_by: str  # the module of the figures' functions (imported when a figure is asked for)
-    closing: str  # its function (sweep) → the pages -t all ends with (table, machine)
     tables: dict[str, Callable]  # --format → (points, noise) → the summary table as text
-    read: Callable  # (folder, kind, filters, with_time, warn, noise) → a sweep (sweep.collect or the kind's own)
-    meta: Callable[[dict], dict]  # a log's JSON the schema accepted → the run's metadata
-    check: Callable = _nothing  # (args) → raises UsageError for an option this kind has no use for
-    ready: Callable = _nothing  # (sweep, plot) → raises NothingUsable when that figure has nothing to draw
-    nothing_drawn: Callable | None = None  # (sweep, plot) → why a figure drew no page; None: save it anyway
-    compare: Comparing | None = None  # None: sweeps of this kind are not compared
-    variance: Callable | None = None  # (sweep.Sweep, format) → where each point's spread comes from
+    keys: tuple[str, ...]  # the columns that name a point
     own_figures: bool = False  # its figure names are its alone: asked with another -k, they point here
-    keys: tuple[str, ...] = ()  # the columns that name a point
+    spread: bool = False  # whether its spread splits into parts (variance)
+    compare: Comparing | None = None  # None: sweeps of this kind are not compared
     # The runs of a JSON + CSV log (sweep.py, points.py); the kinds that read their own way leave them empty.
     metrics: tuple[str, ...] = ()  # given a 95 % interval per point; the first says how many repeats
     means: tuple[str, ...] = ()  # averaged over a point's repeats
     sums: tuple[str, ...] = ()  # summed over them
-    run: Callable | None = None  # (csv, meta, with_time) → (scalars, shape) of one run; load.LogError if damaged
-    older_runs: Callable | None = None  # (found, with_time, warn) → (meta, measure) of logs of older suites
-    tidy: Callable = field(default=lambda runs: runs)  # runs → runs with the kind's derived columns
-    finish: Callable = field(default=lambda table, runs, noise: table)  # points → points with the kind's columns
-    listing: Callable | None = None  # (runs' metadata frame) → what a filter could have matched, in words
+
+    def collect(self, folder, filters, with_time: bool, warn, noise: float):
+        """The sweep of this kind's logs under `folder` (sweep.collect, or the kind's own reader)."""
+        ...
+
+    def meta(self, data: dict) -> dict:
+        """A log's JSON the schema accepted → the run's metadata."""
+        ...
+
+    def closing(self, sweep) -> Iterator:
+        """The pages -t all ends with (table, machine)."""
+        ...
+
+    def check(self, asked: Asked) -> None:
+        """Raises UsageError for an option this kind has no use for."""
+
+    def ready(self, sweep, plot: str) -> None:
+        """Raises NothingUsable when that figure has nothing to draw."""
+
+    def nothing_drawn(self, sweep, plot: str) -> str | None:
+        """Why a figure drew no page; None: save it anyway."""
+        return None
+
+    def variance(self, sweep, form: str) -> str:
+        """Where each point's spread comes from, for a kind with `spread`."""
+        raise UsageError(f"variance reads RTT logs, not {self.name} logs")
+
+    def run(self, csv, meta: dict, with_time: bool):
+        """(scalars, shape) of one run from its CSV; load.LogError if damaged."""
+        ...
+
+    def older_runs(self, found, with_time: bool, warn) -> Iterable:
+        """(meta, measure) of the logs of older suites; none but RTT's."""
+        return ()
+
+    def tidy(self, runs):
+        """Runs → runs with the kind's derived columns."""
+        return runs
+
+    def finish(self, table, runs, noise: float):
+        """Points → points with the kind's columns."""
+        return table
+
+    def listing(self, frame) -> str:
+        """What a filter could have matched, in words, from the runs' metadata frame."""
+        return ""
 
     @property
     def plots(self) -> tuple[str, ...]:
         """Every -t value of this kind but all."""
         return (*self.figures, *(["compare"] if self.compare else []))
 
-    def collect(self, folder, filters, with_time: bool, warn, noise: float):
-        return self.read(folder, self, filters, with_time, warn, noise)
-
-    def drawing(self):
-        """The module of its figures' functions."""
-        return importlib.import_module(self.drawn_by)
+    @property
+    def reads_older(self) -> bool:
+        """Whether the 2022 suite's CSVs are this kind's (older_runs reads them)."""
+        return False

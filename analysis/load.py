@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from suite import logschema
+from suite import dimensions, logschema
 
 HEADERS = {kind: header for kind in logschema.schema().kinds if (header := logschema.schema().csv_header(kind))}
 RTT_HEADER_BEFORE_CONNECTIONS = "seq,t_ns,rtt_ns"  # an RTT CSV of a suite version before --connections
@@ -239,7 +239,7 @@ def read_2022(csv: Path, kind: str, with_time: bool) -> list[tuple[dict, np.ndar
             "runtime_config": None,
             "transport": str(transport), "payload": int(payload), "interval_s": float(rate),
             "target_rate": 1.0 / rate if rate > 0 else math.inf, "achieved_rate": None,
-            "tasks": int(tasks), "connections": 1, "load": "closed", "window": None, "starved": None,
+            **dimensions.read(kind, {}), "tasks": int(tasks), "window": None, "starved": None,
             "json_latency_n": None, "lost": None, "complete": True, "pacing": "sleep",
             "started_at": None, "host": None, "address": None, "json_n": None,
             "format": "2022 CSV", "time_estimated": True, "details": {},

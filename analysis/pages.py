@@ -187,13 +187,12 @@ def machine_page(sweep, runs):
 def report(kind, sweep, plot: str, scale: str):
     """The pages of one figure of `kind` (a Kind), or for "all" of every figure in its table's order (each
     as -t all draws it) then its closing pages (table, machine): one matplotlib Figure per page."""
-    drawing = kind.drawing()
     for name in kind.figures if plot == "all" else (plot,):
         figure = kind.figures[name]
         pages = figure.in_all if plot == "all" and figure.in_all else figure.pages
-        yield from getattr(drawing, pages)(sweep, scale)
+        yield from pages(sweep, scale)
     if plot == "all":
-        yield from getattr(drawing, kind.closing)(sweep)
+        yield from kind.closing(sweep)
 
 
 def save(figures, path: Path, title: str) -> int:

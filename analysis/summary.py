@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from suite import fmt
+from suite import dimensions, fmt
 
 _LEFT = 2  # the first columns are words, left-aligned; the rest numbers, right-aligned
 METHOD_NOTE = ("[low–high]: 95 % interval, Student t across repeats (each a fresh process; Kalibera & Jones 2013)\n"
@@ -35,9 +35,10 @@ def repeats(point) -> str:
     return f"{point.repeats} (within-run)" if point.repeats == 1 else str(point.repeats)
 
 
-def has_connections(points: pd.DataFrame) -> bool:
-    """Whether a sweep measured more than one connection per ping or an open load."""
-    return "connections" in points and bool(((points["connections"] != 1) | (points["load"] != "closed")).any())
+def has_shape(points: pd.DataFrame, names) -> bool:
+    """Whether any point has one of these dimensions (suite/dimensions.py) at another value than its
+    default: RTT's connections and load, more than one connection per ping or an open load."""
+    return any(name in points and bool((points[name] != dimensions.by_name(name).value).any()) for name in names)
 
 
 def _config(points: pd.DataFrame, label: str) -> dict | None:

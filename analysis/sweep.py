@@ -6,7 +6,8 @@
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +24,14 @@ class NothingUsable(Exception):
     """No run is left to show; the message says why and what there is."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Filters:
-    transports: list[str] = field(default_factory=list)
-    rates: list[float] = field(default_factory=list)  # msg/s; math.inf for back-to-back
-    tasks: list[int] = field(default_factory=list)
-    frameworks: list[str] = field(default_factory=list)
+    """-p, -r, -l, -f: the runs a request reads (empty: all)."""
+
+    transports: Sequence[str] = ()
+    rates: Sequence[float] = ()  # msg/s; math.inf for back-to-back
+    tasks: Sequence[int] = ()
+    frameworks: Sequence[str] = ()
 
     def admit(self, meta: dict) -> bool:
         return (
@@ -93,7 +96,7 @@ def collect(folder: Path, kind, filters: Filters, with_time: bool, warn, noise: 
             add(meta, kind.run(csv, meta, with_time))
         except load.LogError as e:
             damaged.append((csv, str(e), meta))
-    for meta, measure in kind.older_runs(found, with_time, warn) if kind.older_runs else ():
+    for meta, measure in kind.older_runs(found, with_time, warn):
         seen.append(meta)
         if filters.admit(meta):
             tried += 1
@@ -175,7 +178,7 @@ def _why_nothing(folder: Path, kind, found: load.Found, seen: list, tried: int, 
                 f"transports {listing(frame['transport'])}, {kind.listing(frame)}, "
                 f"tasks {listing(frame['tasks'])}, frameworks {listing(frame['framework'])}")
     kinds = dict(found.other_kinds)
-    if found.old_csvs and not kind.older_runs:  # the 2022 suite's CSVs are another kind's
+    if found.old_csvs and not kind.reads_older:  # the 2022 suite's CSVs are another kind's
         kinds[load.OLD_KIND] = kinds.get(load.OLD_KIND, 0) + len(found.old_csvs)
     others = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     if others:

@@ -20,8 +20,8 @@ from suite import logschema, percentile, runtimes  # noqa: E402
 
 DESCRIPTION = """Benchmark of parse.py: writes a synthetic sweep of N million samples in the suite's log
 format (STEM.json + STEM.csv per run, every point repeated R times as the sweeps do, stems
-ending -r1 … -rR) into a temporary folder, then times `parse.py --summary`, `parse.py -t all`
-and `parse.py --compare` (the sweep against itself), each as a fresh process.
+ending -r1 … -rR) into a temporary folder, then times `parse.py table`, `parse.py figures`
+(-t all) and `parse.py compare` (the sweep against itself), each as a fresh process.
 
 It reports the wall time per sample end to end, and the peak RSS growth per sample: the peak
 RSS of the run on N samples minus that of the same command on a tiny sweep of the same shape
@@ -110,15 +110,12 @@ def main() -> None:
               f"in {time.perf_counter() - t0:.1f} s to {root}")
         print(f"{'command':<32}{'wall s':>8}{'µs/sample':>11}{'peak RSS MiB':>14}{'tiny-sweep MiB':>16}"
               f"{'B/sample':>10}")
-        for name, extra in (("--summary", ["--summary"]), ("-t all", ["-t", "all", "-o"]),
-                            ("--compare (2× samples)", ["--compare"])):
+        for name in ("table", "figures", "compare (2× samples)"):
             results = {}
             for which in ("big", "tiny"):
-                cmd = ["-d", str(root / which), *extra]
-                if extra[-1] == "-o":
-                    cmd.append(str(root / f"{which}.pdf"))
-                if extra[-1] == "--compare":
-                    cmd = ["--compare", str(root / which), str(root / which)]
+                folder = str(root / which)
+                cmd = {"table": ["table", "-d", folder], "figures": ["figures", "-d", folder, "-o", f"{folder}.pdf"]
+                       }.get(name, ["compare", folder, folder])
                 results[which] = min(measure(cmd) for _ in range(max(1, args.repeat)))
             (wall, rss), (_, rss_tiny) = results["big"], results["tiny"]
             print(f"{'parse.py ' + name:<32}{wall:>8.2f}{wall / n * 1e6:>11.3f}{rss / 2**20:>14.0f}"

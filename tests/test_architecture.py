@@ -106,3 +106,66 @@ def test_below_the_sweeps_entry_no_module_reads_the_environment_or_takes_the_kno
     planted = ("import os\ndef run(knobs):\n    pass\nx = os.environ['MODE']\ny = doc['knobs']['SIZE']\n"
                "z = self.knobs\ndef check_size(k):\n    return k['SIZE']\n")
     assert knob_dict_uses(planted) == [2, 4, 5, 6]
+
+
+# The analysis's entry: parse.py's commands (cli.py) and the old flags' aliases (legacy.py) read the argparse
+# namespace; options.py builds the parsers. Below them each command takes a frozen request (request.py).
+ANALYSIS_ENTRY = ("cli.py", "legacy.py", "options.py")
+NAMESPACE = {"args", "ns", "namespace", "argv"}
+
+
+def namespace_reads(source: str) -> list[str]:
+    """Where a module takes or reads an argparse namespace: a parameter or a name so called, argparse itself."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            found += [f"{node.lineno}: parameter {a.arg}" for a in (*node.args.args, *node.args.kwonlyargs)
+                      if a.arg in NAMESPACE]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in NAMESPACE:
+            found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and "argparse" in (
+                [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]):
+            found.append(f"{node.lineno}: imports argparse")
+    return found
+
+
+def test_no_module_below_the_analysis_entry_reads_the_namespace():
+    below = [path for path in (REPO / "analysis").rglob("*.py")
+             if "tests" not in path.relative_to(REPO / "analysis").parts
+             and str(path.relative_to(REPO / "analysis")) not in ANALYSIS_ENTRY]
+    reads = [f"{path.relative_to(REPO)}:{where}" for path in below for where in namespace_reads(path.read_text())]
+    assert below and reads == []
+    # The check sees a kind that reads the options itself, as the kinds did before their requests.
+    planted = "def check(args):\n    if args.rate:\n        raise ValueError\n"
+    assert namespace_reads(planted) == ["1: parameter args", "2: args.rate"]
+    assert namespace_reads("import argparse\n") == ["1: imports argparse"]
+
+
+def importers(package: str, module: str) -> list[str]:
+    """The modules of `package` that import `module` (a dotted name), as `import` or `from ... import`."""
+    found = []
+    for path in sorted((REPO / package).rglob("*.py")):
+        if "tests" in path.relative_to(REPO).parts:
+            continue
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        if module in names:
+            found.append(str(path.relative_to(REPO)))
+    return found
+
+
+def test_the_dimension_table_is_read_by_the_sweep_and_the_analysis():
+    from analysis import rtt, throughput
+    from suite import dimensions
+    from sweepkit import dimensions as swept
+
+    assert importers("sweepkit", "suite.dimensions") == ["sweepkit/dimensions.py"]
+    assert importers("analysis", "suite.dimensions") != []
+    # Both sides key a point by the table's names, in its order.
+    assert [d.name for d in swept.DIMENSIONS] == [d.name for d in dimensions.DIMENSIONS]
+    assert rtt.runs.SETTING[-len(dimensions.names("rtt")):] == dimensions.names("rtt")
+    assert throughput.KEYS[-len(dimensions.names("throughput")):] == dimensions.names("throughput")

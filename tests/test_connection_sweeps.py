@@ -128,16 +128,17 @@ def test_a_sweep_of_connections_and_loads_passes_them_to_both_ends_and_parse_py_
     pongs = [line.split() for line in calls.read_text().splitlines() if "--address" in line]
     assert sorted({args[args.index("--connections") + 1] for args in pongs}) == ["1", "4"]
     # parse.py: the table's columns agree with the logs, and the figure has a page per rate.
-    parse = [sys.executable, str(REPO / "parse.py"), "-d", str(folder)]
-    table = subprocess.run([*parse, "--summary", "--format", "csv"], capture_output=True, text=True, timeout=60)
+    parse = [sys.executable, str(REPO / "parse.py")]
+    table = subprocess.run([*parse, "table", "-d", str(folder), "--format", "csv"], capture_output=True, text=True,
+                           timeout=60)
     assert table.returncode == 0 and table.stderr == "", table.stderr
     for row in pd.read_csv(io.StringIO(table.stdout)).itertuples():
         suffix = shapes[(row.interval_s, row.connections, row.load)]
         log = load_json(folder / f"std-{row.transport}-64B-{row.interval_s:g}s-0t{suffix}-r1.json")
         assert row.p50_ns == log["rtt_ns"]["p50"] and row.starved == 0
         assert row.latency_p99_ns == log["latency_ns"]["p99"] if row.load == "open" else pd.isna(row.latency_p99_ns)
-    figure = subprocess.run([*parse, "-t", "connections", "-o", str(tmp_path / "c.pdf")], capture_output=True,
-                            text=True, timeout=60)
+    figure = subprocess.run([*parse, "figures", "-d", str(folder), "-t", "connections", "-o", str(tmp_path / "c.pdf")],
+                            capture_output=True, text=True, timeout=60)
     assert figure.returncode == 0, figure.stderr
     pages = [page.extract_text() for page in PdfReader(tmp_path / "c.pdf").pages]
     assert len(pages) == 2  # 1 k msg/s and back-to-back

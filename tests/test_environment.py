@@ -67,7 +67,7 @@ def logs(folder: Path) -> Path:
 
 
 def in_process_summary(folder: Path) -> str:
-    return subprocess.run([sys.executable, REPO / "parse.py", "--summary", "-d", folder],
+    return subprocess.run([sys.executable, REPO / "parse.py", "table", "-d", folder],
                           capture_output=True, text=True, check=True).stdout
 
 
@@ -94,7 +94,7 @@ def test_make_installs_into_a_venv_where_the_system_python_refuses_and_parse_py_
     assert (repo / ".venv" / ".requirements").is_file()
     assert subprocess.run([MAKE, "-q", "python"], cwd=repo, env=env).returncode == 0  # current: nothing to do
 
-    run = subprocess.run(["python3", "parse.py", "--summary", "-d", folder], cwd=repo, env=env,
+    run = subprocess.run(["python3", "parse.py", "table", "-d", folder], cwd=repo, env=env,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout == in_process_summary(folder)
@@ -129,7 +129,7 @@ def minimal_copy(dest: Path, venv_python: Path | None) -> Path:
 def test_parse_py_without_pandas_re_executes_in_the_venv_with_its_arguments_and_stdout(tmp_path):
     python = fake_python(tmp_path / "plain", marker=False)
     repo, folder = minimal_copy(tmp_path / "repo", Path(sys.executable)), logs(tmp_path / "logs")
-    for args in (["--summary"], ["--format", "csv"]):
+    for args in (["table"], ["table", "--format", "csv"]):
         run = subprocess.run([python, "parse.py", *args, "-d", folder], cwd=repo, capture_output=True,
                              text=True, timeout=120, stdin=subprocess.DEVNULL)
         assert run.returncode == 0, run.stderr
@@ -143,7 +143,7 @@ def test_parse_py_without_pandas_re_executes_in_the_venv_with_its_arguments_and_
 def test_parse_py_without_pandas_or_venv_says_run_make_and_exits_2(tmp_path, venv):
     python = fake_python(tmp_path / "plain", marker=False)
     repo = minimal_copy(tmp_path / "repo", python if venv == "without pandas" else None)
-    run = subprocess.run([python, "parse.py", "--summary"], cwd=repo, capture_output=True, text=True, timeout=60)
+    run = subprocess.run([python, "parse.py", "table"], cwd=repo, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr.count("\n") == 1 and "run `make`" in run.stderr, run.stderr

@@ -1,10 +1,14 @@
 """run-localhost.sh, run for real on loopback with short points."""
 
+import csv
+import io
 import os
 import signal
 import subprocess
+import sys
 
 import pytest
+from pypdf import PdfReader
 
 from sweep_helpers import (shim, BIN_DIR, REPO, Run, check_log_pair, load_json, process_name, progress_lines,
                            require_binaries, run_script, script_env, session_pids, sweep_dir,
@@ -314,16 +318,16 @@ def test_a_reference_run_by_the_suites_binaries_is_swept_like_a_runtime(tmp_path
     assert sorted("--mode" in args for args in pongs) == [False, True]
 
 
-# A pass-through dimension added as one entry of sweepkit/dimensions.py's table, in the sweep's own Python
-# (before its knobs are read): the ping's --pacing, swept by a PACING knob.
+# A pass-through dimension added as one entry of suite/dimensions.py's table, in the Python of the sweep and
+# of parse.py (before either imports it): the ping's --pacing, swept by a PACING knob.
 PACING_DIMENSION = f'''
 import sys
-sys.path[:0] = ["{REPO}"]  # this snippet runs inside the sweep, before its own imports
-from sweepkit import dimensions
+sys.path[:0] = ["{REPO}"]  # this snippet runs inside the sweep and parse.py, before their own imports
+from suite import dimensions
 
 dimensions.DIMENSIONS += (dimensions.Dimension(
-    "pacing", "PACING", "schedule", ("rtt",), "--pacing", None, "-{{}}", "schedule", str,
-    lambda w: w in ("schedule", "sleep"), "schedule or sleep", 'schedule, sleep or "schedule sleep"'),)
+    "pacing", "PACING", "schedule", ("rtt",), "--pacing", None, "-{{}}", "schedule", str, "schedule or sleep",
+    'schedule, sleep or "schedule sleep"', choices=("schedule", "sleep")),)
 '''
 
 
@@ -335,7 +339,7 @@ def test_a_new_dimension_is_one_entry_of_the_table(tmp_path):
     bad = run_script(SCRIPT, ["-S"], tmp_path / "out", timeout=20, PYTHONPATH=str(site), PACING="fast")
     assert bad.rc == 2 and "PACING: 'fast' is not schedule or sleep" in bad.stderr, bad.output
     run = run_script(SCRIPT, ["-S"], tmp_path / "out", PYTHONPATH=str(site), PACING="schedule sleep",
-                     INTERVALS="0.001", PROTOCOLS="tcp", DURATION="0.3", WARMUP="0.1")
+                     INTERVALS="0.001", PROTOCOLS="tcp", DURATION="0.3", WARMUP="0.1", REPEATS="2")
     assert run.rc == 0, run.output
     folder = sweep_dir(tmp_path / "out")
     sweep = load_json(folder / "sweep.json")
@@ -344,6 +348,26 @@ def test_a_new_dimension_is_one_entry_of_the_table(tmp_path):
         ("std-tcp-64B-0.001s-0t", "schedule"), ("std-tcp-64B-0.001s-0t-sleep", "sleep")]
     assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-r1", "std", "tcp")["pacing"] == "schedule"
     assert check_log_pair(folder, "std-tcp-64B-0.001s-0t-sleep-r1", "std", "tcp")["pacing"] == "sleep"
+    # The analysis keys points by the same table: two points, each with its column, its repeats and its pages.
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    table = subprocess.run([sys.executable, "parse.py", "table", "--format", "csv", "-d", str(folder)], cwd=REPO,
+                           env=env, capture_output=True, text=True, timeout=120)
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert table.returncode == 0 and "same point" not in table.stderr, table.stderr
+    assert [(r["framework"], r["pacing"], r["repeats"]) for r in rows] == [("std", "schedule", "2"), ("std", "sleep", "2")]
+    text = subprocess.run([sys.executable, "parse.py", "table", "-d", str(folder)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120).stdout
+    assert text.splitlines()[0].split()[:7] == ["framework", "transport", "size", "B", "target", "msg/s", "achieved"]
+    assert "pacing" in text.splitlines()[0] and "sleep" in text
+    spread = subprocess.run([sys.executable, "parse.py", "variance", "--format", "csv", "-d", str(folder)], cwd=REPO,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert [r["pacing"] for r in csv.DictReader(io.StringIO(spread.stdout))] == ["schedule", "sleep"], spread.stderr
+    pdf = tmp_path / "stat.pdf"
+    drawn = subprocess.run([sys.executable, "parse.py", "figures", "-t", "stat", "-d", str(folder), "-o", str(pdf)],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert drawn.returncode == 0 and "wrote" in drawn.stderr, drawn.stderr
+    pages = [page.extract_text() for page in PdfReader(pdf).pages]  # a page per point: its title says which
+    assert ["0 decoy tasks, pacing sleep" in page for page in pages] == [False, True], pages
 
 
 def test_a_reader_that_goes_away_ends_the_sweep_quietly(tmp_path):

@@ -21,7 +21,7 @@ from suite.palette import FRAMEWORK_ORDER, order_key
 
 from .. import load
 from .. import uncertainty as u
-from ..kind import Figure, Kind, UsageError
+from ..kind import Asked, Figure, Kind, UsageError
 from ..summary import aligned, markdown_table
 from ..sweep import NothingUsable
 from ..uncertainty import NOISE
@@ -41,10 +41,22 @@ CSV_COLUMNS = ["framework", "bench", "primitive", *MICRO_PARAMS, "ops", "logs", 
 HEADERS = ["framework", "bench", "primitive", "size", "repeats", "time (median)", "time/op [95 % CI]",
            "op/s [95 % CI]", "threads", "peak RSS"]
 NOT_RUN = "not run"
-FIGURES = {  # -t NAME → its page function in figures.py
-    "scheduler": Figure("scheduler_page"),  # ns per operation of the scheduler benchmarks, a bar per runtime
-    "notify": Figure("notify_page"),  # Notify vs oneshot: time until every waiter woke against N
-    "channel": Figure("channel_page"),  # channel events per second against workers, a panel per event type
+
+
+def _figures():
+    """figures.py, imported when a figure is drawn: a table alone never loads matplotlib."""
+    from . import figures
+
+    return figures
+
+
+FIGURES = {  # -t NAME → the function of figures.py that lays out its page
+    # ns per operation of the scheduler benchmarks, a bar per runtime
+    "scheduler": Figure(lambda found, scale: _figures().scheduler_page(found, scale)),
+    # Notify vs oneshot: time until every waiter woke against N
+    "notify": Figure(lambda found, scale: _figures().notify_page(found, scale)),
+    # channel events per second against workers, a panel per event type
+    "channel": Figure(lambda found, scale: _figures().channel_page(found, scale)),
 }
 # The points each figure draws, by benchmark.
 DRAWN = {"scheduler": SCHEDULER, "notify": ("notify", "oneshot"), "channel": ("channel",)}
@@ -124,8 +136,8 @@ def pooled(times_ns: list[int], ops: int) -> dict:
         return dict.fromkeys(names, math.nan)
     est = u.median_interval(sorted(times_ns))
 
-    def rate(ns: float) -> float:
-        return ops * 1e9 / ns if ns > 0 else math.nan
+    def rate(time_ns: float) -> float:
+        return ops * 1e9 / time_ns if time_ns > 0 else math.nan
 
     return dict(zip(names, (est.value / ops, est.low / ops, est.high / ops,
                             rate(est.value), rate(est.high), rate(est.low)), strict=True))
@@ -268,29 +280,34 @@ def csv(points: pd.DataFrame) -> str:
     return buffer.getvalue()
 
 
-def _read(folder: Path, kind: Kind, filters, with_time: bool, warn, noise: float) -> MicroSweep:
-    return collect(folder, filters.frameworks, warn)
+class Micro(Kind):
+    name, what, figures = "micro", "in-process benchmarks", FIGURES
+    tables = {"text": lambda points, noise: text(points), "csv": lambda points, noise: csv(points),
+              "markdown": lambda points, noise: markdown(points)}
+    keys, own_figures = tuple(POINT), True
+
+    def collect(self, folder: Path, filters, with_time: bool, warn, noise: float) -> MicroSweep:
+        return collect(folder, filters.frameworks, warn)
+
+    def meta(self, data: dict) -> dict:
+        return micro_meta(data)
+
+    def closing(self, found: MicroSweep):
+        return _figures().closing_pages(found)
+
+    def check(self, asked: Asked) -> None:
+        """Options that mean nothing for in-process benchmarks are a command-line mistake."""
+        for given, option in ((asked.rates, "-r"), (asked.transports, "-p"), (asked.tasks, "-l"),
+                              (asked.comparing, "--compare"), (asked.fail_above is not None, "--fail-above")):
+            if given:
+                raise UsageError(f"{option}: not for micro logs (in-process benchmarks have no transport, rate or "
+                                 "decoys, and no comparison yet); choose frameworks with -f")
+        if asked.scale != "log":
+            raise UsageError("-s: micro figures are drawn on log axes")
+
+    def nothing_drawn(self, found: MicroSweep, plot: str) -> str:
+        return (f"-t {plot}: no {plot} benchmark was run in {found.folder} "
+                f"(there are {', '.join(dict.fromkeys(found.points['bench']))})")
 
 
-def check(args) -> None:
-    """Options that mean nothing for in-process benchmarks are a command-line mistake."""
-    for given, option in ((args.rate, "-r"), (args.protocol, "-p"), (args.tasks, "-l"),
-                          (args.compare, "--compare"), (args.fail_above is not None, "--fail-above")):
-        if given:
-            raise UsageError(f"{option}: not for micro logs (in-process benchmarks have no transport, rate or "
-                             "decoys, and no comparison yet); choose frameworks with -f")
-    if args.scale != "log":
-        raise UsageError("-s: micro figures are drawn on log axes")
-
-
-def nothing_drawn(sweep: MicroSweep, plot: str) -> str:
-    return (f"-t {plot}: no {plot} benchmark was run in {sweep.folder} "
-            f"(there are {', '.join(dict.fromkeys(sweep.points['bench']))})")
-
-
-KIND = Kind(
-    name="micro", what="in-process benchmarks", figures=FIGURES, drawn_by="analysis.micro.figures",
-    closing="closing_pages", tables={"text": lambda points, noise: text(points),
-                                     "csv": lambda points, noise: csv(points),
-                                     "markdown": lambda points, noise: markdown(points)},
-    read=_read, meta=micro_meta, check=check, nothing_drawn=nothing_drawn, own_figures=True, keys=tuple(POINT))
+KIND = Micro()

@@ -6,26 +6,29 @@
 
 import math
 
-from suite import fmt
+from suite import dimensions, fmt
 from suite.palette import TRANSPORT_ORDER, order_key
 
 from .. import pages as kit
 from .. import plots
 from . import figures, table
+from .runs import SHAPE
 
-SHAPE = ["connections", "load"]  # a sweep's pages are split by them: one connection in a closed loop, or not
+# A shape dimension's value in a title, when not its default; another dimension reads ", NAME VALUE".
+WORDS = {"connections": ", {} connections", "load": ", {} loop"}
 _TASKS_TITLE = "Round-trip time against CPU-bound decoy tasks"
 
 
-def point(payload, tasks, connections=1, load="closed") -> str:
-    """A page's point in words: payload and decoy tasks, then `shape`."""
-    return f"{payload} B payload, {tasks} decoy task{'s' if tasks != 1 else ''}" + shape(connections, load)
+def point(payload, tasks, key=None) -> str:
+    """A page's point in words: payload and decoy tasks, then the `shape` of `key` (a mapping)."""
+    return f"{payload} B payload, {tasks} decoy task{'s' if tasks != 1 else ''}" + shape(key or {})
 
 
-def shape(connections=1, load="closed") -> str:
-    """Connections and load in a title (", 100 connections, open loop"); nothing for one connection in
-    a closed loop, so that the pages of a sweep without CONNECTIONS and LOAD read as before."""
-    return (f", {connections} connections" if connections != 1 else "") + (", open loop" if load == "open" else "")
+def shape(key) -> str:
+    """The SHAPE dimensions of `key` (a mapping) in a title (", 100 connections, open loop"), each only
+    where it is not its default, so that the pages of a sweep without CONNECTIONS and LOAD read as before."""
+    return "".join(WORDS.get(name, f", {name} {{}}").format(key[name]) for name in SHAPE
+                   if name in key and key[name] != dimensions.by_name(name).value)
 
 
 def _rate_title(interval: float) -> str:
@@ -37,10 +40,12 @@ def stat_pages(sweep, scale: str):
     """A page per payload and decoy count, a panel per transport; the ICMP baseline in each. Points: the
     mean median over repeats with its 95 % interval."""
     palette = sweep.palette
-    for (payload, tasks, connections, load), group in sweep.points.groupby(["payload", "tasks", *SHAPE], sort=True):
+    by = ["payload", "tasks", *SHAPE]
+    for values, group in sweep.points.groupby(by, sort=True):
+        key = dict(zip(by, values, strict=True))
         transports = [t for t in ordered(group["transport"]) if t != "icmp"] or ["icmp"]
         fig, axes = kit.new_page(f"Median round-trip time against message rate — "
-                                 f"{point(payload, tasks, connections, load)}", kit.context(sweep, group),
+                                 f"{point(key['payload'], key['tasks'], key)}", kit.context(sweep, group),
                                  len(transports), cols=2)
         positions = figures.rate_positions(group["interval_s"])
         for ax, transport in zip(axes, transports, strict=True):
@@ -64,8 +69,7 @@ def _grid_pages(sweep, runs, scale, draw, what: str, by=("transport", "payload",
         key = dict(zip(by, key, strict=True))
         intervals = sorted(set(group["interval_s"]), key=lambda i: math.inf if i <= 0 else 1 / i)
         title = f"{what} — {key['transport'].upper()}, " + (
-            point(key["payload"], key["tasks"]) if "tasks" in key else f"{key['payload']} B payload") + shape(
-            key["connections"], key["load"])
+            point(key["payload"], key["tasks"]) if "tasks" in key else f"{key['payload']} B payload") + shape(key)
         fig, axes = kit.new_page(title, kit.context(sweep, group), len(intervals))
         for ax, interval in zip(axes, intervals, strict=True):
             panel = group[group["interval_s"] == interval]
@@ -149,11 +153,13 @@ def delta_pages(sweep, scale: str):
     """A page per payload, a panel per transport × decoy count, a line per runtime."""
     palette, points = sweep.palette, sweep.points
     drawn = points[(points["verdict"] != "") & points["delta_p50"].notna()]
-    for (payload, connections, load), group in drawn.groupby(["payload", *SHAPE], sort=True):
+    by = ["payload", *SHAPE]
+    for values, group in drawn.groupby(by, sort=True):
+        key = dict(zip(by, values, strict=True))
         panels = group[["transport_rank", "transport", "tasks"]].drop_duplicates().sort_values(
             ["transport_rank", "transport", "tasks"])
-        fig, axes = kit.new_page(f"Latency each runtime adds over std, against message rate — {payload} B "
-                                 f"payload{shape(connections, load)}", kit.context(sweep, group),
+        fig, axes = kit.new_page(f"Latency each runtime adds over std, against message rate — {key['payload']} B "
+                                 f"payload{shape(key)}", kit.context(sweep, group),
                                  len(panels), cols=2)
         positions = figures.rate_positions(group["interval_s"])
         symlog = figures.wants_symlog(group)  # one scale for every panel of the page

@@ -8,16 +8,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from suite import dimensions
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
 from .. import load, stats
 from .. import uncertainty as u
 
+DIMENSIONS = dimensions.names("rtt")  # tasks, connections, load: suite/dimensions.py's table
 # A point but its framework (sweepkit.plan.Point.setting): a Δ vs std pairs the runs of one setting and
 # round, which ORDER=blocks runs back to back.
-SETTING = ("transport", "payload", "interval_s", "tasks", "connections", "load")
+SETTING = ("transport", "payload", "interval_s", *DIMENSIONS)
 KEYS = ("framework", *SETTING)
+# The dimensions that split a sweep's pages and name a point's shape in titles: all but the decoy count,
+# which every title names and the tasks figure draws on its axis.
+SHAPE = tuple(name for name in DIMENSIONS if name != "tasks")
 # Given an interval; p5, p90, p95 and the rest are plain means over repeats.
 METRICS = ("p50", "p99", "p999", "latency_p99")
 MEANS = ("p5", "p50", "p90", "p95", "p99", "p999", "p9999", "mean", "achieved_rate", "latency_p50", "latency_p99",
@@ -28,9 +33,9 @@ MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
 
 def run_meta(data: dict) -> dict:
     """The metadata of an RTT log the schema accepted, in the vocabulary of the rest of the toolkit.
-    A log without `connections` and `load` (from before --connections, or the ICMP reference's, whose
-    are null) is one connection in a closed loop: one stream of messages, each sent when the one before
-    it was answered or due, which is what such a ping ran."""
+    A log without a dimension's field (from before it, or the ICMP reference's, whose are null) ran its
+    default: without `connections` and `load`, one connection in a closed loop: one stream of messages,
+    each sent when the one before it was answered or due, which is what such a ping ran."""
     load.needed(data, "interval_s", "payload", "tasks")
     interval, target = float(data["interval_s"]), data["target_rate"]
     return {
@@ -40,9 +45,7 @@ def run_meta(data: dict) -> dict:
         "interval_s": interval,
         "target_rate": float(target) if target is not None else (1.0 / interval if interval > 0 else math.inf),
         "achieved_rate": data["achieved_rate"],
-        "tasks": int(data["tasks"]),
-        "connections": int(data.get("connections") or 1),
-        "load": data.get("load") or "closed",
+        **dimensions.read("rtt", data),
         "window": data.get("window"),
         "starved": (data.get("per_connection") or {}).get("starved"),
         "json_latency_n": (data.get("latency_ns") or {}).get("n"),

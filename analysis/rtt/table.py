@@ -12,9 +12,9 @@ import pandas as pd
 from suite import fmt
 
 from .. import uncertainty as u
-from ..summary import METHOD_NOTE, aligned, has_connections, integers, interval, markdown_table, repeats, signed
+from ..summary import METHOD_NOTE, aligned, has_shape, integers, interval, markdown_table, repeats, signed
 from ..summary import host_notes, variant_notes
-from .runs import MISSED_BY
+from .runs import DIMENSIONS, MISSED_BY
 
 CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate", "achieved_rate",
                "tasks", "n", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "lost",
@@ -22,6 +22,9 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
                "p999_high_ns", "delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns", "verdict",
                "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved",
                "mde_p50_ns", "mde_p50_pct", "interval_method"]
+# A dimension of suite/dimensions.py that the columns above do not name: a column of its own, after them
+# in CSV, and in the text and Markdown tables of a sweep where it is not its default.
+OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
 HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
            "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [95 % CI]",
            "MDE µs (%)", "verdict", "lost"]
@@ -105,11 +108,23 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
     return lines, notes + variant_notes(points) + host_notes(points)
 
 
+def _with_others(headers: list[str], body: list[list[str]], points: pd.DataFrame) -> tuple[list, list]:
+    """A column per OTHERS dimension that is not its default somewhere, after the point's other keys."""
+    for name in (n for n in OTHERS if has_shape(points, [n])):
+        at = headers.index("load" if "load" in headers else "tasks") + 1
+        headers = [*headers[:at], name, *headers[at:]]
+        body = [[*row[:at], str(cell), *row[at:]] for row, cell in zip(body, points[name], strict=True)]
+    return headers, body
+
+
 def _layout(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
     body, notes = rows(points, noise)
-    if not has_connections(points):
-        return HEADERS, body, notes
-    return *_with_connections(HEADERS, body, points), [*notes, CONNECTION_NOTE]
+    if has_shape(points, ("connections", "load")):
+        headers, body = _with_connections(HEADERS, body, points)
+        notes = [*notes, CONNECTION_NOTE]
+    else:
+        headers = HEADERS
+    return *_with_others(headers, body, points), notes
 
 
 def text(points: pd.DataFrame, noise: float = 0.02) -> str:
@@ -129,7 +144,7 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
         "target_rate": finite.map(lambda r: "" if pd.isna(r) else fmt.plain(r)),
         "achieved_rate": points["achieved_rate"].astype(float).round(1),
         "tasks": points["tasks"], "n": points["n"], "repeats": points["repeats"], "verdict": points["verdict"],
-        "connections": points["connections"], "load": points["load"],
+        "connections": points["connections"], "load": points["load"], **{name: points[name] for name in OTHERS},
     })
     for name in ("p50", "p90", "p99", "p999", "max", "p50_low", "p50_high", "p99_low", "p99_high",
                  "p999_low", "p999_high", "delta_p50", "delta_p50_low", "delta_p50_high", "latency_p99",
@@ -141,7 +156,7 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
     table["mde_p50_pct"] = pd.to_numeric(points["mde_p50_pct"], errors="coerce").round(1)
     table["interval_method"] = points["method"].map(u.INTERVAL_METHOD).fillna("")
     buffer = io.StringIO()
-    table.to_csv(buffer, index=False, columns=CSV_COLUMNS, lineterminator="\n")
+    table.to_csv(buffer, index=False, columns=[*CSV_COLUMNS, *OTHERS], lineterminator="\n")
     return buffer.getvalue()
 
 

@@ -38,8 +38,8 @@ from .runs import KEYS, SETTING
 METRICS = ("p50", "p99")
 PARTS = ("total", "within", "between", "round", "block")
 DELTAS = ("delta_sd_paired", "delta_sd_unpaired")  # of log p50, runtime − std at the same setting
-CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "tasks", "connections", "load", "repeats",
-               *(f"{m}_sd_{part}" for m in METRICS for part in PARTS), *DELTAS]
+SDS = [*(f"{m}_sd_{part}" for m in METRICS for part in PARTS), *DELTAS]
+CSV_COLUMNS = [*KEYS, "repeats", *SDS]  # a point's keys: suite/dimensions.py's among them
 NOTE = ("sd of log p50 / p99 across the repeats (0.05 ≈ 5 %): total = what the t interval sees; within = one "
         "run's own sampling error (its samples); between = fresh process to fresh process in one round; round "
         "= what every point of a round shares, sweep-wide; block = what the frameworks of one setting share in "
@@ -167,7 +167,7 @@ def markdown(table: pd.DataFrame, order: str | None = None) -> str:
 def csv(table: pd.DataFrame) -> str:
     out = table.reindex(columns=CSV_COLUMNS).copy()
     out["interval_s"] = out["interval_s"].map(fmt.plain)
-    for column in CSV_COLUMNS[8:]:  # every sd
+    for column in SDS:
         out[column] = out[column].astype(float).round(4)
     buffer = io.StringIO()
     out.to_csv(buffer, index=False, lineterminator="\n")

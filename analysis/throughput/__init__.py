@@ -1,6 +1,6 @@
 """The throughput kind (-k throughput): messages and bytes a ping received per window, sent back-to-back."""
 
-# What the command line, the reader and the page kit need of it, in one Kind: its point keys and
+# What the command line, the reader and the page kit need of it, in one class implementing Kind: its point keys and
 # metrics, its table, its figures (pages.py; a figure is a page function there and one entry in
 # FIGURES) and its comparison. Its runs' rates are recomputed from each CSV's windows.
 
@@ -10,18 +10,29 @@ from pathlib import Path
 
 import pandas as pd
 
-from suite import fmt
+from suite import dimensions, fmt
 
 from .. import load, stats, sweep
-from ..kind import Comparing, Figure, Kind, UsageError, refuse_variance
+from ..kind import Asked, Comparing, Figure, Kind, UsageError
 from ..summary import METHOD_NOTE, aligned, host_notes, integers, interval, markdown_table, repeats, variant_notes
 
-KEYS = ("framework", "transport", "payload", "tasks")
+KEYS = ("framework", "transport", "payload", *dimensions.names("throughput"))  # tasks: suite/dimensions.py
 METRICS = ("msg_per_s_p50", "gbit_per_s_p50")  # given an interval
 MEANS = tuple(f"{q}_{s}" for q in ("msg_per_s", "gbit_per_s") for s in ("mean", "p5", "p50", "p95"))
 SUMS = ("windows", "sent", "received", "lost")
-FIGURES = {"stat": Figure("size_pages"),  # msg/s and Gb/s against payload size; -t NAME → its function in pages.py
-           "time": Figure("time_pages")}  # msg/s per window over the run
+
+
+def _pages():
+    """pages.py, imported when a figure is drawn: a table alone never loads matplotlib."""
+    from . import pages
+
+    return pages
+
+
+FIGURES = {  # -t NAME → the function of pages.py that lays out its pages
+    "stat": Figure(lambda found, scale: _pages().size_pages(found, scale)),  # msg/s and Gb/s against payload size
+    "time": Figure(lambda found, scale: _pages().time_pages(found, scale)),  # msg/s per window over the run
+}
 CSV_COLUMNS = ["framework", "transport", "payload", "tasks", "windows",
                "msg_per_s_p5", "msg_per_s_p50", "msg_per_s_p95",
                "gbit_per_s_p5", "gbit_per_s_p50", "gbit_per_s_p95", "sent", "received", "lost",
@@ -43,7 +54,7 @@ def throughput_meta(data: dict) -> dict:
         **load.series(data),
         "transport": data["transport"],
         "payload": payload,
-        "tasks": int(data["tasks"]),
+        **dimensions.read("throughput", data),
         "window_s": window,
         "sent": data["sent"],
         "lost": data["lost"],
@@ -67,13 +78,6 @@ def run(csv: Path, meta: dict, with_time: bool) -> tuple[dict, stats.Windows]:
         if meta[f"json_{key}"] is not None and meta[f"json_{key}"] != scalars[key]:
             raise load.LogError(f"{scalars[key]} {what} but its JSON says {key} = {meta[f'json_{key}']}")
     return scalars, windows
-
-
-def check(args) -> None:
-    refuse_variance(args, spread_here=False)
-    if args.rate:
-        raise UsageError("-r: throughput runs send back-to-back, they have no message rate to pick "
-                         "(choose with -p, -l, -f)")
 
 
 def rows(points: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
@@ -127,10 +131,33 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
     return buffer.getvalue()
 
 
-KIND = Kind(
-    name="throughput", what="throughput", figures=FIGURES, drawn_by="analysis.throughput.pages",
-    closing="closing_pages", tables={"text": text, "csv": csv, "markdown": markdown}, read=sweep.collect,
-    meta=throughput_meta, check=check,
-    compare=Comparing({"msg_per_s": "msg_per_s_p50"}, lower_is_better=False, unit="msg/s", value=fmt.si, digits=1),
-    keys=KEYS, metrics=METRICS, means=MEANS, sums=SUMS, run=run,
-    listing=lambda frame: f"payloads {sweep.listing(frame['payload'])} B")
+class Throughput(Kind):
+    name, what, figures = "throughput", "throughput", FIGURES
+    tables = {"text": text, "csv": csv, "markdown": markdown}
+    compare = Comparing({"msg_per_s": "msg_per_s_p50"}, lower_is_better=False, unit="msg/s", value=fmt.si, digits=1)
+    keys, metrics, means, sums = KEYS, METRICS, MEANS, SUMS
+
+    def collect(self, folder, filters, with_time: bool, warn, noise: float) -> sweep.Sweep:
+        return sweep.collect(folder, self, filters, with_time, warn, noise)
+
+    def meta(self, data: dict) -> dict:
+        return throughput_meta(data)
+
+    def run(self, csv: Path, meta: dict, with_time: bool):
+        return run(csv, meta, with_time)
+
+    def listing(self, frame) -> str:
+        return f"payloads {sweep.listing(frame['payload'])} B"
+
+    def closing(self, found: sweep.Sweep):
+        return _pages().closing_pages(found)
+
+    def check(self, asked: Asked) -> None:
+        if asked.variance:
+            raise UsageError("--variance reads one sweep of RTT logs: drop -k, --compare and -t")
+        if asked.rates:
+            raise UsageError("-r: throughput runs send back-to-back, they have no message rate to pick "
+                             "(choose with -p, -l, -f)")
+
+
+KIND = Throughput()

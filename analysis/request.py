@@ -1,0 +1,59 @@
+"""What one parse.py command asks for, resolved once at the entry (cli.py): a frozen dataclass per subcommand."""
+
+# Below the entry nothing reads the command line: each cmd_<name> of cli.py takes one of these, with
+# its folder found, its PDF checked writable and its kind's refusals already said.
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .kind import Kind
+from .sweep import Filters
+
+
+@dataclass(frozen=True)
+class Table:
+    """`parse.py table`: a sweep's summary table on stdout."""
+
+    kind: Kind
+    folder: Path
+    filters: Filters
+    form: str  # text, csv, markdown
+    noise: float  # a share: changes below it are `same`
+
+
+@dataclass(frozen=True)
+class Figures:
+    """`parse.py figures`: one figure (or all of them) to a PDF, and with --table the table too."""
+
+    kind: Kind
+    folder: Path
+    filters: Filters
+    plot: str  # a figure of the kind, or all
+    scale: str  # log, lin
+    out: Path  # the PDF, checked writable
+    noise: float
+    table: str | None  # the table's format on stdout; None: no table
+
+
+@dataclass(frozen=True)
+class Compare:
+    """`parse.py compare OLD NEW`: two sweeps point by point."""
+
+    kind: Kind
+    old: Path
+    new: Path
+    filters: Filters
+    form: str
+    noise: float
+    fail_above: float | None  # %: exit 1 when a point is slower by more
+    out: Path | None  # the forest plot's PDF, checked writable; None: no figure
+
+
+@dataclass(frozen=True)
+class Variance:
+    """`parse.py variance`: where each RTT point's spread comes from."""
+
+    kind: Kind
+    folder: Path
+    filters: Filters
+    form: str
