@@ -10,6 +10,7 @@ from pypdf import PdfReader
 
 from sweep_helpers import BIN_DIR, REPO, check_log_pair, load_json, require_binaries, run_script, shim, sweep_dir
 
+from suite import percentile  # noqa: E402
 from sweepkit import commands, entry, knobs, network, plan, prepare, progress  # noqa: E402
 
 OPEN_AT_ZERO = ("LOAD=open: interval 0 (back-to-back) has no schedule to send on, so its open-loop points are not "
@@ -116,15 +117,21 @@ def test_a_sweep_of_connections_and_loads_passes_them_to_both_ends_and_parse_py_
     sweep = load_json(folder / "sweep.json")
     assert (sweep["knobs"]["CONNECTIONS"], sweep["knobs"]["LOAD"]) == ("1 4", "closed open")
     assert {p["stem"]: (p["transport"], p["connections"], p["load"]) for p in sweep["points"]} == expected
-    assert all(r["status"] == "ok" and r["starved"] == 0 for r in sweep["runs"])
+    starved = {}
     for stem, (proto, n, load) in expected.items():
         log = check_log_pair(folder, f"{stem}-r1", "std", proto)
         assert (log["connections"], log["load"]) == (n, load)
         assert (log["window"] is not None, log["latency_ns"] is not None) == (load == "open", load == "open")
-        assert log["per_connection"]["starved"] == 0
         rows = pd.read_csv(folder / f"{stem}-r1.csv")
         assert sorted(set(rows["conn"])) == list(range(n))  # every connection answered, none other
         assert rows["latency_ns"].notna().all() if load == "open" else rows["latency_ns"].isna().all()
+        # Starved: a connection with under half the median replies, as its rows count them (how many is the
+        # machine's doing: a loaded one may starve one of four).
+        replies = sorted(rows["conn"].value_counts().tolist())
+        starved[stem] = sum(2 * k < percentile.of(replies, 50) for k in replies)
+        assert log["per_connection"]["starved"] == starved[stem], (stem, replies)
+    assert {r["point"]: (r["status"], r["starved"]) for r in sweep["runs"]} == {
+        stem: ("ok", k) for stem, k in starved.items()}
     pongs = [line.split() for line in calls.read_text().splitlines() if "--address" in line]
     assert sorted({args[args.index("--connections") + 1] for args in pongs}) == ["1", "4"]
     # parse.py: the table's columns agree with the logs, and the figure has a page per rate.
@@ -135,7 +142,7 @@ def test_a_sweep_of_connections_and_loads_passes_them_to_both_ends_and_parse_py_
     for row in pd.read_csv(io.StringIO(table.stdout)).itertuples():
         suffix = shapes[(row.interval_s, row.connections, row.load)]
         log = load_json(folder / f"std-{row.transport}-64B-{row.interval_s:g}s-0t{suffix}-r1.json")
-        assert row.p50_ns == log["rtt_ns"]["p50"] and row.starved == 0
+        assert row.p50_ns == log["rtt_ns"]["p50"] and row.starved == log["per_connection"]["starved"]
         assert row.latency_p99_ns == log["latency_ns"]["p99"] if row.load == "open" else pd.isna(row.latency_p99_ns)
     figure = subprocess.run([*parse, "figures", "-d", str(folder), "-t", "connections", "-o", str(tmp_path / "c.pdf")],
                             capture_output=True, text=True, timeout=60)
