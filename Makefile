@@ -9,7 +9,8 @@ VPY    := $(VENV)/bin/python
 SHELL_SCRIPTS := $(wildcard *.sh tests/*.sh) .ci/run kotlin/launcher.sh
 PIP_INSTALL := $(VPY) -m pip install --quiet --disable-pip-version-check
 # The commit the binaries are built from: HEAD, `-modified` when the sources (crates, go, kotlin, Cargo files) differ from it.
-# The Rust binaries read it from target/release/suite-commit (compiled in, every commit would
+# The Rust binaries read it from target/release/suite-commit (written whole, by a rename: a binary
+# starting meanwhile, in a parallel test, reads the old stamp or the new, never an empty one; compiled in, every commit would
 # rebuild every crate), kotlin-micro too (its launcher passes the path); go-micro gets it at link time. Its suite_version reads as theirs does:
 # "0.1.0 (git 1a2b3c4d5e)".
 SUITE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
@@ -30,7 +31,7 @@ build:
 	$(CARGO) build --release --workspace --bins
 	@cd target/release && for exe in $(RUNTIME_EXES); do \
 	  for role in ping pong micro; do ln -sfn $$exe $${exe%-rtt}-$$role; done; done
-	@echo $(GIT_COMMIT) > target/release/suite-commit
+	@echo $(GIT_COMMIT) > target/release/suite-commit.tmp && mv target/release/suite-commit.tmp target/release/suite-commit
 	@$(MAKE) --no-print-directory go-micro
 	@$(MAKE) --no-print-directory kotlin-micro
 
