@@ -121,11 +121,14 @@ fn a_hundred_udp_sockets_account_their_own_losses(runtime: &str) {
         uint(json, "lost"),
     );
     assert_eq!(sent, received + lost, "{runtime}: {json}");
-    // The echo holds back every 4th datagram of each socket: each socket loses its own quarter.
+    // The echo holds back every 4th datagram of each socket: each socket loses its own quarter,
+    // and a reply that a loaded machine delays past the 50 ms timeout now and then (so at most
+    // half of a socket's datagrams, where one socket credited with another's losses would show
+    // many times its quarter, and that other fewer than its own).
     let (lost_min, _, lost_max) = range(json, "lost");
     let (sent_min, _, sent_max) = range(json, "sent");
     assert!(
-        lost_min >= sent_min / 4 - 1 && lost_max <= sent_max.div_ceil(4),
+        lost_min >= sent_min / 4 - 1 && lost_max <= sent_max.div_ceil(2),
         "{runtime}: {json}"
     );
     assert!(
