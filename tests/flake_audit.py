@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -57,7 +58,7 @@ def rust_test_executable() -> Path:
 
 def command(test: str, rust_exe: Path | None) -> list[str]:
     if is_python(test):
-        return [str(VPY), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", test]
+        return [str(VPY), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", test]
     return [str(rust_exe), "--exact", test, "--test-threads", "1"]
 
 
@@ -68,7 +69,7 @@ def passed(test: str, rust_exe: Path | None) -> tuple[bool, str]:
                              timeout=TEST_DEADLINE_S)
     except subprocess.TimeoutExpired:
         return False, f"still running after {TEST_DEADLINE_S} s"
-    ran = "1 passed" in out.stdout
+    ran = re.search(r"\b[1-9][0-9]* passed", out.stdout) is not None  # it ran, and not zero tests
     text = out.stdout + out.stderr
     # The panic and its message (Rust), or pytest's summary of the failure: not the backtrace.
     at = max(text.find("panicked at"), text.find("short test summary"))
