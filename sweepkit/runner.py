@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, progress, signals, space, state, summary, table
+from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -143,6 +143,8 @@ class Sweep:
 
     def stopped(self, stop: signals.Stop) -> None:
         """A signal: the run being measured is removed and marked, one that had ended is recorded."""
+        # Its ends first: a ping stopped after its logs were removed would write them again.
+        procs.stop_all()
         with contextlib.suppress(WriteFault):
             if self.current is not None:
                 run = self.doc["runs"][self.current]
