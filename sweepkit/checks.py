@@ -13,7 +13,7 @@ MAX_UDP_THROUGHPUT_S = 400  # a UDP throughput run's counts must come back in on
 MAX_PORT = 65535
 MAX_REPEATS = 1000
 SEED_DIGITS = 20  # up to 2**64: a seed anyone can retype
-ORDERS = ("blocks", "rounds")  # sweepkit.plan.runs
+ORDERS = ("blocks", "rounds")  # sweepkit.plan.runs; the first is the default (knobs.DEFAULTS)
 
 DECIMAL = re.compile(r"([0-9]+([.][0-9]*)?|[.][0-9]+)")
 UINT = re.compile(r"[0-9]+")

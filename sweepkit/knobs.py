@@ -10,7 +10,7 @@ from pathlib import Path
 from suite import runtimes
 
 from . import micro, modes, spec as spec_mod, variants as variants_mod
-from .checks import CPU_LIST, MAX_PORT, UINT, check_every_mode, check_repeats, seconds
+from .checks import CPU_LIST, MAX_PORT, ORDERS, UINT, check_every_mode, check_repeats, seconds
 from .dimensions import DIMENSIONS, applying
 from .selection import extra_args, has_pong, pong_entries, select
 from .spec import budget_s
@@ -27,7 +27,7 @@ DEFAULTS = {
     "SEED": "",  # the order of each round; empty: a random one, recorded
     # blocks: each round runs the frameworks of one point back to back, so that a Δ vs std pairs runs
     # seconds apart, not a round apart (docs/sweeps.md, "Repeats and rounds"); rounds: each round shuffled whole.
-    "ORDER": "blocks",
+    "ORDER": ORDERS[0],  # blocks
     "DURATION": "1",
     "WARMUP": "0.25",
     "SIZE": "64",
