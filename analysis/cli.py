@@ -57,7 +57,7 @@ def _figures_options(p) -> None:
                    f"({'; '.join(f'{k.name}: {options.plots(k)}' for k in options.KINDS.values())})")
     options.add_filters(p)
     options.add_scale(p)
-    options.add_out(p, "DIR/KIND-TYPE.pdf")
+    options.add_out(p, "DIR/KIND-TYPE.pdf", options.WRITES)
     p.add_argument("--table", action="store_true", help="print the summary table on stdout too")
     p.add_argument("--format", choices=FORMAT, help="the table's format (implies --table; default text)")
     options.add_noise(p)
@@ -116,6 +116,16 @@ def _writable(path: Path) -> Path:
     return path
 
 
+def _written_as(path: Path, command: str, writes: tuple[str, ...]) -> str:
+    """What an output's extension asks for (pdf, html), when the command writes it: else a usage error, so that
+    `-o report.htm` is never a PDF under that name."""
+    form = path.suffix.lower().removeprefix(".")
+    if form not in writes:
+        raise UsageError(f"-o {path}: {command} writes {' or '.join(f'.{w}' for w in writes)}, not "
+                         f"{path.suffix or 'a name without an extension'} (e.g. -o {path.with_suffix('.' + writes[-1])})")
+    return form
+
+
 def resolve_table(ns) -> request.Table:
     kind = options.KINDS[ns.kind]
     kind.check(_asked(ns))
@@ -130,7 +140,8 @@ def resolve_figures(ns) -> request.Figures:
     folder = _folder(ns.dir)
     out = _writable(ns.out or folder / f"{kind.name}-{plot}.pdf")
     table = ns.format or ("text" if ns.table else None)
-    return request.Figures(kind, folder, _filters(ns), plot, ns.scale, out, ns.noise / 100, table)
+    return request.Figures(kind, folder, _filters(ns), plot, ns.scale, out, ns.noise / 100, table,
+                           _written_as(out, "figures", options.WRITES))
 
 
 def resolve_compare(ns) -> request.Compare:
@@ -141,6 +152,8 @@ def resolve_compare(ns) -> request.Compare:
             raise NothingUsable(f"--compare {name}: {folder}: no such folder")
     drawn = ns.figure or ns.out is not None
     out = _writable(ns.out or ns.new / f"{kind.name}-compare.pdf") if drawn else None
+    if out is not None:
+        _written_as(out, "compare", ("pdf",))
     return request.Compare(kind, ns.old, ns.new, _filters(ns), ns.format, ns.noise / 100, ns.fail_above, out)
 
 
@@ -157,11 +170,16 @@ def _warn(path: Path, reason: str, skipped: bool = True) -> None:
 def _save(figures, out: Path, title: str) -> None:
     from . import pages  # matplotlib loads only when a figure is asked for
 
+    _written(out, lambda: pages.save(figures, out, title), "page")
+
+
+def _written(out: Path, write, what: str) -> None:
+    """Runs `write` (→ how many `what`s it wrote to `out`) and says so; an OSError is one line."""
     try:
-        count = pages.save(figures, out, title)
+        count = write()
     except OSError as e:
         raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
-    print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
+    print(f"wrote {out} ({count} {what}{'s' if count != 1 else ''})", file=sys.stderr)
 
 
 def cmd_table(asked: request.Table) -> int:
@@ -181,13 +199,20 @@ def cmd_figures(asked: request.Figures) -> int:
         sys.stdout.flush()
     from . import pages  # matplotlib loads only when a figure is asked for
 
-    figures = pages.report(kind, sweep, plot, asked.scale)
-    first = next(figures, None)
-    why = kind.nothing_drawn(sweep, plot) if first is None else None
+    drawn = pages.figure_pages(kind, sweep, plot, asked.scale)  # (-t name, page)
+    first = next(drawn, None)
+    why = kind.nothing_drawn(sweep, plot) if first is None and plot != "all" else None
     if why:
         raise NothingUsable(why)
-    _save(itertools.chain([first] if first is not None else [], figures), asked.out,
-          f"{kind.name} {plot} — {asked.folder.name}")
+    drawn = itertools.chain([first] if first is not None else [], drawn)
+    if asked.writes == "html":
+        from . import html_report
+
+        _written(asked.out, lambda: html_report.sweep_page(asked.out, kind, sweep, plot, drawn), "figure")
+    else:
+        closing = kind.closing(sweep) if plot == "all" else ()
+        _save(itertools.chain((page for _, page in drawn), closing), asked.out,
+              f"{kind.name} {plot} — {asked.folder.name}")
     return 0
 
 
