@@ -135,11 +135,21 @@ def write(path: Path, title: str, facts: list[str], table: Table, figures, conte
     return len(drawn)
 
 
+def disturbed(runs) -> list[str]:
+    """The runs the sweep flagged as disturbed, each with why (the machine page's sweep.json lines cut them short)."""
+    if "disturbed" not in runs:
+        return []
+    flagged = runs[runs["disturbed"].notna()]
+    return [f"runs the sweep flagged as disturbed (sweep.json runs[].disturbed; ‡ in the table): {len(flagged)} of "
+            f"{len(runs)}", *(f"  {Path(source).name}: {why}" for source, why in zip(flagged["source"],
+                                                                                   flagged["disturbed"])), ""]
+
+
 def sweep_page(path: Path, kind, sweep, plot: str, drawn) -> int:
     """A sweep's report: its summary table, the figures of -t `plot` (`drawn`: (-t name, page), as
-    pages.figure_pages yields them), each captioned by its kind, and the machine page's facts; returns the
-    number of figures."""
+    pages.figure_pages yields them), each captioned by its kind, and the machine page's facts with the disturbed
+    runs; returns the number of figures."""
     title = f"{kind.what[:1].upper()}{kind.what[1:]} — {sweep.folder.name}" + (f" (-t {plot})" if plot != "all" else "")
     figures = ((name, kind.figures[name].caption, page) for name, page in drawn)
-    return write(path, title, kit.facts(sweep, sweep.runs), point_table(kind, sweep), figures,
-                 kit.context(sweep, sweep.runs))
+    return write(path, title, disturbed(sweep.runs) + kit.facts(sweep, sweep.runs), point_table(kind, sweep),
+                 figures, kit.context(sweep, sweep.runs))

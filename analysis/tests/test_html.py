@@ -3,6 +3,7 @@ output name the suite does not write is refused. (Its browser test, on real swee
 
 import re
 
+import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
@@ -65,3 +66,11 @@ def test_write_lays_out_any_table_and_figures_for_another_command(tmp_path):
     page = out.read_text()
     assert '<figure id="p50-1">' in page and "<image" in page and 'data-runtime="std"' in page
     assert '<td class="n">12.5</td>' in page and "fact one" in page and "a note" in page
+
+
+def test_the_facts_name_each_disturbed_run_and_why():
+    runs = pd.DataFrame({"source": ["/s/std-tcp-64B-0s-0t-r1", "/s/std-tcp-64B-0s-0t-r2"],
+                         "disturbed": ["its ends were preempted 410 times", None]})
+    assert html_report.disturbed(runs) == [
+        "runs the sweep flagged as disturbed (sweep.json runs[].disturbed; ‡ in the table): 1 of 2",
+        "  std-tcp-64B-0s-0t-r1: its ends were preempted 410 times", ""]
