@@ -5,8 +5,9 @@ Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV
 have been run several times (stems ending -r1, -r2…): its numbers are the means over the repeats with a
 95 % t interval across them, and the latency each runtime adds over std (Δ, paired by round) gets a
 verdict: slower, faster, same or unknown. Without a command, parse.py is `parse.py figures --table`:
-every figure to one PDF and the table on stdout. The flags of earlier versions (--summary, --compare,
---variance, -t without a command) still work, and say the command they stand for.
+every figure to one PDF and the table on stdout (`figures -o report.html`: both in one offline web page).
+The flags of earlier versions (--summary, --compare, --variance, -t without a command) still work, and
+say the command they stand for.
 """
 
 # The entry: pyperf's shape, a cmd_<name> per subcommand with only its own options. Each namespace is
@@ -190,7 +191,9 @@ def cmd_table(asked: request.Table) -> int:
 
 
 def cmd_figures(asked: request.Figures) -> int:
-    """PDF figures of a sweep: one (-t NAME), or every figure, the table and the machine page (-t all)."""
+    """PDF figures of a sweep: one (-t NAME), or every figure, the table and the machine page (-t all).
+
+    With -o FILE.html, one offline web page instead: the table (sortable, filterable), the figures, the facts."""
     kind, plot = asked.kind, asked.plot
     sweep = kind.collect(asked.folder, asked.filters, plot in ("time", "all"), _warn, asked.noise)
     kind.ready(sweep, plot)

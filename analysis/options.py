@@ -100,6 +100,7 @@ def add_scale(p) -> None:
 
 
 def add_out(p, default: str, writes=("pdf",)) -> None:
-    what = " or ".join(f"FILE.{w}" for w in writes)
-    p.add_argument("-o", "--out", type=Path, metavar=what.replace(" or ", "|"),
-                   help=f"{' or '.join(w.upper() for w in writes)} to write, by its extension (default: {default})")
+    """-o: the file to write, in the format its extension names (`writes`: the ones this command writes)."""
+    p.add_argument("-o", "--out", type=Path, metavar="|".join(f"FILE.{w}" for w in writes),
+                   help=f"{' or '.join(w.upper() for w in writes)} to write{', by its extension' if len(writes) > 1 else ''}"
+                   f" (default: {default})")
