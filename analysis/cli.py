@@ -202,20 +202,20 @@ def cmd_figures(asked: request.Figures) -> int:
         sys.stdout.flush()
     from . import pages  # matplotlib loads only when a figure is asked for
 
-    drawn = pages.figure_pages(kind, sweep, plot, asked.scale)  # (-t name, page)
+    html = asked.writes == "html"  # the page lays out its own table and facts, not the PDF's closing pages
+    drawn = pages.figure_pages(kind, sweep, plot, asked.scale) if html else (
+        (plot, page) for page in pages.report(kind, sweep, plot, asked.scale))  # (-t name, page)
     first = next(drawn, None)
     why = kind.nothing_drawn(sweep, plot) if first is None and plot != "all" else None
     if why:
         raise NothingUsable(why)
     drawn = itertools.chain([first] if first is not None else [], drawn)
-    if asked.writes == "html":
+    if html:
         from . import html_report
 
         _written(asked.out, lambda: html_report.sweep_page(asked.out, kind, sweep, plot, drawn), "figure")
     else:
-        closing = kind.closing(sweep) if plot == "all" else ()
-        _save(itertools.chain((page for _, page in drawn), closing), asked.out,
-              f"{kind.name} {plot} — {asked.folder.name}")
+        _save((page for _, page in drawn), asked.out, f"{kind.name} {plot} — {asked.folder.name}")
     return 0
 
 
