@@ -68,7 +68,7 @@ target/release/kotlin-micro: kotlin/launcher.sh target/release/kotlin-micro.jar 
 ## .venv/ with the pinned packages of requirements.txt; a no-op once they are installed
 python venv: $(VENV)/.requirements
 
-## .venv/ with the test tools of requirements-dev.txt too (pytest, ruff, pypdf, shellcheck)
+## .venv/ with the test tools of requirements-dev.txt too (pytest, ruff, pypdf, shellcheck, selenium)
 dev: $(VENV)/.requirements-dev
 
 # The stamps are newer than the requirements they installed; a missing or broken

@@ -5,8 +5,9 @@ Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV
 have been run several times (stems ending -r1, -r2…): its numbers are the means over the repeats with a
 95 % t interval across them, and the latency each runtime adds over std (Δ, paired by round) gets a
 verdict: slower, faster, same or unknown. Without a command, parse.py is `parse.py figures --table`:
-every figure to one PDF and the table on stdout. The flags of earlier versions (--summary, --compare,
---variance, -t without a command) still work, and say the command they stand for.
+every figure to one PDF and the table on stdout (`figures -o report.html`: both in one offline web page).
+The flags of earlier versions (--summary, --compare, --variance, -t without a command) still work, and
+say the command they stand for.
 """
 
 # The entry: pyperf's shape, a cmd_<name> per subcommand with only its own options. Each namespace is
@@ -57,7 +58,7 @@ def _figures_options(p) -> None:
                    f"({'; '.join(f'{k.name}: {options.plots(k)}' for k in options.KINDS.values())})")
     options.add_filters(p)
     options.add_scale(p)
-    options.add_out(p, "DIR/KIND-TYPE.pdf")
+    options.add_out(p, "DIR/KIND-TYPE.pdf", options.WRITES)
     p.add_argument("--table", action="store_true", help="print the summary table on stdout too")
     p.add_argument("--format", choices=FORMAT, help="the table's format (implies --table; default text)")
     options.add_noise(p)
@@ -116,6 +117,16 @@ def _writable(path: Path) -> Path:
     return path
 
 
+def _written_as(path: Path, command: str, writes: tuple[str, ...]) -> str:
+    """What an output's extension asks for (pdf, html), when the command writes it: else a usage error, so that
+    `-o report.htm` is never a PDF under that name."""
+    form = path.suffix.lower().removeprefix(".")
+    if form not in writes:
+        raise UsageError(f"-o {path}: {command} writes {' or '.join(f'.{w}' for w in writes)}, not "
+                         f"{path.suffix or 'a name without an extension'} (e.g. -o {path.with_suffix('.' + writes[-1])})")
+    return form
+
+
 def resolve_table(ns) -> request.Table:
     kind = options.KINDS[ns.kind]
     kind.check(_asked(ns))
@@ -130,7 +141,8 @@ def resolve_figures(ns) -> request.Figures:
     folder = _folder(ns.dir)
     out = _writable(ns.out or folder / f"{kind.name}-{plot}.pdf")
     table = ns.format or ("text" if ns.table else None)
-    return request.Figures(kind, folder, _filters(ns), plot, ns.scale, out, ns.noise / 100, table)
+    return request.Figures(kind, folder, _filters(ns), plot, ns.scale, out, ns.noise / 100, table,
+                           _written_as(out, "figures", options.WRITES))
 
 
 def resolve_compare(ns) -> request.Compare:
@@ -141,6 +153,8 @@ def resolve_compare(ns) -> request.Compare:
             raise NothingUsable(f"--compare {name}: {folder}: no such folder")
     drawn = ns.figure or ns.out is not None
     out = _writable(ns.out or ns.new / f"{kind.name}-compare.pdf") if drawn else None
+    if out is not None:
+        _written_as(out, "compare", ("pdf",))
     return request.Compare(kind, ns.old, ns.new, _filters(ns), ns.format, ns.noise / 100, ns.fail_above, out)
 
 
@@ -157,11 +171,16 @@ def _warn(path: Path, reason: str, skipped: bool = True) -> None:
 def _save(figures, out: Path, title: str) -> None:
     from . import pages  # matplotlib loads only when a figure is asked for
 
+    _written(out, lambda: pages.save(figures, out, title), "page")
+
+
+def _written(out: Path, write, what: str) -> None:
+    """Runs `write` (→ how many `what`s it wrote to `out`) and says so; an OSError is one line."""
     try:
-        count = pages.save(figures, out, title)
+        count = write()
     except OSError as e:
         raise NothingUsable(f"cannot write {out}: {e.strerror or e}") from None
-    print(f"wrote {out} ({count} page{'s' if count != 1 else ''})", file=sys.stderr)
+    print(f"wrote {out} ({count} {what}{'s' if count != 1 else ''})", file=sys.stderr)
 
 
 def cmd_table(asked: request.Table) -> int:
@@ -172,7 +191,9 @@ def cmd_table(asked: request.Table) -> int:
 
 
 def cmd_figures(asked: request.Figures) -> int:
-    """PDF figures of a sweep: one (-t NAME), or every figure, the table and the machine page (-t all)."""
+    """PDF figures of a sweep: one (-t NAME), or every figure, the table and the machine page (-t all).
+
+    With -o FILE.html, one offline web page instead: the table (sortable, filterable), the figures, the facts."""
     kind, plot = asked.kind, asked.plot
     sweep = kind.collect(asked.folder, asked.filters, plot in ("time", "all"), _warn, asked.noise)
     kind.ready(sweep, plot)
@@ -181,13 +202,20 @@ def cmd_figures(asked: request.Figures) -> int:
         sys.stdout.flush()
     from . import pages  # matplotlib loads only when a figure is asked for
 
-    figures = pages.report(kind, sweep, plot, asked.scale)
-    first = next(figures, None)
-    why = kind.nothing_drawn(sweep, plot) if first is None else None
+    html = asked.writes == "html"  # the page lays out its own table and facts, not the PDF's closing pages
+    drawn = pages.figure_pages(kind, sweep, plot, asked.scale) if html else (
+        (plot, page) for page in pages.report(kind, sweep, plot, asked.scale))  # (-t name, page)
+    first = next(drawn, None)
+    why = kind.nothing_drawn(sweep, plot) if first is None and plot != "all" else None
     if why:
         raise NothingUsable(why)
-    _save(itertools.chain([first] if first is not None else [], figures), asked.out,
-          f"{kind.name} {plot} — {asked.folder.name}")
+    drawn = itertools.chain([first] if first is not None else [], drawn)
+    if html:
+        from . import html_report
+
+        _written(asked.out, lambda: html_report.sweep_page(asked.out, kind, sweep, plot, drawn), "figure")
+    else:
+        _save((page for _, page in drawn), asked.out, f"{kind.name} {plot} — {asked.folder.name}")
     return 0
 
 

@@ -23,6 +23,7 @@ class Figure:
 
     pages: Callable[..., Iterable]
     in_all: Callable[..., Iterable] | None = None  # how -t all draws it, when not the same (e.g. fewer pages)
+    caption: str = ""  # how to read it, in a sentence: under each of its pages in the HTML report
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,10 @@ class Kind(Protocol):
 
     def meta(self, data: dict) -> dict:
         """A log's JSON the schema accepted → the run's metadata."""
+        ...
+
+    def cells(self, points, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
+        """The table for people as cells: its headers, a row per point (in the points' order), its notes."""
         ...
 
     def closing(self, sweep) -> Iterator:

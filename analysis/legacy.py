@@ -25,7 +25,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-t", "--type", choices=PLOTS)
     options.add_filters(p)
     options.add_scale(p)
-    options.add_out(p, "DIR/KIND-TYPE.pdf")
+    options.add_out(p, "DIR/KIND-TYPE.pdf", options.WRITES)
     p.add_argument("--summary", action="store_true")
     p.add_argument("--format", choices=("text", "csv", "markdown"))
     p.add_argument("--variance", action="store_true")

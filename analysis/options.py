@@ -11,6 +11,7 @@ from .kind import UsageError
 
 KINDS = {kind.name: kind for kind in (rtt.KIND, throughput.KIND, micro.KIND)}  # -k's choices, in this order
 DEFAULT = rtt.KIND  # -k's default
+WRITES = ("pdf", "html")  # what figures' -o writes, by the file's extension
 FIGURES = (*dict.fromkeys(name for kind in KINDS.values() for name in kind.figures), "all")  # every kind's -t
 
 
@@ -98,5 +99,8 @@ def add_scale(p) -> None:
                    help="RTT axis scale; throughput: the rate axes of -t stat (default log)")
 
 
-def add_out(p, default: str) -> None:
-    p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help=f"PDF to write (default: {default})")
+def add_out(p, default: str, writes=("pdf",)) -> None:
+    """-o: the file to write, in the format its extension names (`writes`: the ones this command writes)."""
+    p.add_argument("-o", "--out", type=Path, metavar="|".join(f"FILE.{w}" for w in writes),
+                   help=f"{' or '.join(w.upper() for w in writes)} to write{', by its extension' if len(writes) > 1 else ''}"
+                   f" (default: {default})")

@@ -124,7 +124,9 @@ def _warnings(runs) -> list[str]:
     return ["warnings of the system check as the sweep started:", *wrapped, ""]
 
 
-def _facts(sweep, runs) -> list[str]:
+def facts(sweep, runs) -> list[str]:
+    """The machine page's lines: the system check's warnings, every key of sweep.json, the setup the logs
+    recorded and each framework's version (the HTML report shows them too)."""
     lines = _warnings(runs)
     for path, info in sorted(sweep.infos.items()):
         lines.append(f"{path.relative_to(sweep.folder) if path.is_relative_to(sweep.folder) else path}:")
@@ -175,7 +177,7 @@ def machine_page(sweep, runs):
     fig, (ax,) = new_page("Machine and knobs of this sweep", context(sweep, runs))
     ax.set_position((0.05, 0.05, 0.9, 0.83))
     ax.axis("off")
-    lines = _facts(sweep, runs)
+    lines = facts(sweep, runs)
     if len(lines) > 2 * TEXT_LINES:
         lines = [*lines[:2 * TEXT_LINES - 1], f"… {len(lines) - 2 * TEXT_LINES + 1} more lines"]
     for column in range(2):
@@ -184,13 +186,18 @@ def machine_page(sweep, runs):
     yield fig
 
 
-def report(kind, sweep, plot: str, scale: str):
-    """The pages of one figure of `kind` (a Kind), or for "all" of every figure in its table's order (each
-    as -t all draws it) then its closing pages (table, machine): one matplotlib Figure per page."""
+def figure_pages(kind, sweep, plot: str, scale: str):
+    """(name, page) of one figure of `kind` (a Kind), or for "all" of every figure in its table's order, each
+    as -t all draws it: one matplotlib Figure per page, with the -t name it belongs to."""
     for name in kind.figures if plot == "all" else (plot,):
         figure = kind.figures[name]
         pages = figure.in_all if plot == "all" and figure.in_all else figure.pages
-        yield from pages(sweep, scale)
+        yield from ((name, page) for page in pages(sweep, scale))
+
+
+def report(kind, sweep, plot: str, scale: str):
+    """The pages of a PDF report: figure_pages, then for "all" the kind's closing pages (table, machine)."""
+    yield from (page for _, page in figure_pages(kind, sweep, plot, scale))
     if plot == "all":
         yield from kind.closing(sweep)
 

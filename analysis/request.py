@@ -30,9 +30,10 @@ class Figures:
     filters: Filters
     plot: str  # a figure of the kind, or all
     scale: str  # log, lin
-    out: Path  # the PDF, checked writable
+    out: Path  # the PDF or HTML page, checked writable
     noise: float
     table: str | None  # the table's format on stdout; None: no table
+    writes: str = "pdf"  # what `out` is written as, by its extension: pdf, html (html_report.py)
 
 
 @dataclass(frozen=True)

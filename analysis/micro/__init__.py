@@ -50,13 +50,16 @@ def _figures():
     return figures
 
 
-FIGURES = {  # -t NAME → the function of figures.py that lays out its page
-    # ns per operation of the scheduler benchmarks, a bar per runtime
-    "scheduler": Figure(lambda found, scale: _figures().scheduler_page(found, scale)),
-    # Notify vs oneshot: time until every waiter woke against N
-    "notify": Figure(lambda found, scale: _figures().notify_page(found, scale)),
-    # channel events per second against workers, a panel per event type
-    "channel": Figure(lambda found, scale: _figures().channel_page(found, scale)),
+FIGURES = {  # -t NAME → the function of figures.py that lays out its page, and how to read it
+    "scheduler": Figure(lambda found, scale: _figures().scheduler_page(found, scale),
+                        caption="Time per operation of each scheduler benchmark, a bar per runtime: the median of "
+                        "a run's timed repeats with its 95 % interval; a reference is hatched."),
+    "notify": Figure(lambda found, scale: _figures().notify_page(found, scale),
+                     caption="Notify vs oneshot: the time until every one of N waiters woke, and the process's "
+                     "peak RSS, against N."),
+    "channel": Figure(lambda found, scale: _figures().channel_page(found, scale),
+                      caption="Channel events received per second against the number of workers, a panel per "
+                      "event type: what a runtime's channels and wake-ups cost under fan-in."),
 }
 # The points each figure draws, by benchmark.
 DRAWN = {"scheduler": SCHEDULER, "notify": ("notify", "oneshot"), "channel": ("channel",)}
@@ -291,6 +294,9 @@ class Micro(Kind):
 
     def meta(self, data: dict) -> dict:
         return micro_meta(data)
+
+    def cells(self, points, noise: float):
+        return (HEADERS, *rows(points))
 
     def closing(self, found: MicroSweep):
         return _figures().closing_pages(found)

@@ -20,17 +20,33 @@ def _pages():
     return pages
 
 
-FIGURES = {  # -t NAME → the function of pages.py that lays out its pages; the order of -t all
-    # the latency each runtime adds over std, with its 95 % interval
-    "delta": Figure(lambda found, scale: _pages().delta_pages(found, scale)),
-    "stat": Figure(lambda found, scale: _pages().stat_pages(found, scale)),  # the median RTT against the message rate
-    "ecdf": Figure(lambda found, scale: _pages().ecdf_pages(found, scale)),  # each run's RTT distribution, cumulative
-    "pdf": Figure(lambda found, scale: _pages().pdf_pages(found, scale)),  # each run's RTT distribution, a density
-    "time": Figure(lambda found, scale: _pages().time_pages(found, scale)),  # RTT over each run
-    "tasks": Figure(lambda found, scale: _pages().tasks_pages(found, scale),  # p50 and p99 against the decoy count
-                    in_all=lambda found, scale: _pages().varied_tasks_pages(found, scale)),
-    "connections": Figure(lambda found, scale: _pages().connection_pages(found, scale),  # … against connections
-                          in_all=lambda found, scale: _pages().varied_connection_pages(found, scale)),
+FIGURES = {  # -t NAME → the function of pages.py that lays out its pages, and how to read it; the order of -t all
+    "delta": Figure(lambda found, scale: _pages().delta_pages(found, scale),
+                    caption="The latency each runtime adds over std (Δp50 = runtime − std) against the message rate "
+                    "asked for, with its 95 % interval, paired by round: a bar that crosses 0 is a difference this "
+                    "sweep cannot tell from none; a hollow marker has a single round and no interval."),
+    "stat": Figure(lambda found, scale: _pages().stat_pages(found, scale),
+                   caption="The median round-trip time against the message rate asked for (∞: back-to-back), a line "
+                   "per runtime with its 95 % interval as a bar and a p5–p95 band; ICMP and busy-poll, thin and "
+                   "grey, are the floors. A ringed point missed its rate by more than 5 %."),
+    "ecdf": Figure(lambda found, scale: _pages().ecdf_pages(found, scale),
+                   caption="Each run's round-trip times, cumulative, on a logit axis: the median at 50 %, the tail "
+                   "at 99 % and beyond. A line further left is faster; a bundle's width is the run-to-run spread."),
+    "pdf": Figure(lambda found, scale: _pages().pdf_pages(found, scale),
+                  caption="Each run's round-trip times as a density: several peaks are several regimes (a timer or "
+                  "wake-up path taken some of the time)."),
+    "time": Figure(lambda found, scale: _pages().time_pages(found, scale),
+                   caption="Round-trip time over each run, after the warm-up (long runs: p50 and p99 per time bin): "
+                   "drift, stalls or a slow start show as a slope or spikes."),
+    "tasks": Figure(lambda found, scale: _pages().tasks_pages(found, scale),
+                    in_all=lambda found, scale: _pages().varied_tasks_pages(found, scale),
+                    caption="p50 (solid) and p99 (dashed) against the number of CPU-bound decoy tasks sharing the "
+                    "runtime: how its latency holds up when its workers are busy."),
+    "connections": Figure(lambda found, scale: _pages().connection_pages(found, scale),
+                          in_all=lambda found, scale: _pages().varied_connection_pages(found, scale),
+                          caption="p50 and p99 against connections per ping; pale bars span the connections' own "
+                          "p50 (p99), lowest to highest; in open load the corrected p99 (dotted) counts the wait "
+                          "behind a late reply."),
 }
 
 
@@ -61,6 +77,9 @@ class Rtt(Kind):
 
     def listing(self, frame) -> str:
         return f"rates {sweep.rates(frame['target_rate'])} msg/s"
+
+    def cells(self, points, noise: float):
+        return table.cells(points, noise)
 
     def closing(self, found: sweep.Sweep):
         return _pages().closing_pages(found)

@@ -117,7 +117,8 @@ def _with_others(headers: list[str], body: list[list[str]], points: pd.DataFrame
     return headers, body
 
 
-def _layout(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
+def cells(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
+    """Headers, a row per point and the notes: what the text, Markdown and HTML tables lay out."""
     body, notes = rows(points, noise)
     if has_shape(points, ("connections", "load")):
         headers, body = _with_connections(HEADERS, body, points)
@@ -128,11 +129,11 @@ def _layout(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[st
 
 
 def text(points: pd.DataFrame, noise: float = 0.02) -> str:
-    return aligned(*_layout(points, noise))
+    return aligned(*cells(points, noise))
 
 
 def markdown(points: pd.DataFrame, noise: float = 0.02) -> str:
-    return markdown_table(*_layout(points, noise))
+    return markdown_table(*cells(points, noise))
 
 
 def csv(points: pd.DataFrame, noise: float = 0.02) -> str:

@@ -29,9 +29,13 @@ def _pages():
     return pages
 
 
-FIGURES = {  # -t NAME → the function of pages.py that lays out its pages
-    "stat": Figure(lambda found, scale: _pages().size_pages(found, scale)),  # msg/s and Gb/s against payload size
-    "time": Figure(lambda found, scale: _pages().time_pages(found, scale)),  # msg/s per window over the run
+FIGURES = {  # -t NAME → the function of pages.py that lays out its pages, and how to read it
+    "stat": Figure(lambda found, scale: _pages().size_pages(found, scale),
+                   caption="Messages and bits received per second against payload size, sent back-to-back: a "
+                   "line per runtime through each run's median window (mean over repeats) with its 95 % interval, "
+                   "and a p5–p95 band. Where the message rate falls, the bit rate levels off."),
+    "time": Figure(lambda found, scale: _pages().time_pages(found, scale),
+                   caption="Messages received in each window over each run, as steps: a stall shows as a drop."),
 }
 CSV_COLUMNS = ["framework", "transport", "payload", "tasks", "windows",
                "msg_per_s_p5", "msg_per_s_p50", "msg_per_s_p95",
@@ -148,6 +152,9 @@ class Throughput(Kind):
 
     def listing(self, frame) -> str:
         return f"payloads {sweep.listing(frame['payload'])} B"
+
+    def cells(self, points, noise: float):
+        return (HEADERS, *rows(points))
 
     def closing(self, found: sweep.Sweep):
         return _pages().closing_pages(found)
