@@ -114,14 +114,15 @@ def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Dat
     """Δp50 = runtime − std at the same setting (transport, payload, interval, tasks, connections and
     load), each pair std's run of the same setting and round (rounds both measured): under ORDER=blocks
     the run of its block, seconds apart; under ORDER=rounds, and in a sweep from before ORDER, a run of
-    its round. The pairing reads only the logs, so it is the same for either. With its t interval, a
+    its round. The pairing reads only the logs, so it is the same for either. With its interval
+    (uncertainty.paired_difference: signed-rank from 6 pairs, t below; delta_method says which), a
     verdict and the minimum detectable Δ (mde_p50, ns; NaN with one pair); empty for std and references."""
     point = list(KEYS)
     per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
     rounds = {key: group.droplevel(point) for key, group in per_round.groupby(level=point, sort=False)}
     p50_of = dict(zip(table[point].itertuples(index=False, name=None), table["p50"]))
     values = {c: [] for c in ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict", "mde_p50",
-                                "mde_p50_pct")}
+                                "mde_p50_pct", "delta_method")}
     for key in table[point].itertuples(index=False, name=None):  # a loop over points
         framework, *setting = key
         base = (BASELINE, *setting)  # std at the same setting
@@ -138,6 +139,7 @@ def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Dat
         values["delta_p50_high"].append(change.high if change else math.nan)
         values["pairs"].append(pairs)
         values["verdict"].append(call)
+        values["delta_method"].append(change.method if change else "")
         # The smallest Δ this sweep could have called: its test's, and never below the noise threshold.
         mde = max(u.detectable(change), noise * p50_of[base]) if change else math.nan
         values["mde_p50"].append(mde)

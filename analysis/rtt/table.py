@@ -21,7 +21,7 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
                "repeats", "p50_low_ns", "p50_high_ns", "p99_low_ns", "p99_high_ns", "p999_low_ns",
                "p999_high_ns", "delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns", "verdict",
                "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved",
-               "mde_p50_ns", "mde_p50_pct", "interval_method"]
+               "mde_p50_ns", "mde_p50_pct", "interval_method", "delta_interval_method"]
 # A dimension of suite/dimensions.py that the columns above do not name: a column of its own, after them
 # in CSV, and in the text and Markdown tables of a sweep where it is not its default.
 OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
@@ -37,7 +37,9 @@ CONNECTION_NOTE = ("conns: connections (UDP: sockets) of the ping, sharing the r
                    "latency from the scheduled send to the echo, which counts the wait behind a late reply "
                    "(coordinated omission corrected); starved: connections that got under half the median "
                    "replies, the most of any repeat")
-VERDICT_NOTE = ("verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; "
+VERDICT_NOTE = ("Δp50: the Hodges–Lehmann shift of the pairs (runtime − std, same setting and round) with Wilcoxon's "
+                "signed-rank 95 % interval; 2 to 5 rounds in common: their mean with a t interval\n"
+                "verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; "
                 "same otherwise, within ±MDE; unknown with one round in common (no run-to-run spread measured)\n"
                 "MDE: the smallest Δp50 this sweep calls 4 times in 5 (80 % power), from its repeats and their "
                 "spread, never below {noise} of std's p50; % of std's p50")
@@ -156,6 +158,7 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
     table["mde_p50_ns"] = integers(points, "mde_p50")
     table["mde_p50_pct"] = pd.to_numeric(points["mde_p50_pct"], errors="coerce").round(1)
     table["interval_method"] = points["method"].map(u.INTERVAL_METHOD).fillna("")
+    table["delta_interval_method"] = points["delta_method"].map(u.INTERVAL_METHOD).fillna("")
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, columns=[*CSV_COLUMNS, *OTHERS], lineterminator="\n")
     return buffer.getvalue()

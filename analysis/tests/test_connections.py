@@ -83,7 +83,7 @@ def test_the_spread_across_connections_is_each_connections_own_nearest_rank_perc
 
 def test_the_summary_has_connections_load_corrected_latency_and_starved_connections(capsys, connections_dir):
     table = summary_csv(capsys, connections_dir)
-    assert list(table.columns[-9:-3]) == ["connections", "load", "latency_p99_ns", "latency_p99_low_ns",
+    assert list(table.columns[-10:-4]) == ["connections", "load", "latency_p99_ns", "latency_p99_low_ns",
                                         "latency_p99_high_ns", "starved"]
     assert table[["framework", "connections", "load"]].values.tolist() == [
         [fw, n, load] for fw in ("std", "tokio") for n in CONNECTIONS for load in LOADS]

@@ -21,7 +21,7 @@ from .logs import samples, write_repeats, write_run
 NEW_COLUMNS = ("repeats,p50_low_ns,p50_high_ns,p99_low_ns,p99_high_ns,p999_low_ns,p999_high_ns,"
                "delta_p50_ns,delta_p50_low_ns,delta_p50_high_ns,verdict")
 CONNECTION_COLUMNS = "connections,load,latency_p99_ns,latency_p99_low_ns,latency_p99_high_ns,starved"
-SENSITIVITY_COLUMNS = "mde_p50_ns,mde_p50_pct,interval_method"
+SENSITIVITY_COLUMNS = "mde_p50_ns,mde_p50_pct,interval_method,delta_interval_method"
 
 
 def csv_table(capsys, *args) -> pd.DataFrame:
@@ -85,6 +85,7 @@ def test_delta_is_paired_by_round_and_calls_a_5_percent_slowdown(capsys, paired_
     assert detectable == pytest.approx(max(mde, 0.02 * std["p50_ns"]), abs=1)
     assert detectable < delta and share == pytest.approx(100 * detectable / std["p50_ns"], abs=0.1)
     assert tokio["interval_method"] == std["interval_method"] == "t-across-repeats"
+    assert tokio["delta_interval_method"] == "t-across-repeats" and std["delta_interval_method"] == ""  # 5 rounds
 
 
 def test_same_says_within_what(capsys, paired_dir):
