@@ -266,7 +266,7 @@ def _history_options(p) -> None:
 def _tracked(kind, folder: Path, filters: Filters):
     """A sweep's tracked metrics and facts; NothingUsable when its kind tracks none of them."""
     sweep = kind.collect(folder, filters, False, _warn, NOISE)
-    rows = tracked.measures(sweep)
+    rows = tracked.measures(sweep, kind)
     if rows.empty:
         raise NothingUsable(f"no {kind.name} point of {folder} has a value to track")
     return rows, tracked.facts(sweep.infos, sweep.runs, kind.name)

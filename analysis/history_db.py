@@ -73,9 +73,9 @@ def version(conn: sqlite3.Connection, path: Path) -> int:
     return found
 
 
-def migrate(conn: sqlite3.Connection, path: Path, upto: int = VERSION) -> None:
+def migrate(conn: sqlite3.Connection, path: Path, upto: int | None = None) -> None:
     """Brings the file to schema version `upto` (default: this suite's), in the transaction the caller opened."""
-    for number in range(version(conn, path) + 1, upto + 1):
+    for number in range(version(conn, path) + 1, (VERSION if upto is None else upto) + 1):
         if number == 1:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         for statement in _statements(MIGRATIONS[number - 1]):

@@ -113,15 +113,16 @@ def _known(value) -> bool:
     return value is not None and not pd.isna(value)
 
 
-def measures(sweep) -> pd.DataFrame:
-    """One row per point and tracked metric of a sweep (COLUMNS), in the sweep's display order; a metric a point
-    has no value of (a micro benchmark not run) is left out."""
-    kind, keys = sweep.kind, list(sweep.kind.keys)
+def measures(sweep, kind) -> pd.DataFrame:
+    """One row per point and tracked metric of a sweep of `kind` (COLUMNS), in the sweep's display order; a metric
+    a point has no value of (a micro benchmark not run) is left out."""
+    keys = list(kind.keys)
     points, runs = sweep.points, sweep.runs
     run_names = pd.Series([name(r, keys) for r in runs[keys].to_dict("records")], index=runs.index)
-    by_name = runs.groupby(run_names, sort=False)
-    versions = by_name["details"].first().map(lambda d: str(d.get("framework_version") or UNKNOWN)
-                                              if isinstance(d, dict) else UNKNOWN)
+    versions = runs["details"].map(lambda d: str(d.get("framework_version") or UNKNOWN) if isinstance(d, dict)
+                                   else UNKNOWN).groupby(run_names, sort=False).first()
+    repeats = {t.column: pd.to_numeric(runs[t.column], errors="coerce").groupby(run_names, sort=False).agg(
+        lambda v: v.dropna().tolist()) for t in kind.tracked}  # each point's repeats' own values
     rows = []
     for point in points.to_dict("records"):  # a loop over points
         benchmark = name(point, keys)
@@ -129,7 +130,6 @@ def measures(sweep) -> pd.DataFrame:
             value = point.get(tracked.column)
             if not _known(value):
                 continue
-            values = pd.to_numeric(by_name.get_group(benchmark)[tracked.column], errors="coerce").dropna()
             method = tracked.method or INTERVAL_METHOD.get(point.get("method"), UNKNOWN)
             rows.append({"benchmark": benchmark, "measure": tracked.measure, "unit": tracked.unit,
                          "lower_is_better": tracked.lower_is_better, "value": float(value),
@@ -137,5 +137,6 @@ def measures(sweep) -> pd.DataFrame:
                          "high": float(point.get(f"{tracked.column}_high", math.nan)),
                          "repeats": int(point["repeats"]), "method": method,
                          "verdict": point.get("verdict") or "", "runtime": point["framework"],
-                         "runtime_version": versions.get(benchmark, UNKNOWN), "values": values.tolist()})
+                         "runtime_version": versions.get(benchmark, UNKNOWN),
+                         "values": repeats[tracked.column].get(benchmark, [])})
     return pd.DataFrame(rows, columns=COLUMNS)
