@@ -37,17 +37,22 @@ def history_pages(series: list, numbered, title: str):
         chosen = [s for s in series if s.key[3] == measure]
         unit = chosen[0].sweeps["unit"].iloc[0]
         called = sum(len(s.changes) for s in chosen)
-        fig, (ax,) = kit.new_page(f"History: {WHAT.get(measure, measure)}, {len(chosen)} points over "
+        fig, (ax,) = kit.new_page(f"History: {WHAT.get(measure, measure)}, {len(chosen)} "
+                                  f"point{'s' if len(chosen) != 1 else ''} over "
                                   f"{len(numbered)} sweeps",
                                   f"{title} · each sweep's value with its 95 % interval · "
                                   f"{called} change{'s' if called != 1 else ''} called (★)")
         for s in chosen:
             trend(ax, s, numbers, NO_VARIANTS.colour(s.sweeps["runtime"].iloc[0]))
         ax.set_yscale("log")
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.time_ns(v)) if unit == "ns" else plots.SI)
+        write = fmt.time_ns if unit == "ns" else fmt.si
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _, write=write: write(v)))
+        ax.yaxis.set_minor_formatter(plots.minor_labels(ax.yaxis, write))
         ax.set_xlabel("sweep (#, in the order they started)")
         ax.set_ylabel(f"{WHAT.get(measure, measure)}, {unit}")
-        ax.set_xticks(sorted(set(numbers.values())) if len(numbers) <= 30 else ax.get_xticks())
+        if len(numbers) <= 30:
+            ax.set_xticks(sorted(numbers.values()))
+        ax.set_xlim(0.5, len(numbers) + 0.5)
         ax.grid(True, which="major", alpha=0.3)
         runtimes = list(dict.fromkeys(s.sweeps["runtime"].iloc[0] for s in chosen))
         handles = plots.framework_handles(runtimes) + [
