@@ -38,6 +38,19 @@ class Comparing:
 
 
 @dataclass(frozen=True)
+class Tracked:
+    """A metric a kind's points are tracked by over time (exports, history): its measure's name in Bencher's
+    words, the point column it is read from (its 95 % interval: COLUMN_low, COLUMN_high; its repeats: the runs'
+    COLUMN), its unit and which way is better."""
+
+    measure: str  # latency, p99-latency, throughput
+    column: str  # of a point, and of each of its runs
+    unit: str  # ns, msg/s, ops/s
+    lower_is_better: bool
+    method: str | None = None  # how the interval was computed; None: the point's `method` column says
+
+
+@dataclass(frozen=True)
 class Asked:
     """What a request asks of a kind, for the options it refuses (Kind.check): the filters and the axis."""
 
@@ -64,6 +77,7 @@ class Kind(Protocol):
     own_figures: bool = False  # its figure names are its alone: asked with another -k, they point here
     spread: bool = False  # whether its spread splits into parts (variance)
     compare: Comparing | None = None  # None: sweeps of this kind are not compared
+    tracked: tuple[Tracked, ...] = ()  # what exports and the history carry of a point
     # The runs of a JSON + CSV log (sweep.py, points.py); the kinds that read their own way leave them empty.
     metrics: tuple[str, ...] = ()  # given a 95 % interval per point; the first says how many repeats
     means: tuple[str, ...] = ()  # averaged over a point's repeats

@@ -1,4 +1,4 @@
-"""The flags of parse.py before its commands (--summary, --compare, --variance, -t alone), as aliases of the commands.
+"""The flags of parse.py before its commands (--summary, --compare, --variance, -t alone, --export…), as aliases of the commands.
 
 Kept for at least one release: the old command line is parsed and checked as it was (the same errors and
 exit statuses), rewritten into the command it stands for, which is said in one line on stderr, and run as
@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from . import options
+from . import export, options
 from .kind import Asked, UsageError
 
 PLOTS = (*dict.fromkeys(plot for kind in options.KINDS.values() for plot in kind.plots), "all")  # every kind's -t
@@ -32,11 +32,32 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD", "NEW"))
     options.add_noise(p)
     p.add_argument("--fail-above", type=options.percent, metavar="PCT")
+    # Tracking over time, in the issue's words (#32): `-d SWEEP --export FORMAT -o FILE`, `--record DB`, `--history DB`.
+    p.add_argument("--export", choices=export.FORMATS)
+    p.add_argument("--record", type=Path, metavar="DB")
+    p.add_argument("--history", type=Path, metavar="DB")
+    p.add_argument("--fail-on-change", action="store_true")
     return p
+
+
+def _check_tracking(args) -> None:
+    """--export, --record and --history: one at a time, and with none of the table's and figures' own flags."""
+    given = [f"--{name}" for name in ("export", "record", "history") if getattr(args, name) is not None]
+    if args.fail_on_change and args.history is None:
+        raise UsageError("--fail-on-change needs --history DB (it asks whether the newest sweep starts a change)")
+    if not given:
+        return
+    others = [flag for flag, on in (("--compare", args.compare is not None), ("--summary", args.summary),
+                                    ("--variance", args.variance), ("-t", args.type is not None)) if on]
+    if len(given) > 1 or others:
+        raise UsageError(f"{' '.join(given + others)}: one at a time (see parse.py -h)")
+    if args.history is not None and args.dir is not None:
+        raise UsageError("--history reads the recorded sweeps: leave out -d")
 
 
 def _check(args) -> None:
     """The old command line's mistakes, in the order it found them."""
+    _check_tracking(args)
     kind, plot = options.KINDS[args.kind], args.type
     options.refuse_foreign(kind, plot)
     kind.check(Asked(tuple([args.protocol] if args.protocol else []), tuple(args.rate), tuple(args.tasks),
@@ -72,6 +93,15 @@ def command(args) -> list[str]:
     """The command the old flags stand for, as its command line."""
     form = ["--format", args.format] if args.format else []
     folder = ["-d", str(args.dir)] if args.dir is not None else []
+    out = ["-o", str(args.out)] if args.out else []
+    if args.export is not None:
+        return ["export", *folder, *_common(args, noise=False), "--format", args.export, *out]
+    if args.record is not None:
+        return ["record", *folder, *(["-k", args.kind] if args.kind != options.DEFAULT.name else []),
+                "--db", str(args.record)]
+    if args.history is not None:
+        return ["history", "--db", str(args.history), *form, *out, *(["--noise", f"{args.noise:g}"]
+                if args.noise != 2.0 else []), *(["--fail-on-change"] if args.fail_on_change else [])]
     if args.compare is not None:
         old, new = args.compare
         return ["compare", str(old), str(new), *_common(args), *form,

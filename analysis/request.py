@@ -58,3 +58,34 @@ class Variance:
     folder: Path
     filters: Filters
     form: str
+
+
+@dataclass(frozen=True)
+class Export:
+    """`parse.py export`: a sweep's tracked metrics in a CI tracking tool's format."""
+
+    kind: Kind
+    folder: Path
+    filters: Filters
+    form: str  # export.FORMATS
+    out: Path  # checked writable
+
+
+@dataclass(frozen=True)
+class Record:
+    """`parse.py record`: a sweep appended to the history."""
+
+    kind: Kind
+    folder: Path
+    db: Path  # its folder checked writable
+
+
+@dataclass(frozen=True)
+class History:
+    """`parse.py history`: each point's trend across the recorded sweeps, and the changes in it."""
+
+    db: Path
+    form: str
+    noise: float
+    out: Path | None  # the PDF, checked writable; None: no figure
+    fail_on_change: bool  # exit 1 when the newest sweep starts a change

@@ -34,6 +34,7 @@ class Dimension:
     least: int = 0  # an int's bounds
     most: int = 999_999
     tidy: bool = True  # once all are valid, the knob is rewritten: each value once, as parsed ("010" is 10)
+    word: str = "{}"  # a value in a point's benchmark name (exports, history): "{}tasks" → "0tasks"
 
     def parse(self, word: str):
         """A checked word as its value."""
@@ -65,10 +66,10 @@ class Dimension:
 
 DIMENSIONS = (
     Dimension("tasks", "TASKS", "0", ("rtt", "throughput", "icmp"), "--tasks", None, "-{}t", None, int,
-              "a decoy task count (0..100000)", 'decoy counts, e.g. "0 10"', tidy=False),
+              "a decoy task count (0..100000)", 'decoy counts, e.g. "0 10"', tidy=False, word="{}tasks"),
     Dimension("connections", "CONNECTIONS", "1", ("rtt",), "--connections", "--connections", "-{}c", "1", int,
               f"a connection count from 1 to {MAX_CONNECTIONS}", 'connection counts per ping, e.g. "1 100"',
-              least=1, most=MAX_CONNECTIONS),
+              least=1, most=MAX_CONNECTIONS, word="{}conn"),
     Dimension("load", "LOAD", "closed", ("rtt",), "--load", None, "-{}", "closed", str, "closed or open",
               'closed, open or "closed open"', choices=LOADS),
 )

@@ -21,7 +21,7 @@ from suite.palette import FRAMEWORK_ORDER, order_key
 
 from .. import load
 from .. import uncertainty as u
-from ..kind import Asked, Figure, Kind, UsageError
+from ..kind import Asked, Figure, Kind, Tracked, UsageError
 from ..summary import aligned, markdown_table
 from ..sweep import NothingUsable
 from ..uncertainty import NOISE
@@ -288,6 +288,9 @@ class Micro(Kind):
     tables = {"text": lambda points, noise: text(points), "csv": lambda points, noise: csv(points),
               "markdown": lambda points, noise: markdown(points)}
     keys, own_figures = tuple(POINT), True
+    # A log's median of its timed repeats, with the exact order-statistic interval (uncertainty.median_interval).
+    tracked = (Tracked("latency", "ns_per_op", "ns", True, "median-order-statistics"),
+               Tracked("throughput", "ops_per_s", "ops/s", False, "median-order-statistics"))
 
     def collect(self, folder: Path, filters, with_time: bool, warn, noise: float) -> MicroSweep:
         return collect(folder, filters.frameworks, warn)

@@ -8,7 +8,7 @@
 from suite import fmt
 
 from .. import sweep
-from ..kind import Asked, Comparing, Figure, Kind, UsageError
+from ..kind import Asked, Comparing, Figure, Kind, Tracked, UsageError
 from . import runs, table, variance
 from .runs import BASELINE
 
@@ -55,6 +55,7 @@ class Rtt(Kind):
     tables = {"text": table.text, "csv": table.csv, "markdown": table.markdown}
     compare = Comparing({"p50": "p50", "p99": "p99"}, lower_is_better=True, unit="µs", value=fmt.us, digits=0)
     keys, metrics, means, sums = runs.KEYS, runs.METRICS, runs.MEANS, runs.SUMS
+    tracked = (Tracked("latency", "p50", "ns", True), Tracked("p99-latency", "p99", "ns", True))
     reads_older, spread = True, True
 
     def collect(self, folder, filters, with_time: bool, warn, noise: float) -> sweep.Sweep:

@@ -13,7 +13,7 @@ import pandas as pd
 from suite import dimensions, fmt
 
 from .. import load, stats, sweep
-from ..kind import Asked, Comparing, Figure, Kind, UsageError
+from ..kind import Asked, Comparing, Figure, Kind, Tracked, UsageError
 from ..summary import METHOD_NOTE, aligned, host_notes, integers, interval, markdown_table, repeats, variant_notes
 
 KEYS = ("framework", "transport", "payload", *dimensions.names("throughput"))  # tasks: suite/dimensions.py
@@ -140,6 +140,7 @@ class Throughput(Kind):
     tables = {"text": text, "csv": csv, "markdown": markdown}
     compare = Comparing({"msg_per_s": "msg_per_s_p50"}, lower_is_better=False, unit="msg/s", value=fmt.si, digits=1)
     keys, metrics, means, sums = KEYS, METRICS, MEANS, SUMS
+    tracked = (Tracked("throughput", "msg_per_s_p50", "msg/s", False),)
 
     def collect(self, folder, filters, with_time: bool, warn, noise: float) -> sweep.Sweep:
         return sweep.collect(folder, self, filters, with_time, warn, noise)

@@ -1,0 +1,149 @@
+"""The history file: its schema version and migrations, files it refuses in one line, and a record killed mid-write."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from analysis import history_db
+from analysis.cli import main
+
+from .logs import write_repeats, write_sweep_info
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def small_sweep(folder: Path, started: str, seed: int, median_ns: float = 30_000) -> Path:
+    """Two frameworks at one point, three repeats each, and a sweep.json that names its start and seed."""
+    for framework in ("std", "tokio"):
+        write_repeats(folder, framework, "tcp", 0.001, [0.0, 0.02, -0.01], median_ns=median_ns, n=500, seed=seed)
+    write_sweep_info(folder)
+    info = json.loads((folder / "sweep.json").read_text())
+    info |= {"started_at": started, "seed": seed, "cpu_dma_latency": "held at 0 us"}
+    info["hosts"]["testhost"] |= {"suite_commit": "abc123", "cpuidle_driver": "haltpoll"}
+    (folder / "sweep.json").write_text(json.dumps(info))
+    return folder
+
+
+def parse(*args, timeout=60):
+    return subprocess.run([sys.executable, str(REPO / "parse.py"), *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
+
+
+def rows(db: Path) -> tuple:
+    with closing(sqlite3.connect(db)) as conn:
+        return (conn.execute("SELECT * FROM sweeps ORDER BY id").fetchall(),
+                conn.execute("SELECT * FROM points ORDER BY sweep_id, benchmark, measure").fetchall())
+
+
+def test_a_new_history_says_it_is_ours_and_has_every_migration(tmp_path):
+    db = tmp_path / "history.sqlite"
+    done = parse("record", "-d", small_sweep(tmp_path / "s1", "2026-01-01T00:00:00Z", 1), "--db", db)
+    assert done.returncode == 0, done.stderr
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == history_db.APPLICATION_ID
+        assert [v for v, in conn.execute("SELECT version FROM schema_version")] == list(
+            range(1, history_db.VERSION + 1))
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    sweeps, points = rows(db)
+    assert len(sweeps) == 1 and len(points) == 4  # std and tokio, p50 and p99
+
+
+@pytest.mark.parametrize("older", range(1, history_db.VERSION))
+def test_a_history_of_an_older_version_is_upgraded_and_keeps_its_sweeps(tmp_path, monkeypatch, older):
+    db = tmp_path / "history.sqlite"
+    # A sweep recorded by the suite of that version (its migrations only), then one by this suite, which
+    # upgrades the file first.
+    with monkeypatch.context() as old_suite:
+        old_suite.setattr(history_db, "VERSION", older)
+        assert main(["record", "-d", small_sweep(tmp_path / "s1", "2026-01-01T00:00:00Z", 1), "--db", db]) == 0
+    with closing(sqlite3.connect(db)) as conn:
+        assert history_db.version(conn, db) == older
+    assert parse("record", "-d", small_sweep(tmp_path / "s2", "2026-01-02T00:00:00Z", 2), "--db", db).returncode == 0
+    with closing(sqlite3.connect(db)) as conn:
+        assert history_db.version(conn, db) == history_db.VERSION
+        indexes = {name for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert {"sweeps_by_machine", "points_by_series"} <= indexes
+    assert list(history_db.read(db).drop_duplicates("sweep")["started_at"]) == ["2026-01-01T00:00:00Z",
+                                                                                "2026-01-02T00:00:00Z"]
+
+
+def _refused(tmp_path, db: Path, needle: str) -> None:
+    before = db.read_bytes()
+    folder = small_sweep(tmp_path / "s1", "2026-01-01T00:00:00Z", 1)
+    for args in (("record", "-d", folder, "--db", db), ("history", "--db", db), ("--history", db)):
+        done = parse(*args)
+        lines = [line for line in done.stderr.splitlines() if not line.startswith("parse.py: note:")]
+        assert done.returncode == 2 and len(lines) == 1 and needle in lines[0], done.stderr
+        assert "Traceback" not in done.stderr and done.stdout == ""
+    assert db.read_bytes() == before
+
+
+def test_a_damaged_history_gets_one_line_and_exit_2_and_is_left_alone(tmp_path):
+    db = tmp_path / "history.sqlite"
+    db.write_bytes(os.urandom(4096))
+    _refused(tmp_path, db, "not a history database this suite can use (file is not a database)")
+
+
+def test_another_programs_database_is_refused(tmp_path):
+    db = tmp_path / "other.sqlite"
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("CREATE TABLE orders (id INTEGER)")
+        conn.commit()
+    _refused(tmp_path, db, "a SQLite database of another program, not an rtt-suite history")
+
+
+def test_a_newer_suites_history_is_refused(tmp_path):
+    db = tmp_path / "history.sqlite"
+    assert parse("record", "-d", small_sweep(tmp_path / "s0", "2026-01-01T00:00:00Z", 7), "--db", db).returncode == 0
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("INSERT INTO schema_version VALUES (99, 'later')")
+        conn.commit()
+    _refused(tmp_path, db, "a history of a newer suite (schema version 99")
+
+
+# A `record` that stops inside its transaction, points written, before COMMIT: the test kills it there.
+PAUSED_RECORD = """
+import sys, time
+from pathlib import Path
+from analysis import history_db, cli
+insert = history_db._insert_points
+def paused(conn, sweep_id, rows):
+    insert(conn, sweep_id, rows)
+    Path(sys.argv[1]).write_text("inside")
+    time.sleep(60)
+history_db._insert_points = paused
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def test_a_record_killed_mid_write_leaves_the_history_as_it_was(tmp_path):
+    db, marker = tmp_path / "history.sqlite", tmp_path / "inside"
+    assert parse("record", "-d", small_sweep(tmp_path / "s1", "2026-01-01T00:00:00Z", 1), "--db", db).returncode == 0
+    before = rows(db)
+    second = small_sweep(tmp_path / "s2", "2026-01-02T00:00:00Z", 2)
+    proc = subprocess.Popen([sys.executable, "-c", PAUSED_RECORD, marker, "record", "-d", second, "--db", db],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists():
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "the record never reached its write"
+            time.sleep(0.02)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+    assert rows(db) == before  # the journal rolls the half-written sweep back
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    done = parse("record", "-d", second, "--db", db)  # and the sweep can be recorded again, whole
+    assert done.returncode == 0, done.stderr
+    assert len(rows(db)[0]) == 2

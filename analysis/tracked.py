@@ -1,0 +1,142 @@
+"""What a sweep gives to tracking over time: each point's tracked metrics by a stable name, and the sweep's facts.
+
+One row per point and metric (the kind's `tracked`: RTT p50 and p99, throughput msg/s, micro ns/op and op/s),
+with its 95 % interval, its repeats' own values and the runtime's version; and the facts that say which sweep
+it was (start, seed, suite commit, machine fingerprint). The exports (export.py) and the history
+(history_db.py) read these and nothing else of a sweep, so that a point has the same name in each.
+"""
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from suite import dimensions
+
+from .sweep import NothingUsable
+from .uncertainty import INTERVAL_METHOD
+
+# The host facts of sweep.json that decide a latency (the system check's): a history compares only the
+# sweeps of one fingerprint.
+MACHINE = ("host", "cpu_model", "arch", "cpus_online", "kernel", "cpuidle_driver", "idle_states",
+           "guest_halt_poll_ns", "clocksource")
+UNKNOWN = "unknown"
+COLUMNS = ["benchmark", "measure", "unit", "lower_is_better", "value", "low", "high", "repeats", "method",
+           "verdict", "runtime", "runtime_version", "values"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Which sweep this was: the same facts in every export and in the history."""
+
+    started_at: str  # ISO 8601, UTC: when the sweep started
+    seed: int | None  # its shuffle's seed (sweep.json); None without a sweep.json
+    suite_version: str  # the suite's git commit the sweep ran, or "unknown"
+    machine: dict  # the fingerprint: MACHINE's facts of each host, and how idle CPUs were held
+    kind: str  # of the logs read
+
+    @property
+    def machine_id(self) -> str:
+        """A short stable name of the fingerprint: a history compares sweeps of one machine id."""
+        return _digest(self.machine)[:12]
+
+    @property
+    def identity(self) -> str:
+        """The sweep itself, wherever its folder was copied: its start, seed, machine and kind of log."""
+        return _digest([self.started_at, self.seed, self.machine, self.kind])
+
+    @property
+    def machine_name(self) -> str:
+        """The fingerprint in words: "vm: AMD EPYC, kernel 6.18.44, cpuidle haltpoll (held at 0 us)"."""
+        hosts = [f"{h.get('host', UNKNOWN)}: {h.get('cpu_model', UNKNOWN)}, kernel {h.get('kernel', UNKNOWN)}, "
+                 f"cpuidle {h.get('cpuidle_driver', UNKNOWN)}" for h in self.machine["hosts"]]
+        return "; ".join(hosts) + f"; idle CPUs held: {self.machine['cpu_dma_latency']}"
+
+
+def _digest(value) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def facts(infos: dict, runs: pd.DataFrame, kind: str) -> Facts:
+    """The facts of the one sweep under a folder, from its sweep.json (without one, what its logs say).
+    Raises NothingUsable for a folder of several sweeps: each is tracked on its own."""
+    if len(infos) > 1:
+        raise NothingUsable(f"{len(infos)} sweeps (sweep.json files) under the folder: export or record one sweep "
+                            f"folder at a time, e.g. {sorted(infos)[0].parent}")
+    if infos:
+        info = next(iter(infos.values()))
+        hosts = info.get("hosts") if isinstance(info.get("hosts"), dict) else {}
+        machine = {"hosts": [{k: host.get(k, UNKNOWN) for k in MACHINE} for _, host in sorted(hosts.items())
+                             if isinstance(host, dict)],
+                   "cpu_dma_latency": info.get("cpu_dma_latency", UNKNOWN)}
+        commits = sorted({str(f.get("suite_commit")) for f in hosts.values() if isinstance(f, dict)
+                          and f.get("suite_commit")})
+        seed = info.get("seed")
+        return Facts(str(info.get("started_at", UNKNOWN)), int(seed) if isinstance(seed, int) else None,
+                     ",".join(commits) or UNKNOWN, machine, kind)
+    # Logs without a sweep.json (copied alone, or an older suite's): what each log says of its host.
+    details = [d for d in runs.get("details", pd.Series(dtype=object)) if isinstance(d, dict)]
+    first = details[0] if details else {}
+    machine = {"hosts": [{k: first.get(k, UNKNOWN) for k in MACHINE}], "cpu_dma_latency": UNKNOWN}
+    started = runs["started_at"].dropna().astype(str)
+    return Facts(started.min() if len(started) else UNKNOWN, None, str(first.get("suite_version", UNKNOWN)),
+                 machine, kind)
+
+
+def _number(value: float) -> str:
+    value = float(f"{float(value):.6g}")
+    return f"{value:.0f}" if value.is_integer() else f"{value:g}"
+
+
+def _word(key: str, value) -> str:
+    if key == "interval_s":  # the rate asked for, as -r takes it
+        return "b2b" if value <= 0 or not math.isfinite(value) else f"{_number(1 / value)}msg_s"
+    if key == "payload":
+        return f"{int(value)}B"
+    dimension = dimensions.by_name(key)
+    if dimension is not None:
+        return dimension.word.format(dimension.type(value))
+    return value if isinstance(value, str) else f"{_number(value)}{key}"
+
+
+def name(point: dict, keys) -> str:
+    """A point's benchmark name, stable from sweep to sweep: its keys' values in the kind's order,
+    tokio/tcp/64B/1000msg_s/0tasks/1conn/closed; a key without a value (a micro benchmark's unused sizes) is
+    left out."""
+    return "/".join(_word(k, point[k]) for k in keys
+                    if point[k] is not None and not (isinstance(point[k], float) and math.isnan(point[k])))
+
+
+def _known(value) -> bool:
+    return value is not None and not pd.isna(value)
+
+
+def measures(sweep, kind) -> pd.DataFrame:
+    """One row per point and tracked metric of a sweep of `kind` (COLUMNS), in the sweep's display order; a metric
+    a point has no value of (a micro benchmark not run) is left out."""
+    keys = list(kind.keys)
+    points, runs = sweep.points, sweep.runs
+    run_names = pd.Series([name(r, keys) for r in runs[keys].to_dict("records")], index=runs.index)
+    versions = runs["details"].map(lambda d: str(d.get("framework_version") or UNKNOWN) if isinstance(d, dict)
+                                   else UNKNOWN).groupby(run_names, sort=False).first()
+    repeats = {t.column: pd.to_numeric(runs[t.column], errors="coerce").groupby(run_names, sort=False).agg(
+        lambda v: v.dropna().tolist()) for t in kind.tracked}  # each point's repeats' own values
+    rows = []
+    for point in points.to_dict("records"):  # a loop over points
+        benchmark = name(point, keys)
+        for tracked in kind.tracked:
+            value = point.get(tracked.column)
+            if not _known(value):
+                continue
+            method = tracked.method or INTERVAL_METHOD.get(point.get("method"), UNKNOWN)
+            rows.append({"benchmark": benchmark, "measure": tracked.measure, "unit": tracked.unit,
+                         "lower_is_better": tracked.lower_is_better, "value": float(value),
+                         "low": float(point.get(f"{tracked.column}_low", math.nan)),
+                         "high": float(point.get(f"{tracked.column}_high", math.nan)),
+                         "repeats": int(point["repeats"]), "method": method,
+                         "verdict": point.get("verdict") or "", "runtime": point["framework"],
+                         "runtime_version": versions.get(benchmark, UNKNOWN),
+                         "values": repeats[tracked.column].get(benchmark, [])})
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,0 +1,204 @@
+"""Tracking results over time on real sweeps: exports that validate, a history that finds a planted step at the
+right sweep and none in A/A sweeps, and a --fail-on-change that answers for the newest sweep alone.
+
+The sweeps are tiny real ones (std alone, TCP at 1000 msg/s, REPEATS=3 of 0.3 s: a few seconds each) run by
+run-localhost.sh on the release binaries; the planted step is a pong that holds each echo 200 µs
+(PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in the second
+and third of three consecutive sweeps.
+
+The A/A sweeps are one real sweep of 9 rounds split by round into three (rounds 1, 4, 7; 2, 5, 8; 3, 6, 9), each
+with its own sweep.json: the machine's drift falls on the three alike, as a sweep's shuffled rounds spread it
+over its runtimes. Three consecutive sweeps are not A/A on a shared machine: on this 2-CPU VM, with other work
+running, std's p50 went from 49 µs to 22 µs between two sweeps a few seconds apart, and the history rightly
+called that a change.
+"""
+
+import csv
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timedelta
+
+import jsonschema
+import pytest
+from pypdf import PdfReader
+
+from sweep_helpers import REPO, require_binaries, run_script, sweep_dir
+
+TINY = {"REPEATS": "3", "DURATION": "0.3", "WARMUP": "0.1", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "TUNE": "0",
+        "NICE": "19"}
+DELAY = {"PONG_EXTRA": "--delay-ns 200000"}  # 200 µs a round trip, several times a loopback RTT
+POINT = "std/tcp/64B/1000msg_s/0tasks/1conn/closed"
+
+
+def parse(*args, timeout=120):
+    return subprocess.run([sys.executable, str(REPO / "parse.py"), *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
+
+
+def sweep(out, **knobs):
+    run = run_script("run-localhost.sh", ["-S"], out, timeout=120, **(TINY | knobs))
+    assert run.rc == 0, run.output
+    return sweep_dir(out)
+
+
+def split_by_round(folder, parts: int, out) -> list:
+    """A sweep's rounds dealt into `parts` sweep folders (round k to part (k - 1) mod parts), each with the
+    sweep.json of its runs, started a second after the one before, with its own seed."""
+    info = json.loads((folder / "sweep.json").read_text())
+    start = datetime.strptime(info["started_at"], "%Y-%m-%dT%H:%M:%SZ")
+    made = []
+    for part in range(parts):
+        dest = out / f"part{part}"
+        dest.mkdir(parents=True)
+        for log in folder.glob("*-r*.*"):
+            if (int(re.search(r"-r(\d+)$", log.stem)[1]) - 1) % parts == part:
+                shutil.copy(log, dest)
+        mine = info | {"started_at": (start + timedelta(seconds=part)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "seed": info["seed"] + part, "runs": [r for r in info["runs"] if (r["round"] - 1) % parts == part]}
+        (dest / "sweep.json").write_text(json.dumps(mine))
+        made.append(dest)
+    return made
+
+
+@pytest.fixture(scope="module")
+def sweeps(tmp_path_factory):
+    """Three consecutive sweeps, the second and third with the slow pong; and three A/A sweeps."""
+    require_binaries("std")
+    root = tmp_path_factory.mktemp("sweeps")
+    planted = [sweep(root / "base"), *(sweep(root / f"slow{i}", **DELAY) for i in range(2))]
+    same = split_by_round(sweep(root / "same", REPEATS="9"), 3, root / "split")
+    return planted, same
+
+
+def record(db, folder):
+    done = parse("record", "-d", folder, "--db", db)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def history_csv(db) -> list[dict]:
+    done = parse("history", "--db", db, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    return list(csv.DictReader(io.StringIO(done.stdout)))
+
+
+def test_a_planted_step_is_found_at_the_sweep_that_starts_it(sweeps, tmp_path):
+    planted, _ = sweeps
+    db = tmp_path / "history.sqlite"
+    for folder in planted:
+        record(db, folder)
+    rows = [r for r in history_csv(db) if r["benchmark"] == POINT and r["measure"] == "latency"]
+    assert [r["sweep"] for r in rows] == ["1", "2", "3"]
+    # The first change is at the second sweep (the third may differ from it too, by the machine's drift).
+    assert [r["change"] for r in rows][:2] == ["", "slower"], rows
+    assert float(rows[1]["ratio_low"]) > 2  # 200 µs on a loopback RTT of tens of µs
+    table = parse("history", "--db", db, "-o", tmp_path / "history.pdf")
+    assert table.returncode == 0 and "#2 ×" in table.stdout
+    assert len(PdfReader(tmp_path / "history.pdf").pages) == 2  # a page per metric: p50, p99
+    print(table.stdout)  # the report quotes it: pytest -s
+
+
+def test_fail_on_change_answers_for_the_newest_sweep_alone(sweeps, tmp_path):
+    (base, slow, _), _ = sweeps
+    db = tmp_path / "history.sqlite"
+    record(db, base)
+    record(db, slow)
+    gate = parse("history", "--db", db, "--fail-on-change")
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    assert f"the newest sweep (#2) starts a change: {POINT} latency ×" in gate.stderr
+    assert "(slower)" in gate.stderr
+
+
+def test_three_a_a_sweeps_show_no_change(sweeps, tmp_path):
+    _, same = sweeps
+    db = tmp_path / "history.sqlite"
+    for folder in same:
+        record(db, folder)
+    rows = history_csv(db)
+    assert len(rows) == 3 * 2  # std's one point, p50 and p99, in three sweeps
+    assert [r for r in rows if r["change"]] == []
+    gate = parse("history", "--db", db, "--fail-on-change")
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+
+
+def test_recording_the_same_sweep_twice_is_refused_and_changes_nothing(sweeps, tmp_path):
+    base = sweeps[0][0]
+    db = tmp_path / "history.sqlite"
+    record(db, base)
+    before = db.read_bytes()
+    again = parse("record", "-d", base, "--db", db)
+    assert again.returncode == 1 and "this sweep is already in" in again.stderr and "nothing written" in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1 and db.read_bytes() == before
+    # A copy of the folder is the same sweep: its identity is its start, seed, machine and kind, not its path.
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-r", base, copy], check=True)
+    assert parse("record", "-d", copy, "--db", db).returncode == 1
+
+
+def _exports(folder, tmp_path, kind="rtt"):
+    out = {}
+    for form in ("bencher", "github-action-benchmark", "otava"):
+        path = tmp_path / f"{kind}-{form}.{'csv' if form == 'otava' else 'json'}"
+        done = parse("export", "-d", folder, "-k", kind, "--format", form, "-o", path)
+        assert done.returncode == 0, done.stderr
+        out[form] = path
+    return out
+
+
+def _bmf_valid(path):
+    schema = json.loads((REPO / "schema" / "bmf.schema.json").read_text())
+    data = json.loads(path.read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    jsonschema.validate(data, schema)
+    return data
+
+
+GAB_FIELDS = {"name", "unit", "value", "range", "extra"}  # github-action-benchmark's README, custom tools
+
+
+def test_a_real_sweeps_exports_follow_their_formats(sweeps, tmp_path):
+    folder = sweeps[0][0]
+    info = json.loads((folder / "sweep.json").read_text())
+    files = _exports(folder, tmp_path)
+    bmf = _bmf_valid(files["bencher"])
+    assert list(bmf) == [POINT] and set(bmf[POINT]) == {"latency", "p99-latency"}
+    latency = bmf[POINT]["latency"]
+    assert latency["lower_value"] <= latency["value"] <= latency["upper_value"]
+    entries = json.loads(files["github-action-benchmark"].read_text())
+    assert [e["name"] for e in entries] == [f"{POINT} (latency)", f"{POINT} (p99-latency)"]
+    for entry in entries:
+        assert set(entry) == GAB_FIELDS and entry["unit"] == "ns" and entry["range"].startswith("± ")
+        assert "repeats: 3" in entry["extra"] and f"seed {info['seed']}" in entry["extra"]
+        assert info["hosts"]["vm" if "vm" in info["hosts"] else next(iter(info["hosts"]))]["suite_commit"] \
+            in entry["extra"]
+    rows = list(csv.reader(io.StringIO(files["otava"].read_text())))
+    assert rows[0][:3] == ["time", "benchmark", "latency"] and rows[1][:2] == [info["started_at"], POINT]
+    assert str(info["seed"]) in rows[1]
+
+
+def test_a_throughput_sweeps_export_has_its_throughput(tmp_path):
+    require_binaries("std")
+    folder = sweep(tmp_path / "out", MODE="throughput", SIZES="64", REPEATS="2")
+    files = _exports(folder, tmp_path, "throughput")
+    bmf = _bmf_valid(files["bencher"])
+    assert list(bmf) == ["std/tcp/64B/0tasks"] and list(bmf["std/tcp/64B/0tasks"]) == ["throughput"]
+    (entry,) = json.loads(files["github-action-benchmark"].read_text())
+    assert entry["unit"] == "msg/s" and set(entry) == GAB_FIELDS
+
+
+def test_a_micro_sweeps_export_has_latency_and_throughput_each_in_its_tool(tmp_path):
+    run = run_script("run-localhost.sh", ["-S"], tmp_path / "out", timeout=120, MODE="micro", BENCHES="spawn_many",
+                     MICRO_REPEAT="7", MICRO_TIMEOUT="60", TUNE="0", NICE="19")
+    assert run.rc == 0, run.output
+    files = _exports(sweep_dir(tmp_path / "out"), tmp_path, "micro")
+    bmf = _bmf_valid(files["bencher"])
+    (name,) = bmf
+    assert name.startswith("std/spawn_many/") and set(bmf[name]) == {"latency", "throughput"}
+    smaller = json.loads(files["github-action-benchmark"].read_text())
+    bigger = json.loads(files["github-action-benchmark"].with_name("micro-github-action-benchmark-bigger.json")
+                        .read_text())
+    assert [e["unit"] for e in smaller] == ["ns"] and [e["unit"] for e in bigger] == ["ops/s"]
