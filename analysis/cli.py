@@ -285,7 +285,7 @@ def _history_options(p) -> None:
     p.add_argument("--db", type=Path, default=history_db.DEFAULT, help=f"the history (default {history_db.DEFAULT})")
     p.add_argument("--format", choices=FORMAT, default="text", help="table format (default text)")
     options.add_noise(p)
-    options.add_out(p, "none: no figure")
+    options.add_out(p, "none: no figure", options.WRITES)
     p.add_argument("--fail-on-change", action="store_true",
                    help="exit 1 when the newest sweep starts a change (its repeats against the sweeps since the last "
                    "change, by the interval test)")
@@ -315,7 +315,8 @@ def resolve_record(ns) -> request.Record:
 
 def resolve_history(ns) -> request.History:
     out = _writable(ns.out) if ns.out is not None else None
-    return request.History(ns.db, ns.format, ns.noise / 100, out, ns.fail_on_change)
+    writes = _written_as(out, "history", options.WRITES) if out is not None else "pdf"
+    return request.History(ns.db, ns.format, ns.noise / 100, out, ns.fail_on_change, writes)
 
 
 def cmd_export(asked: request.Export) -> int:
@@ -356,7 +357,14 @@ def cmd_history(asked: request.History) -> int:
     if asked.out is not None:
         from . import history_pages
 
-        _save(history_pages.history_pages(series, numbered, str(asked.db)), asked.out, f"history — {asked.db.name}")
+        pages = history_pages.history_pages(series, numbered, str(asked.db))
+        if asked.writes == "html":
+            from . import html_report
+
+            _written(asked.out, lambda: html_report.history_page(asked.out, history.layout(series, numbered),
+                                                                  pages, str(asked.db)), "figure")
+        else:
+            _save(pages, asked.out, f"history — {asked.db.name}")
     if asked.fail_on_change:
         changed = history.newest_changes(series, int(numbered["sweep"].iloc[-1]))
         if changed:

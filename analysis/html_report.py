@@ -152,3 +152,17 @@ def sweep_page(path: Path, kind, sweep, plot: str, drawn) -> int:
     figures = ((name, kind.figures[name].caption, page) for name, page in drawn)
     return write(path, title, disturbed(sweep.runs) + kit.facts(sweep, sweep.runs), point_table(kind, sweep),
                  figures, kit.context(sweep, sweep.runs))
+
+
+def history_page(path: Path, layout, pages, db: str) -> int:
+    """The history's page (parse.py history -o FILE.html): its table (history.layout: a row per series, the
+    sweeps' numbers in its notes), filterable by metric and machine, and a figure per metric."""
+    headers, rows, notes = layout
+    ids = [re.sub(r"[^\w.-]+", "_", f"{row[0]}-{row[1]}-{row[2]}") for row in rows]  # benchmark, metric, machine
+    facets = {"metric": [row[1] for row in rows], "machine": [row[2] for row in rows]}
+    table = Table(headers, rows, [n for n in notes if not n.startswith("#")],
+                  ids, {name: values for name, values in facets.items() if len(set(values)) > 1})
+    figures = (("history", "Each point's value in each recorded sweep, with its 95 % interval; ★: a change "
+                "called where a change point and the interval test agree.", page) for page in pages)
+    return write(path, f"History — {Path(db).name}", [n for n in notes if n.startswith("#")], table, figures, db)
+

@@ -87,5 +87,6 @@ class History:
     db: Path
     form: str
     noise: float
-    out: Path | None  # the PDF, checked writable; None: no figure
+    out: Path | None  # the pages, checked writable; None: no figure
     fail_on_change: bool  # exit 1 when the newest sweep starts a change
+    writes: str = "pdf"  # out's format, from its extension: pdf or html

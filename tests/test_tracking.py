@@ -100,6 +100,13 @@ def test_a_planted_step_is_found_at_the_sweep_that_starts_it(sweeps, tmp_path):
     assert table.returncode == 0 and "#2 ×" in table.stdout
     assert len(PdfReader(tmp_path / "history.pdf").pages) == 2  # a page per metric: p50, p99
     print(table.stdout)  # the report quotes it: pytest -s
+    # The same as one offline web page: the table with a row per series, a figure per metric.
+    page = parse("history", "--db", db, "-o", tmp_path / "history.html")
+    assert page.returncode == 0, page.stderr
+    text = (tmp_path / "history.html").read_text()
+    assert text.count("<figure") == 2 and "<svg" in text and "#2 ×" in text
+    assert f'id="{POINT.replace("/", "_")}-latency-' in text
+    assert not re.search(r'(src|href)="(https?:)?//', text), "an offline page fetches nothing"
 
 
 def test_fail_on_change_answers_for_the_newest_sweep_alone(sweeps, tmp_path):
