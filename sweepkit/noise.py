@@ -33,10 +33,23 @@ def pooled_sd(series: list[list[float]]) -> float | None:
     return math.sqrt(squares / df) if df else None
 
 
+def robust_pooled_sd(series: list[list[float]]) -> float | None:
+    """A standard deviation pooled over short series that a few bursts do not inflate: 1.4826 × the median
+    absolute deviation of every value from its series' mean (each scaled by √(n/(n−1)), so that on normal
+    noise it estimates the sd); None without any df. The analysis's Δ (a signed-rank interval) follows the
+    bulk of the pairs, not a burst, and so must the MDE this line foretells for it."""
+    scaled = sorted(abs(x - sum(s) / len(s)) * math.sqrt(len(s) / (len(s) - 1)) for s in series if len(s) > 1
+                    for x in s)
+    if not scaled:
+        return None
+    middle = len(scaled) // 2
+    return 1.4826 * (scaled[middle] if len(scaled) % 2 else (scaled[middle - 1] + scaled[middle]) / 2)
+
+
 def spreads(runs, records, rounds: int = FIRST_ROUNDS) -> tuple[float | None, float | None]:
     """From the runs (plan.Run) and their records of the first `rounds` rounds: the pooled sd of log
-    figure of a point's runs (between runs), and the pooled sd of the paired Δ, log runtime − log std of
-    the same setting and round (None without std or without two such rounds)."""
+    figure of a point's runs (between runs), and the robust pooled sd of the paired Δ, log runtime − log std
+    of the same setting and round (None without std or without two such rounds)."""
     logs: dict = {}  # point → round → log figure
     for run, record in zip(runs, records):
         value = record.get(modes.of(run.point.kind).figure_keys[0])  # p50 RTT, p50 msg/s, median ns/op
@@ -44,7 +57,7 @@ def spreads(runs, records, rounds: int = FIRST_ROUNDS) -> tuple[float | None, fl
             logs.setdefault(run.point, {})[run.round] = math.log(value)
     std = {point.setting: by_round for point, by_round in logs.items() if point.framework == BASELINE}
     between = pooled_sd([list(by_round.values()) for by_round in logs.values()])
-    paired = pooled_sd([[x - std[point.setting][r] for r, x in by_round.items() if r in std[point.setting]]
+    paired = robust_pooled_sd([[x - std[point.setting][r] for r, x in by_round.items() if r in std[point.setting]]
                         for point, by_round in logs.items()
                         if point.framework != BASELINE and not is_reference(point.framework) and point.setting in std])
     return between, paired

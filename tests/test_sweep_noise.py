@@ -41,6 +41,25 @@ def test_the_spreads_come_out_as_planted():
     assert noise.spreads(alone, planted(alone, 0.2, 0.05))[1] is None  # no std: no paired Δ
 
 
+def test_a_burst_in_a_few_runs_does_not_inflate_the_paired_spread():
+    """The analysis's Δ interval (signed rank) follows the bulk of the pairs, so the MDE foretold must too."""
+    runs = planned_runs(INTERVALS="0.1 0.01 0.001 0.0001 0")
+    records = planted(runs, block_sd=0.2, run_sd=0.05)
+    burst = [i for i, run in enumerate(runs) if run.round <= 2][::20]  # one run in 20 landed on a burst
+    for i in burst:
+        records[i]["p50_ns"] *= 5
+    _, paired = noise.spreads(runs, records)
+    assert 0.05 < paired < 0.13, paired  # √2 × 0.05 = 0.07 planted; 0.087 from these draws without the bursts
+    logs = {}  # what a plain pooled sd of the same pairs gives: the bursts' 1.6 in log
+    for run, record in zip(runs, records):
+        if run.round <= 2:
+            logs.setdefault(run.point, {})[run.round] = math.log(record["p50_ns"])
+    std = {p.setting: r for p, r in logs.items() if p.framework == "std"}
+    plain = noise.pooled_sd([[x - std[p.setting][k] for k, x in r.items()] for p, r in logs.items()
+                             if p.framework != "std"])
+    assert plain > 3 * paired
+
+
 def test_a_loud_machine_is_named_with_the_mde_and_the_budget_that_reaches_ten_percent():
     runs = planned_runs(INTERVALS="0.1 0.01 0.001 0.0001 0")
     records = planted(runs, block_sd=0.0, run_sd=0.21)  # drift within seconds: nothing shared by a block
