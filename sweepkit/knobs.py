@@ -20,16 +20,17 @@ SUITE_DIR = Path(__file__).resolve().parents[1]
 # Every knob of both scripts, in sweep.json's order, with its default.
 DEFAULTS = {
     "MODE": "rtt",  # rtt: round-trip times per interval; throughput: msg/s and Gb/s per size
-    # Many short runs: the spread is between processes, not within a run (docs/sweeps.md, "Choosing the
-    # defaults"); 14 rounds of the default -asStP fit in 15 min here.
-    "REPEATS": "14",  # fresh pong + ping per point and round; the t interval needs R >= 2
+    # Many short runs: the spread is between processes and drifts within seconds, not within a run
+    # (docs/sweeps.md, "Choosing the defaults"): 38 rounds of 0.1 + 0.25 s resolved twice as small a Δ on a
+    # drifting VM as 14 of 0.25 + 1 s in the same time, and fit the default -asStP in 15 min there.
+    "REPEATS": "38",  # fresh pong + ping per point and round; an interval needs R >= 2
     "BUDGET": "",  # a wall time, e.g. 15m: as many rounds as fit (2 at least), fixed before the first run
     "SEED": "",  # the order of each round; empty: a random one, recorded
     # blocks: each round runs the frameworks of one point back to back, so that a Δ vs std pairs runs
     # seconds apart, not a round apart (docs/sweeps.md, "Repeats and rounds"); rounds: each round shuffled whole.
     "ORDER": ORDERS[0],  # blocks
-    "DURATION": "1",
-    "WARMUP": "0.25",
+    "DURATION": "0.25",
+    "WARMUP": "0.1",
     "SIZE": "64",
     "INTERVALS": "0.1 0.01 0.001 0.0001 0",
     "SIZES": "8 64 1024 16384 65536 1048576",
@@ -62,6 +63,8 @@ MICRO_DEFAULTS = {
     "MICRO_CPUS": "",  # taskset CPU list of the benchmark process; empty: every CPU
 }
 MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times already
+# Throughput counts 1 s of windows per run, as it was measured with (docs/sweeps.md, "Throughput sweeps").
+THROUGHPUT_OVERRIDES = {"REPEATS": "14", "DURATION": "1", "WARMUP": "0.25"}
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
 # What a micro sweep does not use: named in a warning when given.

@@ -2,7 +2,7 @@
 
 from suite import runtimes
 
-from .knobs import DEFAULTS, MICRO_DEFAULTS
+from .knobs import DEFAULTS, MICRO_DEFAULTS, THROUGHPUT_OVERRIDES
 from .selection import pong_entries
 
 KNOBS_HELP = """\
@@ -10,14 +10,14 @@ Knobs (environment variables, with their defaults):
   MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible;
                          micro: in-process benchmarks (run-localhost.sh only; knobs below)
   REPEATS={REPEATS:<15}runs per point, each a fresh pong and ping; one round runs every point once
-                         (MODE=micro: 1, each run repeats MICRO_REPEAT times)
+                         (MODE=throughput: {THROUGHPUT_REPEATS}; MODE=micro: 1, each run repeats MICRO_REPEAT times)
   BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit
   SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
   ORDER={ORDER:<17}blocks: in each round, the frameworks of one setting back to back, so that
                          a Δ pairs runs seconds apart; rounds: each round shuffled whole
   DURATION={DURATION:<14}measured seconds per run (more repeats narrow the intervals more
-                         than longer runs do: docs/sweeps.md)
-  WARMUP={WARMUP:<16}warm-up seconds per run, excluded from the statistics
+                         than longer runs do: docs/sweeps.md; MODE=throughput: {THROUGHPUT_DURATION})
+  WARMUP={WARMUP:<16}warm-up seconds per run, excluded from the statistics (MODE=throughput: {THROUGHPUT_WARMUP})
   SIZE=64                MODE=rtt: payload bytes (at least 8; UDP at most 65507)
   INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
@@ -66,7 +66,7 @@ def flags_and_knobs(network: bool) -> str:
     """The flags (from runtimes.json) and the knobs, as both scripts' -h lists them."""
     lines = ["Frameworks (any combination; at least one; the list is runtimes.json):"]
     lines += [f"  -{e.flag}  {e.label}: {e.about}" for e in runtimes.entries()]
-    lines += ["  -h  this help", "", KNOBS_HELP.format(**DEFAULTS)]
+    lines += ["  -h  this help", "", KNOBS_HELP.format(**DEFAULTS, **{f"THROUGHPUT_{k}": v for k, v in THROUGHPUT_OVERRIDES.items()})]
     if network:
         lines.append(NETWORK_HELP.format(ports=port_list()))
     else:

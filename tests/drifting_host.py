@@ -14,8 +14,8 @@ whole schedule comes from `--seed`, so two runs with the same seed load the CPUs
 
 `run` loads the CPUs until --duration is over (every wait has a deadline) or SIGTERM/SIGINT, and
 stops its spinners by their PIDs. `calibrate` runs, for each level, a std ping/pong sweep of fresh
-1 s runs at 1 k msg/s under the generator (./run-localhost.sh -S, TUNE as the sweep's default) and
-prints the scatter of their p50 (sd of log p50 between runs) and of a paired Δ between two identical
+runs at 1 k msg/s (the sweep's default run length) under the generator (./run-localhost.sh -S, TUNE
+as the sweep's default) and prints the scatter of their p50 (sd of log p50 between runs) and of a paired Δ between two identical
 std points run back to back (an A/A pair, `ORDER=blocks`): the level whose scatter is about 0.2 is
 the one that makes this machine look like the drifting VM. It must not run beside anything else.
 """
@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 IDLE_SHARE = 0.3  # of a CPU's dwells: the drifting VM had quiet seconds between its loud ones
 DWELL_MEAN_S, DWELL_MIN_S, DWELL_MAX_S = 3.0, 1.0, 8.0  # the drift moves "within seconds"
 SLICE_S = 0.01  # one busy-then-sleep cycle: short beside a 1 s run, long beside a round trip
-CALIBRATION_RUN_S = 1.0
+CALIBRATION_RUN_S = 2.0  # a generous bound on one run of the sweep's default length with its overhead
 STOP_GRACE_S = 2.0
 
 
@@ -131,9 +131,9 @@ def calibrate(levels: list[float], runs: int, seed: int, cpus: list[int]) -> int
     for level in levels:
         with tempfile.TemporaryDirectory(prefix="drifting-host-") as out:
             env = {**os.environ, "OUT_DIR": out, "REPEATS": str(runs), "SEED": str(seed), "PROTOCOLS": "tcp",
-                   "INTERVALS": "0.001", "DURATION": str(CALIBRATION_RUN_S), "ORDER": "blocks",
+                   "INTERVALS": "0.001", "ORDER": "blocks",
                    "VARIANTS": "std-again=std:pong:--delay-ns 0"}
-            estimate_s = runs * 2 * (CALIBRATION_RUN_S + 1.0) + 60
+            estimate_s = runs * 2 * CALIBRATION_RUN_S + 60
             load = subprocess.Popen([sys.executable, __file__, "run", "--level", str(level), "--seed", str(seed),
                                      "--cpus", ",".join(map(str, cpus)), "--duration", str(estimate_s), "--quiet"])
             try:

@@ -34,8 +34,11 @@ def planned(flags="St", context="localhost", icmp_unusable=None, **env):
 
 def test_defaults_fill_unset_and_empty_knobs_but_an_empty_cpu_list_stays():
     values, given = knobs.read({"DURATION": "", "PING_CPUS": "", "MODE": "rtt"})
-    assert values["DURATION"] == "1" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
-    assert values["REPEATS"] == "14" and values["SEED"] == ""
+    assert values["DURATION"] == "0.25" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
+    assert values["REPEATS"] == "38" and values["SEED"] == ""
+    # MODE=throughput keeps the run length it was measured with; MODE=micro one repeat of many timed ones.
+    throughput = knobs.read({"MODE": "throughput"})[0]
+    assert (throughput["REPEATS"], throughput["DURATION"], throughput["WARMUP"]) == ("14", "1", "0.25")
     assert given == ["MODE", "DURATION", "PING_CPUS"]
     assert "BASE_PORT" not in values and knobs.read({}, network=True)[0]["BASE_PORT"] == "9009"
 

@@ -2,7 +2,7 @@
 
 from suite import fmt as style
 
-from .. import table
+from .. import knobs, table
 from .. import spec as spec_mod
 from ..spec import Spec
 from ..checks import MAX_TCP_SIZE, MAX_UDP_SIZE, MAX_UDP_THROUGHPUT_S, payload
@@ -20,6 +20,9 @@ class Throughput(Mode):
     overhead_guess_s = 0.08  # measured on the 2-core test machine (docs/sweeps.md, "Time")
     header = ["framework", "transport", "payload", "tasks", "run", "windows", "msg/s p5", "msg/s p50",
               "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "lost"]
+
+    def defaults(self) -> dict[str, str]:
+        return knobs.THROUGHPUT_OVERRIDES
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"sizes": spec_mod.ints(k["SIZES"])}
