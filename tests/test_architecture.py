@@ -108,9 +108,9 @@ def test_below_the_sweeps_entry_no_module_reads_the_environment_or_takes_the_kno
     assert knob_dict_uses(planted) == [2, 4, 5, 6]
 
 
-# The analysis's entry: parse.py's commands (cli.py) and the old flags' aliases (legacy.py) read the argparse
-# namespace; options.py builds the parsers. Below them each command takes a frozen request (request.py).
-ANALYSIS_ENTRY = ("cli.py", "legacy.py", "options.py")
+# The analysis's entry: parse.py's commands (cli.py, the tracking ones in tracking_cli.py, their shared steps
+# in entry_kit.py) and the old flags' aliases (legacy.py) read the argparse namespace; options.py builds the parsers. Below them each command takes a frozen request (request.py).
+ANALYSIS_ENTRY = ("cli.py", "tracking_cli.py", "entry_kit.py", "legacy.py", "options.py")
 NAMESPACE = {"args", "ns", "namespace", "argv"}
 
 

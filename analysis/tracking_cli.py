@@ -1,0 +1,127 @@
+"""parse.py's tracking commands: a sweep exported for CI tracking tools, recorded in the history, and the
+history's trends and changes (docs/analysis.md, "Tracking results over time")."""
+
+# Part of the entry: each command's options, its namespace resolved once into a frozen request
+# (request.py), and the command run on that request alone. cli.py adds COMMANDS and OWN to its own.
+
+import os
+import sys
+from pathlib import Path
+
+from . import entry_kit as kit
+from . import export, history, history_db, options, request, tracked
+from .sweep import Filters, NothingUsable
+from .uncertainty import NOISE
+
+
+def _export_options(p) -> None:
+    options.add_dir(p)
+    options.add_kind(p)
+    options.add_filters(p)
+    p.add_argument("--format", choices=export.FORMATS, required=True, help="the tracking tool's format")
+    p.add_argument("-o", "--out", type=Path, metavar="FILE",
+                   help="file to write (default: DIR/KIND-FORMAT.json, .csv for otava)")
+
+
+def _record_options(p) -> None:
+    options.add_dir(p)
+    options.add_kind(p)
+    p.add_argument("--db", type=Path, default=history_db.DEFAULT, help=f"the history (default {history_db.DEFAULT})")
+
+
+def _history_options(p) -> None:
+    p.add_argument("--db", type=Path, default=history_db.DEFAULT, help=f"the history (default {history_db.DEFAULT})")
+    p.add_argument("--format", choices=kit.FORMAT, default="text", help="table format (default text)")
+    options.add_noise(p)
+    options.add_out(p, "none: no figure", options.WRITES)
+    p.add_argument("--fail-on-change", action="store_true",
+                   help="exit 1 when the newest sweep starts a change (its repeats against the sweeps since the last "
+                   "change, by the interval test)")
+
+
+def _tracked(kind, folder: Path, filters: Filters):
+    """A sweep's tracked metrics and facts; NothingUsable when its kind tracks none of them."""
+    sweep = kind.collect(folder, filters, False, kit.warn, NOISE)
+    rows = tracked.measures(sweep, kind)
+    if rows.empty:
+        raise NothingUsable(f"no {kind.name} point of {folder} has a value to track")
+    return rows, tracked.facts(sweep.infos, sweep.runs, kind.name)
+
+
+def resolve_export(ns) -> request.Export:
+    kind = options.KINDS[ns.kind]
+    kind.check(kit.asked(ns))
+    folder = kit.folder(ns.dir)
+    out = ns.out or folder / f"{kind.name}-{ns.format}.{'csv' if ns.format == 'otava' else 'json'}"
+    return request.Export(kind, folder, kit.filters(ns), ns.format, kit.writable(out))
+
+
+def resolve_record(ns) -> request.Record:
+    kind = options.KINDS[ns.kind]
+    return request.Record(kind, kit.folder(ns.dir), kit.writable(ns.db))
+
+
+def resolve_history(ns) -> request.History:
+    out = kit.writable(ns.out) if ns.out is not None else None
+    writes = kit.written_as(out, "history", options.WRITES) if out is not None else "pdf"
+    return request.History(ns.db, ns.format, ns.noise / 100, out, ns.fail_on_change, writes)
+
+
+def cmd_export(asked: request.Export) -> int:
+    """A sweep's metrics for a CI tracking tool: Bencher's BMF, github-action-benchmark's JSON or a CSV for Otava.
+
+    One benchmark per point, named by its dimensions (tokio/tcp/64B/1000msg_s/0tasks/1conn/closed), with each
+    metric's 95 % interval across repeats; each file names the suite's commit, the machine and the seed."""
+    rows, facts = _tracked(asked.kind, asked.folder, asked.filters)
+    measures = [t.measure for t in asked.kind.tracked]
+    for path, text, what in export.files(asked.form, rows, facts, measures, asked.out):
+        try:
+            temporary = path.with_name(f".{path.name}.part")  # a reader never sees half a file
+            temporary.write_text(text)
+            os.replace(temporary, path)
+        except OSError as e:
+            raise NothingUsable(f"cannot write {path}: {e.strerror or e}") from None
+        print(f"wrote {path} ({what})", file=sys.stderr)
+    print(f"parse.py: exported {rows['benchmark'].nunique()} points of {export.note(facts)}", file=sys.stderr)
+    return 0
+
+
+def cmd_record(asked: request.Record) -> int:
+    """Append a sweep's points to the history (SQLite, one transaction); a sweep already there is refused."""
+    rows, facts = _tracked(asked.kind, asked.folder, Filters())
+    number = history_db.record(asked.db, facts, rows, asked.folder)
+    print(f"parse.py: recorded {asked.folder} in {asked.db} as sweep {number}: {rows['benchmark'].nunique()} points "
+          f"({export.note(facts)})", file=sys.stderr)
+    return 0
+
+
+def cmd_history(asked: request.History) -> int:
+    """Each point's trend across the recorded sweeps and the changes in it (change points and the interval test
+    agreeing); whether the newest sweep starts one."""
+    points = history_db.read(asked.db)
+    series, numbered = history.analyse_all(points, asked.noise), history.sweeps(points)
+    sys.stdout.write(history.TABLES[asked.form](series, numbered))
+    sys.stdout.flush()
+    if asked.out is not None:
+        from . import history_pages
+
+        pages = history_pages.history_pages(series, numbered, str(asked.db))
+        if asked.writes == "html":
+            from . import html_report
+
+            kit.written(asked.out, lambda: html_report.history_page(asked.out, history.layout(series, numbered),
+                                                                  pages, str(asked.db)), "figure")
+        else:
+            kit.save(pages, asked.out, f"history — {asked.db.name}")
+    if asked.fail_on_change:
+        changed = history.newest_changes(series, int(numbered["sweep"].iloc[-1]))
+        if changed:
+            print(f"parse.py: the newest sweep (#{len(numbered)}) starts a change: {'; '.join(changed)}",
+                  file=sys.stderr)
+            return 1
+    return 0
+
+
+COMMANDS = (("export", cmd_export, resolve_export), ("record", cmd_record, resolve_record),
+            ("history", cmd_history, resolve_history))
+OWN = {"export": _export_options, "record": _record_options, "history": _history_options}
