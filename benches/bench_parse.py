@@ -54,7 +54,9 @@ def write_sweep(folder: Path, per_run: int, repeats: int, seed: int = 1) -> int:
         gap = int(interval * 1e9)
         t = np.arange(per_run, dtype=np.int64) * gap if gap else np.cumsum(rtt) - rtt
         stem = folder / f"{framework}-{transport}-64B-{interval:g}s-0t-r{k}"
-        frame = pd.DataFrame({"seq": np.arange(per_run), "t_ns": t, "rtt_ns": rtt})
+        # One connection in a closed loop: conn 0, and no latency_ns (open load's only).
+        frame = pd.DataFrame({"seq": np.arange(per_run), "t_ns": t, "rtt_ns": rtt, "conn": 0,
+                              "latency_ns": pd.array([pd.NA] * per_run, dtype="Int64")})
         assert ",".join(frame.columns) == logschema.schema().csv_header("rtt")
         frame.to_csv(f"{stem}.csv", index=False)
         ordered = np.sort(rtt)
