@@ -35,6 +35,7 @@ class Dimension:
     most: int = 999_999
     tidy: bool = True  # once all are valid, the knob is rewritten: each value once, as parsed ("010" is 10)
     word: str = "{}"  # a value in a point's benchmark name (exports, history): "{}tasks" → "0tasks"
+    help: tuple[str, ...] = ()  # its lines in the scripts' -h, after KNOB="DEFAULT" (sweepkit/usage.py)
 
     def parse(self, word: str):
         """A checked word as its value."""
@@ -66,12 +67,18 @@ class Dimension:
 
 DIMENSIONS = (
     Dimension("tasks", "TASKS", "0", ("rtt", "throughput", "icmp"), "--tasks", None, "-{}t", None, int,
-              "a decoy task count (0..100000)", 'decoy counts, e.g. "0 10"', tidy=False, word="{}tasks"),
+              "a decoy task count (0..100000)", 'decoy counts, e.g. "0 10"', tidy=False, word="{}tasks",
+              help=("decoy task counts",)),
     Dimension("connections", "CONNECTIONS", "1", ("rtt",), "--connections", "--connections", "-{}c", "1", int,
               f"a connection count from 1 to {MAX_CONNECTIONS}", 'connection counts per ping, e.g. "1 100"',
-              least=1, most=MAX_CONNECTIONS, word="{}conn"),
+              least=1, most=MAX_CONNECTIONS, word="{}conn",
+              help=('MODE=rtt: connections (UDP: sockets) per ping, a point each, e.g. "1 10 100 1000";',
+                    "they share the rate asked for (each sends at rate/N)")),
     Dimension("load", "LOAD", "closed", ("rtt",), "--load", None, "-{}", "closed", str, "closed or open",
-              'closed, open or "closed open"', choices=LOADS),
+              'closed, open or "closed open"', choices=LOADS,
+              help=("MODE=rtt: closed (each message waits for the previous reply), open (sent on",
+                    'schedule, latency counted from the scheduled send) or "closed open";',
+                    "open needs an interval other than 0")),
 )
 
 

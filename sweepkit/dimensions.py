@@ -1,8 +1,8 @@
 """The sweep's behaviour over the point dimensions of suite/dimensions.py: reading their knobs, checking them.
 
 The table itself (knob, default, type, options, stem suffix) is the shared layer's, read by the analysis
-too: a new pass-through dimension is one entry there and its lines in the -h text (sweepkit/usage.py) and
-docs/sweeps.md. knobs, plan, stems and command lines read it through DIMENSIONS and applying() here.
+too: a new pass-through dimension is one entry there (its -h lines with it, which sweepkit/usage.py lays
+out) and its paragraph in docs/sweeps.md. knobs, plan, stems and command lines read it through DIMENSIONS and applying() here.
 """
 
 from dataclasses import dataclass

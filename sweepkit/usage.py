@@ -2,6 +2,7 @@
 
 from suite import runtimes
 
+from .dimensions import DIMENSIONS
 from .knobs import DEFAULTS, MICRO_DEFAULTS, THROUGHPUT_OVERRIDES
 from .selection import pong_entries
 
@@ -22,12 +23,7 @@ Knobs (environment variables, with their defaults):
   INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
                          (UDP points above 65507 bytes are skipped)
-  TASKS="0"              decoy task counts
-  CONNECTIONS="1"        MODE=rtt: connections (UDP: sockets) per ping, a point each, e.g. "1 10 100 1000";
-                         they share the rate asked for (each sends at rate/N)
-  LOAD="closed"          MODE=rtt: closed (each message waits for the previous reply), open (sent on
-                         schedule, latency counted from the scheduled send) or "closed open";
-                         open needs an interval other than 0
+{dimensions}
   PROTOCOLS="tcp udp"
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
@@ -62,11 +58,21 @@ def port_list() -> str:
     return ", ".join([f"{labels[0]} on BASE_PORT"] + [f"{label} +{i}" for i, label in enumerate(labels) if i])
 
 
+def dimension_lines() -> str:
+    """Each point dimension's knob, default and help, as its entry in suite/dimensions.py writes them."""
+    lines = []
+    for d in DIMENSIONS:
+        head, (first, *more) = f'  {d.knob}="{d.default}"', d.help or ("",)
+        lines += [f"{head:<25}{first}".rstrip(), *(f"{'':<25}{line}" for line in more)]
+    return "\n".join(lines)
+
+
 def flags_and_knobs(network: bool) -> str:
     """The flags (from runtimes.json) and the knobs, as both scripts' -h lists them."""
     lines = ["Frameworks (any combination; at least one; the list is runtimes.json):"]
     lines += [f"  -{e.flag}  {e.label}: {e.about}" for e in runtimes.entries()]
-    lines += ["  -h  this help", "", KNOBS_HELP.format(**DEFAULTS, **{f"THROUGHPUT_{k}": v for k, v in THROUGHPUT_OVERRIDES.items()})]
+    lines += ["  -h  this help", "", KNOBS_HELP.format(**DEFAULTS, **{f"THROUGHPUT_{k}": v for k, v in THROUGHPUT_OVERRIDES.items()},
+                                                           dimensions=dimension_lines())]
     if network:
         lines.append(NETWORK_HELP.format(ports=port_list()))
     else:

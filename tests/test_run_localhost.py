@@ -328,7 +328,7 @@ from suite import dimensions
 
 dimensions.DIMENSIONS += (dimensions.Dimension(
     "pacing", "PACING", "schedule", ("rtt",), "--pacing", None, "-{{}}", "schedule", str, "schedule or sleep",
-    'schedule, sleep or "schedule sleep"', choices=("schedule", "sleep")),)
+    'schedule, sleep or "schedule sleep"', choices=("schedule", "sleep"), help=("MODE=rtt: the ping's pacing",)),)
 '''
 
 
@@ -337,6 +337,8 @@ def test_a_new_dimension_is_one_entry_of_the_table(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(PACING_DIMENSION)
+    shown = run_script(SCRIPT, ["-h"], tmp_path / "out", timeout=20, PYTHONPATH=str(site))
+    assert shown.rc == 0 and '  PACING="schedule"      MODE=rtt: the ping\'s pacing' in shown.output, shown.output
     bad = run_script(SCRIPT, ["-S"], tmp_path / "out", timeout=20, PYTHONPATH=str(site), PACING="fast")
     assert bad.rc == 2 and "PACING: 'fast' is not schedule or sleep" in bad.stderr, bad.output
     run = run_script(SCRIPT, ["-S"], tmp_path / "out", PYTHONPATH=str(site), PACING="schedule sleep",
