@@ -49,7 +49,10 @@ DEFAULTS = {
     "PONG_EXTRA": "",  # extra arguments for every *-pong, e.g. "--threads 1"
     "VARIANTS": "",  # extra lines of a runtime with other options: sweepkit/variants.py
 }
-NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009"}
+# Fewer, longer runs, the defaults before issue 29: MODE=throughput's, which was measured with them, and
+# run-network.sh's, where each run pays an ssh handshake of a few tenths of a second (docs/sweeps.md).
+LONGER_RUNS = {"REPEATS": "14", "DURATION": "1", "WARMUP": "0.25"}
+NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009", **LONGER_RUNS}
 # MODE=micro: the in-process benchmarks (sweepkit/micro.py), their knobs only in such a sweep.
 MICRO_DEFAULTS = {
     "BENCHES": " ".join(micro.BENCHES),
@@ -63,8 +66,7 @@ MICRO_DEFAULTS = {
     "MICRO_CPUS": "",  # taskset CPU list of the benchmark process; empty: every CPU
 }
 MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times already
-# Throughput counts 1 s of windows per run, as it was measured with (docs/sweeps.md, "Throughput sweeps").
-THROUGHPUT_OVERRIDES = {"REPEATS": "14", "DURATION": "1", "WARMUP": "0.25"}
+THROUGHPUT_OVERRIDES = LONGER_RUNS
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
 # What a micro sweep does not use: named in a warning when given.

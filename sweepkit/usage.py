@@ -3,7 +3,7 @@
 from suite import runtimes
 
 from .dimensions import DIMENSIONS
-from .knobs import DEFAULTS, MICRO_DEFAULTS, THROUGHPUT_OVERRIDES
+from .knobs import DEFAULTS, MICRO_DEFAULTS, NETWORK_DEFAULTS, THROUGHPUT_OVERRIDES
 from .selection import pong_entries
 
 KNOBS_HELP = """\
@@ -71,7 +71,8 @@ def flags_and_knobs(network: bool) -> str:
     """The flags (from runtimes.json) and the knobs, as both scripts' -h lists them."""
     lines = ["Frameworks (any combination; at least one; the list is runtimes.json):"]
     lines += [f"  -{e.flag}  {e.label}: {e.about}" for e in runtimes.entries()]
-    lines += ["  -h  this help", "", KNOBS_HELP.format(**DEFAULTS, **{f"THROUGHPUT_{k}": v for k, v in THROUGHPUT_OVERRIDES.items()},
+    lines += ["  -h  this help", "", KNOBS_HELP.format(**(DEFAULTS | (NETWORK_DEFAULTS if network else {})),
+                                                           **{f"THROUGHPUT_{k}": v for k, v in THROUGHPUT_OVERRIDES.items()},
                                                            dimensions=dimension_lines())]
     if network:
         lines.append(NETWORK_HELP.format(ports=port_list()))

@@ -39,6 +39,9 @@ def test_defaults_fill_unset_and_empty_knobs_but_an_empty_cpu_list_stays():
     # MODE=throughput keeps the run length it was measured with; MODE=micro one repeat of many timed ones.
     throughput = knobs.read({"MODE": "throughput"})[0]
     assert (throughput["REPEATS"], throughput["DURATION"], throughput["WARMUP"]) == ("14", "1", "0.25")
+    # run-network.sh too: there each run pays an ssh handshake.
+    network = knobs.read({}, network=True)[0]
+    assert (network["REPEATS"], network["DURATION"], network["WARMUP"]) == ("14", "1", "0.25")
     assert given == ["MODE", "DURATION", "PING_CPUS"]
     assert "BASE_PORT" not in values and knobs.read({}, network=True)[0]["BASE_PORT"] == "9009"
 
