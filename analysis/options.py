@@ -99,4 +99,4 @@ def add_scale(p) -> None:
 
 
 def add_out(p, default: str) -> None:
-    p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help=f"PDF to write (default: {default})")
+    p.add_argument("-o", "--out", type=Path, metavar="FILE.pdf", help=f"PDF to write, or .png/.svg images, one per page (default: {default})")
