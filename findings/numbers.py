@@ -61,6 +61,8 @@ def delta(row: dict | None) -> str:
 
 def ratio(a: dict | None, b: dict | None) -> tuple[float, float, float]:
     """a's p50 over b's, and its interval from both p50s' intervals (log scale, unpaired)."""
+    if a is not None and a is b:
+        return 1.0, 1.0, 1.0  # a point against itself: no spread to combine
     values = [num(r, c) for r in (a, b) for c in ("p50_ns", "p50_low_ns", "p50_high_ns")]
     if any(math.isnan(v) or v <= 0 for v in values):
         return math.nan, math.nan, math.nan
@@ -72,7 +74,9 @@ def ratio(a: dict | None, b: dict | None) -> tuple[float, float, float]:
 
 def times(r: tuple[float, float, float]) -> str:
     value, low, high = r
-    return fmt.UNKNOWN if math.isnan(value) else f"{value:.2f} [{low:.2f}–{high:.2f}]"
+    if math.isnan(value):
+        return fmt.UNKNOWN
+    return "1" if low == high == value else f"{value:.2f} [{low:.2f}–{high:.2f}]"
 
 
 def rate_label(msg_per_s: float) -> str:
@@ -84,6 +88,14 @@ def markdown(header: list[str], body: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in body]) + "\n"
 
 
+def slept_pair(main: list[dict], pacing: list[dict], fw: str, transport: str, msg_per_s: float):
+    """A runtime's point and std's under the 2022 sleep pacing; back-to-back sleeps nothing here, so its
+    points are the main sweep's."""
+    if math.isinf(msg_per_s):
+        return find(main, fw, transport, msg_per_s), find(main, "std", transport, msg_per_s)
+    return find(pacing, f"{fw}-sleep", transport, msg_per_s), find(pacing, "std-sleep", transport, msg_per_s)
+
+
 def laptop_table(main: list[dict], pacing: list[dict]) -> str:
     """The laptop's medians and ratios to std beside this machine's, TCP: the suite's schedule (main sweep) and
     the 2022 sleep pacing (pacing sweep; back-to-back sleeps nothing, so its ∞ is the main sweep's)."""
@@ -91,9 +103,7 @@ def laptop_table(main: list[dict], pacing: list[dict]) -> str:
     for msg_per_s, laptop in LAPTOP_US.items():
         for fw in FRAMEWORKS:
             here, std_here = find(main, fw, "tcp", msg_per_s), find(main, "std", "tcp", msg_per_s)
-            label, std_label = (fw, "std") if math.isinf(msg_per_s) else (f"{fw}-sleep", "std-sleep")
-            slept, std_slept = ((here, std_here) if math.isinf(msg_per_s) else
-                                (find(pacing, label, "tcp", msg_per_s), find(pacing, std_label, "tcp", msg_per_s)))
+            slept, std_slept = slept_pair(main, pacing, fw, "tcp", msg_per_s)
             body.append([rate_label(msg_per_s), fw, f"{laptop[fw]:g}", f"{laptop[fw] / laptop['std']:.2f}",
                          p50(here), times(ratio(here, std_here)), p50(slept), times(ratio(slept, std_slept))])
     return markdown(["msg/s", "framework", "laptop p50 µs", "laptop ÷ std", "here, schedule: p50 µs [95 %]",
@@ -109,8 +119,7 @@ def async_table(main: list[dict], pacing: list[dict]) -> str:
             for fw in ("async-std", "smol"):
                 cells.append(delta(find(main, fw, transport, msg_per_s)))
             for fw in ("async-std", "smol"):
-                slept = find(pacing, f"{fw}-sleep", transport, msg_per_s)
-                cells.append(times(ratio(slept, find(pacing, "std-sleep", transport, msg_per_s))))
+                cells.append(times(ratio(*slept_pair(main, pacing, fw, transport, msg_per_s))))
             body.append([transport, rate_label(msg_per_s), p50(std), *cells])
     return markdown(["transport", "msg/s", "std p50 µs [95 %]", "async-std − std µs (schedule, paired)",
                      "smol − std µs (schedule, paired)", "async-std ÷ std (2022 sleep pacing)",

@@ -97,10 +97,12 @@ def newest(out_dir: Path, name: str) -> Path | None:
 
 # -- the page --------------------------------------------------------------------------------------------------
 
-def parse_py(*args: str) -> str:
+def parse_py(*args: str) -> str | None:
+    """parse.py's output; None, said on stderr, when it fails (that part of its block is left out)."""
     done = subprocess.run([sys.executable, str(REPO / "parse.py"), *args], cwd=REPO, capture_output=True, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"findings: parse.py {' '.join(args)} failed: {done.stderr.strip()}")
+        print(f"findings: parse.py {' '.join(args)} failed: {done.stderr.strip()}", file=sys.stderr)
+        return None
     return done.stdout
 
 
@@ -156,20 +158,24 @@ def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]
     parts: dict[str, list[str]] = {}
     figures.mkdir(parents=True, exist_ok=True)
     for block, sweep, file, args, alt in FIGURES:
-        if sweep in folders:
-            parse_py("figures", "-d", str(folders[sweep]), *args, "-o", str(figures / file))
+        image = figures / file
+        for old in [image, *image.parent.glob(f"{image.stem}-[0-9]*{image.suffix}")]:
+            old.unlink(missing_ok=True)  # a page fewer than last time leaves no stale image behind
+        if sweep in folders and parse_py("figures", "-d", str(folders[sweep]), *args, "-o", str(image)) is not None:
+            pages = [image, *sorted(image.parent.glob(f"{image.stem}-[0-9]*{image.suffix}"))]
             if block != "main":
-                parts.setdefault(block, []).append(f"![{alt}]({link}/{file})\n")
-    csv = {name: numbers.rows(parse_py("table", "-d", str(folder), "--format", "csv")) for name, folder in folders.items()}
+                parts.setdefault(block, []).append("".join(f"![{alt}]({link}/{p.name})\n" for p in pages))
+    csv = {name: numbers.rows(parse_py("table", "-d", str(folder), "--format", "csv") or "") for name, folder in folders.items()}
     for block, (needs, draw) in DERIVED.items():
         if all(n in csv for n in needs):
             parts.setdefault(block, []).append(draw(*(csv[n] for n in needs)))
     for block, sweep, args in TABLES:
         if sweep in folders:
-            shown = f"python3 parse.py table -d {rel(folders[sweep])} {' '.join(args)} --format markdown"
+            shown = " ".join(["python3 parse.py table -d", rel(folders[sweep]), *args, "--format markdown"])
             table = parse_py("table", "-d", str(folders[sweep]), *args, "--format", "markdown")
-            parts.setdefault(block, []).append(
-                f"<details><summary><code>{shown}</code></summary>\n\n{table}\n</details>\n")
+            if table is not None:
+                parts.setdefault(block, []).append(
+                    f"<details><summary><code>{shown}</code></summary>\n\n{table}\n</details>\n")
     out = {}
     for block, needs in BLOCK_SWEEPS.items():
         if all(n in folders for n in needs):
