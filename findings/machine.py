@@ -26,7 +26,8 @@ def table(folders: dict[str, Path]) -> str:
                 name, f"`{folder.name}`", str(sweep.get("started_at", ""))[:16].replace("T", " "),
                 minutes(sweep.get("wall_s") or 0), str(sweep.get("repeats", "")),
                 f"{sweep.get('counts', {}).get('ok', 0)} of {len(sweep.get('runs', []))}",
-                f"{host} ({facts.get('role', '')})", facts.get("cpu_model", ""), facts.get("kernel", ""),
+                host if f"({facts.get('role')})" in host else f"{host} ({facts.get('role', '')})",
+                facts.get("cpu_model", ""), facts.get("kernel", ""),
                 f"{facts.get('cpuidle_driver', '')} ({facts.get('idle_states', '')})",
                 str(facts.get("guest_halt_poll_ns", "")),
                 f"TUNE={sweep['knobs'].get('TUNE', '')}: {sweep.get('cpu_dma_latency', '')}"
