@@ -17,7 +17,7 @@ SUITE_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -
 GIT_COMMIT    := $(shell git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)$(shell \
   git status --porcelain -- crates go kotlin Cargo.toml Cargo.lock 2>/dev/null | grep -q . && echo -modified)
 
-.PHONY: all build go-micro kotlin-micro python venv dev tools test test-rust test-go test-python lint clean
+.PHONY: all build go-micro kotlin-micro python venv dev tools test test-rust test-go test-python lint clean findings
 
 all: build python tools
 
@@ -116,6 +116,11 @@ lint: dev
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
 	$(VENV)/bin/shellcheck -x $(SHELL_SCRIPTS)
 	$(VPY) -m ruff check .
+
+## docs/findings.md again: every sweep it uses, one after another (about 30 min here; the network one needs root
+## for its two namespaces), then its figures and the tables between its markers. After `make`; builds nothing.
+findings:
+	$(PYTHON) -m findings.regenerate
 
 clean:
 	$(CARGO) clean

@@ -11,7 +11,7 @@ from .kind import UsageError
 
 KINDS = {kind.name: kind for kind in (rtt.KIND, throughput.KIND, micro.KIND)}  # -k's choices, in this order
 DEFAULT = rtt.KIND  # -k's default
-WRITES = ("pdf", "html")  # what figures' -o writes, by the file's extension
+WRITES = ("pdf", "png", "svg", "html")  # what figures' -o writes, by the file's extension (png, svg: a page each)
 FIGURES = (*dict.fromkeys(name for kind in KINDS.values() for name in kind.figures), "all")  # every kind's -t
 
 

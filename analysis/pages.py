@@ -202,8 +202,18 @@ def report(kind, sweep, plot: str, scale: str):
         yield from kind.closing(sweep)
 
 
+IMAGE_DPI = 80  # an 11 × 7.5 in page as an 880 × 600 px PNG: small enough to commit beside a page
+
+
 def save(figures, path: Path, title: str) -> int:
-    """Write the figures as the pages of one PDF; returns the page count."""
+    """Write the figures as the pages of one PDF, or as images when `path` ends in .png or .svg (page k > 1
+    as NAME-k.png: an image holds one page); returns the page count."""
+    if path.suffix.lower() in (".png", ".svg"):
+        count = 0
+        for count, fig in enumerate(figures, 1):
+            page = path if count == 1 else path.with_name(f"{path.stem}-{count}{path.suffix}")
+            fig.savefig(page, dpi=IMAGE_DPI, metadata={"Title": title} if path.suffix.lower() == ".svg" else None)
+        return count
     count = 0
     with PdfPages(path, metadata={"Title": title, "Creator": "parse.py"}) as pdf:
         for fig in figures:

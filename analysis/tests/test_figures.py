@@ -36,6 +36,17 @@ def test_each_figure_type_writes_a_pdf(kind, sweep_dir, tmp_path, capsys):
     assert f"wrote {out} ({SWEEP_PAGES[kind]} page" in capsys.readouterr().err
 
 
+def test_a_png_or_svg_out_writes_an_image_per_page(sweep_dir, tmp_path, capsys):
+    # An image for a page beside a document (docs/findings/): one file per page, the first under the name asked.
+    assert main(["-d", str(sweep_dir), "-t", "delta", "-o", str(tmp_path / "delta.png")]) == 0
+    assert (tmp_path / "delta.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["-d", str(sweep_dir), "-t", "ecdf", "-o", str(tmp_path / "ecdf.svg")]) == 0
+    written = sorted(p.name for p in tmp_path.glob("ecdf*.svg"))
+    assert written == ["ecdf-2.svg", "ecdf-3.svg", "ecdf.svg"]
+    assert (tmp_path / "ecdf.svg").read_text().lstrip().startswith("<?xml")
+    assert f"wrote {tmp_path / 'ecdf.svg'} (3 pages)" in capsys.readouterr().err
+
+
 def test_all_has_every_page_and_parse_py_defaults_to_it(sweep_dir):
     result = parse_py("-d", sweep_dir)  # neither -t nor --summary: the table and every figure
     assert result.returncode == 0, result.stderr

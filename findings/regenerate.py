@@ -1,0 +1,210 @@
+"""Runs every sweep docs/findings.md uses, one after another, redraws its figures and rewrites the blocks between
+its markers (tables, commands, the machine); the prose between the blocks stays as written.
+
+    python3 -m findings.regenerate               # every sweep (about 30 min on a 2-vCPU VM), then the page
+    python3 -m findings.regenerate --no-sweep    # the page again from the newest folder of each sweep
+    python3 -m findings.regenerate --only main   # one sweep again, then the page
+
+The network sweep runs inside namespace A of two network namespaces joined by a veth pair, with an sshd in B
+(tests/netns_lab.py, the two-host tests' lab): it needs root, iproute2 and openssh-server.
+"""
+
+import argparse
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import machine, numbers, page
+from .sweeps import BY_NAME, LAB_SUBNET, SWEEPS
+
+REPO = Path(__file__).resolve().parents[1]
+GRACE_S = 120  # beyond a sweep's 1.5 × its budget: its closing table and the lab's set-up
+
+
+@dataclass(frozen=True)
+class Request:
+    sweeps: tuple[str, ...]  # to run; empty with --no-sweep
+    page: Path
+    figures: Path
+    out_dir: Path
+
+
+def parse_args(argv) -> Request:
+    p = argparse.ArgumentParser(prog="python3 -m findings.regenerate", description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", action="append", choices=sorted(BY_NAME), metavar="SWEEP",
+                   help=f"run only this sweep (repeatable): {', '.join(BY_NAME)}")
+    p.add_argument("--no-sweep", action="store_true", help="run nothing: redraw from the newest folder of each sweep")
+    p.add_argument("--page", type=Path, default=REPO / "docs" / "findings.md")
+    p.add_argument("--out-dir", type=Path, default=REPO / "latency-logs" / "findings",
+                   help="each sweep's folders go under OUT_DIR/NAME (default latency-logs/findings)")
+    ns = p.parse_args(argv)
+    chosen = () if ns.no_sweep else tuple(ns.only or BY_NAME)
+    return Request(chosen, ns.page, ns.page.with_suffix(""), ns.out_dir)
+
+
+# -- the sweeps ------------------------------------------------------------------------------------------------
+
+def wait(proc: subprocess.Popen, deadline_s: float) -> int:
+    """The sweep's exit status; past its deadline it is stopped as Ctrl-C would (it stops its own ends)."""
+    try:
+        return proc.wait(timeout=deadline_s)
+    except subprocess.TimeoutExpired:
+        print(f"findings: {proc.args[0]} passed its deadline of {deadline_s:.0f} s: stopping it", file=sys.stderr)
+        proc.send_signal(signal.SIGTERM)
+        try:
+            return proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return proc.wait()
+
+
+def run_sweep(name: str, out_dir: Path) -> int:
+    sweep = BY_NAME[name]
+    env = {**os.environ, **sweep.env(), "OUT_DIR": str(out_dir / name)}
+    argv = [f"./{sweep.script}", *shlex.split(sweep.flags)]
+    deadline = sweep.minutes * 60 * 1.5 + GRACE_S
+    print(f"findings: sweep {name}: {sweep.command()}", file=sys.stderr, flush=True)
+    if not sweep.network:
+        return wait(subprocess.Popen(argv, env=env, cwd=REPO), deadline)
+    # The two-host tests' lab, the one place that builds it (the repository root is on the path under -m).
+    from tests.netns_lab import Lab, missing_prerequisites
+
+    why_not = missing_prerequisites()
+    if why_not:
+        print(f"findings: sweep {name} skipped: {why_not}", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="findings-lab-") as lab_dir:
+        lab = Lab(lab_dir, subnet=LAB_SUBNET)
+        try:
+            lab.up()
+            env["SSH_OPTS"] = lab.ssh_opts
+            return wait(subprocess.Popen(lab.in_ns(lab.ns_a, argv), env=env, cwd=REPO), deadline)
+        finally:
+            lab.down()
+
+
+def newest(out_dir: Path, name: str) -> Path | None:
+    """The newest finished folder of a sweep (folder names end in their start time)."""
+    folders = sorted((p for p in (out_dir / name).glob("*-*") if (p / "sweep.json").is_file()),
+                     key=lambda p: p.name.rsplit("-", 2)[-2:])
+    return folders[-1] if folders else None
+
+
+# -- the page --------------------------------------------------------------------------------------------------
+
+def parse_py(*args: str) -> str | None:
+    """parse.py's output; None, said on stderr, when it fails (that part of its block is left out)."""
+    done = subprocess.run([sys.executable, str(REPO / "parse.py"), *args], cwd=REPO, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"findings: parse.py {' '.join(args)} failed: {done.stderr.strip()}", file=sys.stderr)
+        return None
+    return done.stdout
+
+
+# (block, sweep, figure file, parse.py figures arguments, alt text)
+FIGURES = (
+    ("main", "main", "main.png", ("-t", "delta"), "the latency each runtime adds over std"),
+    ("claim1", "main", "claim1.png", ("-t", "stat", "-f", "std,busy-poll"), "std and the busy-poll floor"),
+    ("claim2", "main", "claim2.png", ("-t", "delta", "-f", "std,async-std,smol"), "async-std and smol minus std"),
+    ("claim3", "pacing", "claim3.png", ("-t", "stat", "-f", "std,tokio,std-sleep,tokio-sleep"),
+     "tokio and std, paced by schedule and by a sleep after each reply"),
+    ("claim4", "decoys", "claim4.png", ("-t", "tasks"), "p50 and p99 against the decoy count"),
+    ("claim5", "network", "claim5.png", ("-t", "delta"), "tokio minus std across the veth pair"),
+)
+# (block, sweep, parse.py table filters): the full tables, with intervals, folded under each block
+TABLES = (
+    ("claim1", "main", ("-f", "std,busy-poll", "-r", "1k,inf")),
+    ("claim2", "main", ("-f", "std,async-std,smol")),
+    ("claim2", "pacing", ("-f", "std-sleep,async-std-sleep,smol-sleep")),
+    ("claim3", "pacing", ("-f", "std,tokio,std-sleep,tokio-sleep")),
+    ("claim3", "main", ("-f", "tokio",)),
+    ("claim4", "decoys", ()),
+    ("claim5", "network", ()),
+    ("claim5", "main", ("-f", "std,tokio", "-r", "1k,inf")),
+)
+DERIVED = {  # block: (the sweeps it needs, the table it draws from their CSV tables)
+    "claim2": (("main", "pacing"), numbers.async_table),
+    "claim3": (("main", "pacing"), numbers.transports_table),
+    "claim4": (("decoys",), numbers.decoys_table),
+    "claim5": (("main", "network"), numbers.tokio_added_table),
+    "laptop": (("main", "pacing"), numbers.laptop_table),
+}
+BLOCK_SWEEPS = {"claim1": ("main",), "claim2": ("main", "pacing"), "claim3": ("pacing", "main"),
+                "claim4": ("decoys",), "claim5": ("main", "network")}
+
+
+def rel(path: Path) -> str:
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
+def command_lines(names) -> str:
+    body = []
+    for name in names:
+        sweep = BY_NAME[name]
+        where = f" (inside namespace A of the lab; B is {LAB_SUBNET}.2)" if sweep.network else ""
+        body.append(f"Sweep `{name}`, {sweep.about}; about {sweep.minutes:g} min here{where}:\n\n"
+                    f"```sh\n{sweep.command()}\n```\n")
+    return "\n".join(body)
+
+
+def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]:
+    """Every block whose sweeps have a folder: its commands, figure (`link`/FILE from the page), derived table
+    and full tables."""
+    parts: dict[str, list[str]] = {}
+    figures.mkdir(parents=True, exist_ok=True)
+    for block, sweep, file, args, alt in FIGURES:
+        image = figures / file
+        for old in [image, *image.parent.glob(f"{image.stem}-[0-9]*{image.suffix}")]:
+            old.unlink(missing_ok=True)  # a page fewer than last time leaves no stale image behind
+        if sweep in folders and parse_py("figures", "-d", str(folders[sweep]), *args, "-o", str(image)) is not None:
+            pages = [image, *sorted(image.parent.glob(f"{image.stem}-[0-9]*{image.suffix}"))]
+            if block != "main":
+                parts.setdefault(block, []).append("".join(f"![{alt}]({link}/{p.name})\n" for p in pages))
+    csv = {name: numbers.rows(parse_py("table", "-d", str(folder), "--format", "csv") or "") for name, folder in folders.items()}
+    for block, (needs, draw) in DERIVED.items():
+        if all(n in csv for n in needs):
+            parts.setdefault(block, []).append(draw(*(csv[n] for n in needs)))
+    for block, sweep, args in TABLES:
+        if sweep in folders:
+            shown = " ".join(["python3 parse.py table -d", rel(folders[sweep]), *args, "--format markdown"])
+            table = parse_py("table", "-d", str(folders[sweep]), *args, "--format", "markdown")
+            if table is not None:
+                parts.setdefault(block, []).append(
+                    f"<details><summary><code>{shown}</code></summary>\n\n{table}\n</details>\n")
+    out = {}
+    for block, needs in BLOCK_SWEEPS.items():
+        if all(n in folders for n in needs):
+            out[block] = command_lines(needs) + "\n" + "\n".join(parts.get(block, []))
+    if "laptop" in parts:
+        out["laptop"] = "\n".join(parts["laptop"])
+    if folders:
+        out["machine"] = machine.table(folders) + "\nThe system check's warnings as each sweep started:\n\n" + \
+            machine.warnings(folders)
+    out["sweeps"] = command_lines(n.name for n in SWEEPS) + \
+        f"\nIn all about {sum(s.minutes for s in SWEEPS):g} min of sweeps, one after another.\n"
+    return out
+
+
+def main(argv=None) -> int:
+    asked = parse_args(sys.argv[1:] if argv is None else argv)
+    failed = [name for name in asked.sweeps if run_sweep(name, asked.out_dir) != 0]
+    folders = {s.name: f for s in SWEEPS if (f := newest(asked.out_dir, s.name)) is not None}
+    missing = [s.name for s in SWEEPS if s.name not in folders]
+    if missing:
+        print(f"findings: no folder yet for {', '.join(missing)}: their blocks stay as they are", file=sys.stderr)
+    text = asked.page.read_text()
+    asked.page.write_text(page.rewrite(text, bodies(folders, asked.figures, os.path.relpath(asked.figures, asked.page.parent))))
+    print(f"findings: rewrote {rel(asked.page)} from {', '.join(rel(f) for f in folders.values()) or 'no sweep'}",
+          file=sys.stderr)
+    if failed:
+        print(f"findings: some runs of {', '.join(failed)} failed or were stopped: see their sweep.json", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
