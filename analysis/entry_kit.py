@@ -57,7 +57,9 @@ def written_as(path: Path, command: str, writes: tuple[str, ...]) -> str:
     `-o report.htm` is never a PDF under that name."""
     form = path.suffix.lower().removeprefix(".")
     if form not in writes:
-        raise UsageError(f"-o {path}: {command} writes {' or '.join(f'.{w}' for w in writes)}, not "
+        named = [f".{w}" for w in writes]
+        listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+        raise UsageError(f"-o {path}: {command} writes {listed}, not "
                          f"{path.suffix or 'a name without an extension'} (e.g. -o {path.with_suffix('.' + writes[-1])})")
     return form
 

@@ -41,9 +41,9 @@ def test_one_figure_asked_for_is_the_only_one_in_the_page(capsys, sweep_dir, tmp
 
 
 @pytest.mark.parametrize(("command", "name", "says"), [
-    ("figures", "report.htm", "figures writes .pdf or .html, not .htm (e.g. -o {dir}/report.html)"),
-    ("figures", "report", "figures writes .pdf or .html, not a name without an extension (e.g. -o {dir}/report.html)"),
-    ("old flags", "report.txt", "figures writes .pdf or .html, not .txt (e.g. -o {dir}/report.html)"),
+    ("figures", "report.htm", "figures writes .pdf, .png, .svg or .html, not .htm (e.g. -o {dir}/report.html)"),
+    ("figures", "report", "figures writes .pdf, .png, .svg or .html, not a name without an extension (e.g. -o {dir}/report.html)"),
+    ("old flags", "report.txt", "figures writes .pdf, .png, .svg or .html, not .txt (e.g. -o {dir}/report.html)"),
     ("compare", "compare.html", "compare writes .pdf, not .html (e.g. -o {dir}/compare.pdf)"),
 ])
 def test_an_output_name_the_suite_does_not_write_is_refused_in_one_line(capsys, sweep_dir, tmp_path, command,
