@@ -1,6 +1,8 @@
 //! When each message is sent. `schedule` fixes message k at `t0 + k·interval` so the x-axis rate
 //! is the rate asked for; `sleep` is the 2022 method (sleep after each reply), kept for
-//! comparison. Back-to-back never touches a timer.
+//! comparison. Back-to-back (`schedule` at interval 0) never touches a timer; `sleep` at interval
+//! 0 sleeps zero on the runtime's timer after each reply, as the 2022 ping did: std's and
+//! async-std's return at once, tokio's waits for its next 1 ms tick (docs/findings.md).
 
 use std::time::{Duration, Instant};
 
@@ -56,11 +58,12 @@ impl Pacer {
     /// The pacer of connection `conn` (0-based) of `connections` that share `schedule` from
     /// `start`: each sends every `connections × interval`, connection `conn` offset by
     /// `conn × interval`, so that together they send evenly at the aggregate rate rather than in
-    /// bursts. Zero `interval` is back-to-back on each connection.
+    /// bursts. Zero `interval` is back-to-back on each connection, but under `sleep` pacing, which
+    /// still sleeps zero after each reply.
     pub fn for_connection(schedule: Schedule, start: Instant, conn: u32, connections: u32) -> Self {
         let Schedule { mode, interval } = schedule;
         match mode {
-            _ if interval.is_zero() => Pacer::BackToBack,
+            PacingMode::Schedule if interval.is_zero() => Pacer::BackToBack,
             PacingMode::Schedule => Pacer::Schedule {
                 start: start + scaled(interval, conn.into()),
                 interval: scaled(interval, connections.into()),
@@ -158,6 +161,30 @@ mod tests {
         let pacer = Pacer::Sleep { interval: MS };
         assert_eq!(pacer.wait(0, now), Wait::None);
         assert_eq!(pacer.wait(7, now), Wait::Until(now + MS));
+    }
+
+    #[test]
+    fn sleep_pacing_at_interval_zero_still_sleeps_on_the_timer_and_a_schedule_does_not() {
+        let now = Instant::now();
+        let sleep = Schedule {
+            mode: PacingMode::Sleep,
+            interval: Duration::ZERO,
+        };
+        let pacer = Pacer::for_connection(sleep, now, 0, 1);
+        assert_eq!(
+            pacer,
+            Pacer::Sleep {
+                interval: Duration::ZERO
+            }
+        );
+        assert_eq!(
+            pacer.wait(3, now),
+            Wait::Until(now),
+            "a zero-length sleep after each reply"
+        );
+        let back_to_back = Pacer::for_connection(schedule(Duration::ZERO), now, 0, 1);
+        assert_eq!(back_to_back, Pacer::BackToBack);
+        assert_eq!(back_to_back.wait(3, now), Wait::None);
     }
 
     #[test]
