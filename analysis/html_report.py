@@ -46,9 +46,14 @@ class Table:
 
 def anchors(points: pd.DataFrame, keys) -> list[str]:
     """An id per point from the values of its keys (tokio-tcp-64-0.001-0-1-closed), unique in the page."""
+    return unique_ids([fmt.plain(v) if isinstance(v, float) else str(v) for v in values if not pd.isna(v)]
+                      for values in points[list(keys)].itertuples(index=False))  # a loop over points
+
+
+def unique_ids(rows) -> list[str]:
+    """An id per row from its words joined by -, what an id may not hold made _, a repeat numbered."""
     ids, seen = [], set()
-    for values in points[list(keys)].itertuples(index=False):  # a loop over points
-        words = [fmt.plain(v) if isinstance(v, float) else str(v) for v in values if not pd.isna(v)]
+    for words in rows:
         base = re.sub(r"[^\w.-]+", "_", "-".join(words)) or "point"
         name, n = base, 1
         while name in seen:
@@ -158,7 +163,7 @@ def history_page(path: Path, layout, pages, db: str) -> int:
     """The history's page (parse.py history -o FILE.html): its table (history.layout: a row per series, the
     sweeps' numbers in its notes), filterable by metric and machine, and a figure per metric."""
     headers, rows, notes = layout
-    ids = [re.sub(r"[^\w.-]+", "_", f"{row[0]}-{row[1]}-{row[2]}") for row in rows]  # benchmark, metric, machine
+    ids = unique_ids(row[:3] for row in rows)  # benchmark, metric, machine
     facets = {"metric": [row[1] for row in rows], "machine": [row[2] for row in rows]}
     table = Table(headers, rows, [n for n in notes if not n.startswith("#")],
                   ids, {name: values for name, values in facets.items() if len(set(values)) > 1})
