@@ -22,7 +22,7 @@ from pathlib import Path
 
 from suite.palette import Palette
 
-from . import compare, legacy, options, request, tracking_cli
+from . import compare, legacy, options, request, tracking_cli, wrk
 from . import entry_kit as kit
 from .kind import UsageError
 from .sweep import NothingUsable
@@ -79,6 +79,13 @@ def _variance_options(p) -> None:
     p.add_argument("--format", choices=kit.FORMAT, default="text", help="table format (default text)")
 
 
+def _wrk_options(p) -> None:
+    options.add_dir(p)
+    p.add_argument("-f", "--framework", type=options.listed(str.strip), default=[], metavar="NAME[,NAME]",
+                   help="only these runtimes (or variants)")
+    p.add_argument("--format", choices=kit.FORMAT, default="text", help="table format (default text)")
+
+
 def resolve_table(ns) -> request.Table:
     kind = options.KINDS[ns.kind]
     kind.check(kit.asked(ns))
@@ -114,6 +121,10 @@ def resolve_variance(ns) -> request.Variance:
     kind = options.DEFAULT
     kind.check(kit.asked(ns))
     return request.Variance(kind, kit.folder(ns.dir), kit.filters(ns), ns.format)
+
+
+def resolve_wrk(ns) -> request.Wrk:
+    return request.Wrk(kit.folder(ns.dir), tuple(ns.framework), ns.format)
 
 
 def cmd_table(asked: request.Table) -> int:
@@ -190,10 +201,21 @@ def cmd_variance(asked: request.Variance) -> int:
     return 0
 
 
+def cmd_wrk(asked: request.Wrk) -> int:
+    """The HTTP figures cross-checked: wrk's and the suite's ping's req/s, p50 and p99 per runtime (MODE=wrk sweeps).
+
+    Each side's median over repeats with its interval, the ratio suite/wrk of req/s with whether it is within
+    ±15 %, and each side's ranking of the runtimes by req/s."""
+    table = wrk.points(wrk.runs(asked.folder, asked.frameworks, kit.warn))
+    sys.stdout.write(wrk.TABLES[asked.form](table))
+    return 0
+
+
 COMMANDS = (("table", cmd_table, resolve_table), ("figures", cmd_figures, resolve_figures),
-            ("compare", cmd_compare, resolve_compare), ("variance", cmd_variance, resolve_variance))
+            ("compare", cmd_compare, resolve_compare), ("variance", cmd_variance, resolve_variance),
+            ("wrk", cmd_wrk, resolve_wrk))
 OWN = {"table": _table_options, "figures": _figures_options, "compare": _compare_options,
-       "variance": _variance_options}
+       "variance": _variance_options, "wrk": _wrk_options}
 COMMANDS += tracking_cli.COMMANDS  # export, record, history
 OWN |= tracking_cli.OWN
 

@@ -27,6 +27,7 @@ SWEEP_INFO = "sweep.json"
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9}
 _OLD_NAMES = {"async_std": "async-std", "icmp": "ping"}  # 2022 spellings of framework labels
 _SWEEP_NAME = re.compile(r"(\d{8}-\d{6})$")
+OTHER_LOGS = ("wrk-log/",)  # logs of other programs a sweep keeps beside its own (parse.py wrk reads them)
 ROUND = re.compile(r"-r(\d+)$")  # a repeat's stem ends in -r{k}, k its round; older stems: round 1
 
 
@@ -43,6 +44,7 @@ class Found:
     infos: dict[Path, dict] = field(default_factory=dict)  # sweep.json files
     other_kinds: dict[str, int] = field(default_factory=dict)  # kind → logs not asked for
     damaged: list[tuple[Path, str]] = field(default_factory=list)  # (log of this kind, what is wrong): left out
+    other_logs: dict[str, int] = field(default_factory=dict)  # schema → logs of other programs (OTHER_LOGS)
 
 
 def newest_sweep(root: Path) -> Path | None:
@@ -87,6 +89,9 @@ def scan(folder: Path, kind, warn) -> Found:
         if path.name == SWEEP_INFO:
             found.infos[path] = data if isinstance(data, dict) else {"sweep.json": data}
             continue
+        if isinstance(data, dict) and str(data.get("schema", "")).startswith(OTHER_LOGS):
+            found.other_logs[str(data["schema"])] = found.other_logs.get(str(data["schema"]), 0) + 1
+            continue  # another client's log beside the pings' (MODE=wrk): its own command reads it
         if not isinstance(data, dict) or not str(data.get("schema", "")).startswith("rtt-log/"):
             warn(path, "not an rtt-log JSON (no \"schema\": \"rtt-log/…\")")
             continue

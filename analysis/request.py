@@ -61,6 +61,15 @@ class Variance:
 
 
 @dataclass(frozen=True)
+class Wrk:
+    """`parse.py wrk`: a MODE=wrk sweep's cross-check, wrk's HTTP figures beside the suite's ping's."""
+
+    folder: Path
+    frameworks: tuple[str, ...]  # -f: only these runtimes (or variants); empty: all
+    form: str  # text, csv, markdown
+
+
+@dataclass(frozen=True)
 class Export:
     """`parse.py export`: a sweep's tracked metrics in a CI tracking tool's format."""
 

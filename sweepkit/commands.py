@@ -44,6 +44,14 @@ def system_ping_probe(interval: str, size: str, address: str) -> list[str]:
     return ["ping", "-n", "-q", "-c", "1", "-W", "2", "-i", interval, "-s", size, address]
 
 
+def wrk(binary: str, url: str, duration, size: int, script: Path, threads: int, connections: int,
+        prefix=()) -> list[str]:
+    """wrk against a pong's URL for `duration` whole seconds with its latency percentiles, its request made by
+    `script` (sweepkit/wrk_echo.lua: POST /echo with a `size`-byte body, the suite's ping's request)."""
+    return [*prefix, binary, f"-t{threads}", f"-c{connections}", f"-d{duration}", "--latency", "-s", str(script), url,
+            "--", str(size)]
+
+
 def micro(spec: Spec, point, stem: Path, prefix=()) -> list[str]:
     """A micro benchmark binary's run (MODE=micro), writing STEM.json."""
     return [*prefix, str(spec.bin_dir / f"{point.binary}-micro"), *point.args(spec), "--out", str(stem)]

@@ -119,7 +119,7 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     result = Checked(knobs=knobs, given=given)
     mode = modes.named(knobs["MODE"])
     if mode.one_host and context != "localhost":
-        result.usage = ("MODE=micro runs in-process on one host, with no peer: use ./run-localhost.sh")
+        result.usage = f"MODE={knobs['MODE']} {mode.one_host}: use ./run-localhost.sh"
         return result
     result.selection, result.usage = select(flags, context, knobs["MODE"], variants=bool(knobs["VARIANTS"].split()),
                                             drops=mode.drops_entries)
@@ -133,8 +133,8 @@ def check_network(result: Checked, environ, context: str, mode) -> None:
     k, problems = result.knobs, result.errors
     result.variants = variants_mod.parse(k["VARIANTS"], problems)
     if k["MODE"] not in modes.SWEEPS:
-        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s) "
-                        "or micro (in-process benchmarks)")
+        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s), "
+                        "micro (in-process benchmarks) or wrk (the HTTP figures cross-checked with wrk)")
     check_repeats(k, problems)
     if k["BUDGET"]:
         if budget_s(k["BUDGET"]) is None:

@@ -50,11 +50,11 @@ class Point:
     @property
     def stem(self) -> str:
         """The point's name: {framework}-{transport}-{payload}B-{interval}s|throughput, then each dimension's
-        suffix: -{tasks}t, -{connections}c unless one connection, -open in open load. A sweep of one
-        connection in a closed loop keeps the names of the sweeps before those knobs."""
+        suffix: -{tasks}t, -{connections}c unless one connection, -open in open load; then its kind's suffix
+        (-wrk). A sweep of one connection in a closed loop keeps the names of the sweeps before those knobs."""
         measure = "throughput" if self.interval is None else f"{self.interval}s"
         return f"{self.framework}-{self.transport}-{self.payload}B-{measure}" + "".join(
-            d.stem(self.get(d.name)) for d in DIMENSIONS)
+            d.stem(self.get(d.name)) for d in DIMENSIONS) + modes.of(self.kind).stem_suffix
 
     def end_args(self, end: str) -> tuple[str, ...]:
         """The `ping` or `pong` arguments of this point: a reference's or a variant's own, then each of its

@@ -11,7 +11,7 @@ import subprocess
 from . import commands, disturbance, procs
 from .spec import Spec
 
-LISTENING = re.compile(r"listening on (.+):([0-9]+) \((tcp|udp)\)")
+LISTENING = re.compile(r"listening on (.+):([0-9]+) \((tcp|udp|http)\)")
 REMOTE_PID = re.compile(r"pid [0-9]+")
 
 

@@ -81,6 +81,7 @@ class Spec:
     micro_event_sizes: tuple[int, ...] = ()
     micro_repeat: int = 0
     micro_timeout: int = 0
+    wrk: str = ""  # MODE=wrk's: the wrk that runs, as found on PATH (the entry checks it is there)
 
     def record(self) -> dict[str, str]:
         """sweep.json's `knobs`: every knob's text, in order."""

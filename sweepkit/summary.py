@@ -47,13 +47,13 @@ def summary(sweep_dir) -> list[str]:
 
 def summary_table(sweep_dir: Path, mode: str) -> list[str]:
     """parse.py's table when the analysis toolkit is installed, else the plain one."""
-    lines, kind = [], modes.of(mode).parse_args()
+    lines, command = [], modes.of(mode).closing_command()
     if (SUITE_DIR / "parse.py").is_file():
-        run = subprocess.run([sys.executable, "parse.py", "table", *kind, "-d", str(sweep_dir)],
+        run = subprocess.run([sys.executable, "parse.py", *command, "-d", str(sweep_dir)],
                              cwd=SUITE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         out = run.stdout.rstrip("\n")
         if run.returncode == 0:
             return [out]
         last = out.splitlines()[-1] if out else ""
-        lines.append(f"(parse.py {' '.join(['table', *kind])} failed with status {run.returncode}: {last})")
+        lines.append(f"(parse.py {' '.join(command)} failed with status {run.returncode}: {last})")
     return lines + summary(sweep_dir)

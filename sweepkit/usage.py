@@ -10,6 +10,8 @@ KNOBS_HELP = """\
 Knobs (environment variables, with their defaults):
   MODE=rtt               rtt: round-trip times; throughput: one way, as fast as possible;
                          micro: in-process benchmarks (run-localhost.sh only; knobs below)
+                         wrk: each runtime's HTTP pong driven by wrk and by its own ping
+                         (run-localhost.sh only; REPEATS=6 DURATION=3 WARMUP=0; WRK=wrk)
   REPEATS={REPEATS:<15}runs per point, each a fresh pong and ping; one round runs every point once
                          (MODE=throughput: {THROUGHPUT_REPEATS}; MODE=micro: 1, each run repeats MICRO_REPEAT times)
   BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit

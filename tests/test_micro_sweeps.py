@@ -143,7 +143,7 @@ def test_go_is_refused_outside_micro_and_micro_across_hosts(tmp_path):
     for args in (["--peer", "127.0.0.1", "-t"], ["--serve", "-t"], ["--remote", "nobody@nowhere", "-t"]):
         run = run_script("run-network.sh", args, tmp_path / "out", timeout=20, MODE="micro")
         assert run.rc == 2, run.output
-        assert run.errlines == ["run-network.sh: MODE=micro runs in-process benchmarks on one host, with no peer: "
+        assert run.errlines == ["run-network.sh: MODE=micro runs in-process on one host, with no peer: "
                                 "use ./run-localhost.sh\n"]
     assert not (tmp_path / "out").exists()
 

@@ -67,8 +67,8 @@ def test_every_bad_knob_is_named_at_once():
 
 
 @pytest.mark.parametrize("env, message", [
-    ({"MODE": "latency"}, "MODE='latency': expected rtt (round-trip times), throughput (msg/s and Gb/s) or micro "
-                          "(in-process benchmarks)"),
+    ({"MODE": "latency"}, "MODE='latency': expected rtt (round-trip times), throughput (msg/s and Gb/s), micro "
+                          "(in-process benchmarks) or wrk (the HTTP figures cross-checked with wrk)"),
     ({"SIZE": "70000"}, "SIZE=70000 is too large for UDP (at most 65507 bytes)"),
     ({"INTERVALS": " "}, 'INTERVALS is empty: expected seconds, e.g. "0.001 0"'),
     ({"MODE": "throughput", "SIZES": "64 7"},

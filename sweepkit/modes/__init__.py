@@ -1,16 +1,17 @@
-"""One mode per kind of point (rtt, its reference icmp, throughput, micro): the only place the sweep branches on the kind.
+"""One mode per kind of point (rtt, its reference icmp, throughput, micro, wrk): the only place the sweep branches on the kind.
 
 Each mode (sweepkit/modes/base.py's Mode) says, for its kind, how a point is measured and judged, each end's
 options, its time limit and overhead, its run's fields in sweep.json, its progress and table lines; rtt,
-throughput and micro are also the sweep's MODE. The runner, the plan, the progress lines and the tables
+throughput, micro and wrk (whose points are wrk's and wrk-ping's, the suite's own ping beside it) are also
+the sweep's MODE. The runner, the plan, the progress lines and the tables
 ask a point's mode (`of`), or the sweep's (`of(spec.mode)`).
 """
 
-from . import icmp, micro, rtt, throughput
+from . import icmp, micro, rtt, throughput, wrk
 from .base import Mode
 
-KINDS: dict[str, Mode] = {m.kind: m for m in (rtt.MODE, icmp.MODE, throughput.MODE, micro.MODE)}
-SWEEPS = ("rtt", "throughput", "micro")  # the MODEs of a sweep
+KINDS: dict[str, Mode] = {m.kind: m for m in (rtt.MODE, icmp.MODE, throughput.MODE, micro.MODE, wrk.MODE, wrk.PING)}
+SWEEPS = ("rtt", "throughput", "micro", "wrk")  # the MODEs of a sweep
 LOG_KINDS = SWEEPS  # a log's "kind" (an ICMP log is an rtt one), the closing tables' order
 
 

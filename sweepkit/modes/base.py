@@ -22,7 +22,8 @@ class Mode:
     overhead_guess_s = 0.0  # per run, for the estimate before anything ran (docs/sweeps.md, "Time")
     header: list[str] = []  # the closing table's columns for this kind's logs
 
-    one_host = False  # True: run-localhost.sh only (MODE=micro: in-process, no peer)
+    one_host = ""  # why this MODE runs on run-localhost.sh only, e.g. "runs in-process on one host, with no peer"
+    stem_suffix = ""  # after a point's stem (plan.Point.stem), where two kinds of one sweep share its other parts
     drops_entries = False  # True: a chosen entry that takes no part is dropped with a warning, not refused
 
     # -- the checks of a sweep of this MODE, at the entry, on the knob strings ----------------------------
@@ -52,6 +53,11 @@ class Mode:
 
     def warn(self, result) -> None:
         """Warnings once every knob is right: knobs given that this MODE does not use, entries left out."""
+
+    def unavailable(self, spec: Spec) -> str | None:
+        """Why a sweep of this MODE cannot run on this host, said in one line and not a failure (MODE=wrk without
+        wrk); None when it can."""
+        return None
 
     # -- a point of this kind -------------------------------------------------------------------------
     def why_skipped(self, point, spec: Spec, icmp_unusable: str | None) -> str | None:
@@ -180,6 +186,10 @@ class Mode:
     def parse_args(self) -> list[str]:
         """parse.py's options for this MODE's closing table."""
         return ["-k", self.kind]
+
+    def closing_command(self) -> list[str]:
+        """The parse.py command (and its options) that prints this MODE's closing table."""
+        return ["table", *self.parse_args()]
 
     def pong_mode(self) -> list[str]:
         """The pong's --mode: throughput pongs count instead of echoing."""

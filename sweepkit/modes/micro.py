@@ -19,7 +19,7 @@ class Micro(Mode):
     ends = ("micro",)
     header = ["framework", "bench", "sizes", "run", "repeats", "ns/op median", "op/s median", "peak RSS"]
 
-    one_host = True
+    one_host = "runs in-process on one host, with no peer"
     drops_entries = True
 
     def defaults(self) -> dict[str, str]:
