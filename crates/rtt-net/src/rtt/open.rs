@@ -37,34 +37,9 @@ pub(super) async fn tcp<R: Runtime>(
     part: Connection,
     window: u32,
 ) -> Outcome {
-    let Connection {
-        target: address,
-        payload: size,
-        pacer,
-        timeline,
-        ..
-    } = part;
-    let (reader, writer) = match stream.into_split() {
-        Ok(halves) => halves,
-        Err(e) => {
-            return (
-                Recorder::new(),
-                Err(anyhow!(e).context("splitting the stream")),
-            );
-        }
-    };
-    let in_flight = Arc::new(InFlight::new(window));
-    let receiver = R::spawn(guarded::<R, _>(
-        receive_tcp(reader, in_flight.clone(), timeline, size, address),
-        in_flight.clone(),
-        timeline,
-        address,
-    ));
-    let transmit = TcpTransmit { writer, address };
-    let message = Message::raw(size);
-    let sender = send_on_schedule::<R, _>(transmit, in_flight.clone(), pacer, timeline, message);
-    let sent = guarded::<R, _>(sender, in_flight, timeline, address).await;
-    merge(sent, receiver.await)
+    let (address, size, timeline) = (part.target, part.payload, part.timeline);
+    let receive = move |reader, in_flight| receive_tcp(reader, in_flight, timeline, size, address);
+    over_stream::<R, _, _>(stream, part, window, Message::raw(size), receive).await
 }
 
 /// One HTTP connection under open load: TCP's two tasks, each message a request. HTTP/1.1
@@ -75,9 +50,31 @@ pub(super) async fn http<R: Runtime>(
     part: Connection,
     window: u32,
 ) -> Outcome {
+    let (address, timeline) = (part.target, part.timeline);
+    let request = EchoRequest::new(address, &wire::message(part.payload));
+    let message = Message {
+        seq_at: request.body_at,
+        bytes: request.bytes,
+    };
+    let receive = move |reader, in_flight| receive_http(reader, in_flight, timeline, address);
+    over_stream::<R, _, _>(stream, part, window, message, receive).await
+}
+
+/// A stream split in two: `receive` reads the replies in a task of its own, while this one
+/// sends `message` on schedule; each bounded by the run's guard.
+async fn over_stream<R: Runtime, F, Fut>(
+    stream: R::TcpStream,
+    part: Connection,
+    window: u32,
+    message: Message,
+    receive: F,
+) -> Outcome
+where
+    F: FnOnce(<R::TcpStream as TcpIo>::ReadHalf, Arc<InFlight>) -> Fut,
+    Fut: Future<Output = Outcome> + Send + 'static,
+{
     let Connection {
         target: address,
-        payload: size,
         pacer,
         timeline,
         ..
@@ -93,17 +90,12 @@ pub(super) async fn http<R: Runtime>(
     };
     let in_flight = Arc::new(InFlight::new(window));
     let receiver = R::spawn(guarded::<R, _>(
-        receive_http(reader, in_flight.clone(), timeline, address),
+        receive(reader, in_flight.clone()),
         in_flight.clone(),
         timeline,
         address,
     ));
     let transmit = TcpTransmit { writer, address };
-    let request = EchoRequest::new(address, &wire::message(size));
-    let message = Message {
-        seq_at: request.body_at,
-        bytes: request.bytes,
-    };
     let sender = send_on_schedule::<R, _>(transmit, in_flight.clone(), pacer, timeline, message);
     let sent = guarded::<R, _>(sender, in_flight, timeline, address).await;
     merge(sent, receiver.await)
