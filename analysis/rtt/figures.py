@@ -16,6 +16,7 @@ from suite.palette import NO_VARIANTS
 from suite.palette import Palette, is_reference
 
 from ..plots import PLAIN, error_bars, minor_labels
+from .protocols import BASE, OVER
 from .runs import BASELINE
 
 RTT_LABEL = "round-trip time (µs)"
@@ -271,7 +272,7 @@ def _cost_lines(ax, table, positions: dict, palette: Palette, columns: list[tupl
 def stack_cost(ax, table, positions: dict, palette: Palette = NO_VARIANTS) -> None:
     """HTTP − TCP p50 against message rate, a line per runtime (rtt/protocols.py's rows): what the protocol
     costs on each runtime."""
-    _cost_lines(ax, table, positions, palette, [("cost", "cost_low", "cost_high", "http")])
+    _cost_lines(ax, table, positions, palette, [("cost", "cost_low", "cost_high", OVER)])
     ax.set_ylabel("HTTP − TCP, median RTT (µs)")
 
 
@@ -279,5 +280,5 @@ def runtime_cost(ax, table, positions: dict, palette: Palette = NO_VARIANTS) -> 
     """Δp50 vs std against message rate over TCP and over HTTP (each its transport's line style), a line per
     runtime: what the runtime costs, on either protocol."""
     _cost_lines(ax, table, positions, palette, [(f"delta_p50_{t}", f"delta_p50_low_{t}", f"delta_p50_high_{t}", t)
-                                                   for t in ("tcp", "http")])
+                                                   for t in (BASE, OVER)])
     ax.set_ylabel(DELTA_LABEL)

@@ -182,7 +182,7 @@ def protocol_pages(sweep, scale: str = "log"):
         key = dict(zip(by, values, strict=True))
         fig, axes = kit.new_page(f"What HTTP costs, beside what the runtime costs — "
                                  f"{point(key['payload'], key['tasks'], key)}",
-                                 kit.context(sweep, sweep.points[sweep.points["transport"].isin(("tcp", "http"))]),
+                                 kit.context(sweep, sweep.points[sweep.points["transport"].isin((protocols.BASE, protocols.OVER))]),
                                  2, cols=2)
         positions = figures.rate_positions(group["interval_s"])
         figures.stack_cost(axes[0], group, positions, palette)
@@ -191,7 +191,7 @@ def protocol_pages(sweep, scale: str = "log"):
         kit.panel_title(axes[1], "the runtime: Δ vs std over TCP and over HTTP")
         axes[0].set_ylabel("added median round-trip time (µs)")  # the page's one y label: both panels' unit
         handles = plots.framework_handles(group["framework"], palette=palette) + plots.style_handles(
-            ["tcp", "http"], ci=bool((group["pairs"] > 1).any()), series=group["framework"], palette=palette)
+            [protocols.BASE, protocols.OVER], ci=bool((group["pairs"] > 1).any()), series=group["framework"], palette=palette)
         kit.finish(fig, axes, handles, "xy", cols=2)  # one µs scale: the two costs read against each other
         yield fig
     if len(rows):

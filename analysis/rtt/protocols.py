@@ -21,7 +21,8 @@ from .. import uncertainty as u
 from ..summary import aligned, has_shape, integers, interval, markdown_table, signed
 from .runs import KEYS, SHAPE
 
-BASE, OVER = "tcp", "http"  # the stack underneath, and the one on top of it
+BASE = "tcp"  # the stack underneath
+OVER = "http"  # the one on top of it
 _SETTING = [k for k in KEYS if k != "transport"]  # framework, payload, interval_s, and the dimensions
 CSV_COLUMNS = ["framework", "payload", "interval_s", "target_rate", "tasks", "connections", "load",
                "tcp_p50_ns", "tcp_p50_low_ns", "tcp_p50_high_ns", "http_p50_ns", "http_p50_low_ns",

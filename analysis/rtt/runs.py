@@ -105,7 +105,9 @@ def missed(frame: pd.DataFrame) -> pd.Series:
 
 
 def tidy(runs: pd.DataFrame) -> pd.DataFrame:
-    return runs.assign(missed_rate=missed(runs))
+    """Whether each run missed its rate; the HTTP facts null where no log had them (the 2022 suite's CSVs)."""
+    absent = {name: None for name in http_facts(None) if name not in runs}
+    return runs.assign(missed_rate=missed(runs), **absent)
 
 
 def finish(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
