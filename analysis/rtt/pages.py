@@ -176,6 +176,8 @@ def protocol_pages(sweep, scale: str = "log"):
     """What the protocol costs beside what the runtime costs (rtt/protocols.py), for the settings a runtime
     ran over both TCP and HTTP: a page per payload, decoy count and shape, HTTP − TCP in one panel and
     each transport's Δ vs std in the other, a line per runtime; then the table."""
+    if not protocols.both(sweep.points):
+        return
     palette, rows = sweep.palette, protocols.stack_cost(sweep.points, sweep.runs)
     by = ["payload", "tasks", *SHAPE]
     for values, group in rows.groupby(by, sort=True):

@@ -70,7 +70,7 @@ def stack_cost(points: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
         found["cost_low"].append(change.low if change else math.nan)
         found["cost_high"].append(change.high if change else math.nan)
         found["pairs"].append(len(diffs))
-    return table.assign(**found)
+    return table.copy().assign(**found)  # a copy: the merge left it in many blocks
 
 
 def cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
