@@ -57,6 +57,10 @@ pub trait Runtime: 'static {
         Self::reference(knobs).map_or(Self::FRAMEWORK, |(label, _)| label)
     }
 
+    /// Whether its I/O calls block their thread rather than wait as futures (std): an HTTP pong
+    /// on it is a small blocking server, a thread per connection, rather than hyper.
+    const BLOCKING_IO: bool = false;
+
     type TcpStream: TcpIo;
     type TcpListener: Send + Sync + 'static;
     type UdpSocket: UdpIo;

@@ -8,6 +8,7 @@
 
 pub mod decoy;
 pub mod descriptors;
+pub mod http;
 pub mod lifecycle;
 pub mod options;
 pub mod pacing;

@@ -18,6 +18,7 @@ use crate::{
     pacing::Schedule,
     rtt::{self, Load, RttSpec},
     throughput::{self, ThroughputSpec},
+    wire::Protocol,
 };
 
 /// What a ping measures, and how.
@@ -68,7 +69,10 @@ fn resolve(options: &PingOptions, framework: &'static str) -> (RunSpec, Measurem
                 interval: options.interval(),
             },
             connections: options.connections,
-            window: (options.load == Load::Open).then(|| options.window.unwrap_or(DEFAULT_WINDOW)),
+            window: (options.load == Load::Open).then(|| match options.protocol {
+                Protocol::Http => 1,
+                _ => options.window.unwrap_or(DEFAULT_WINDOW),
+            }),
             udp_timeout: Duration::from_millis(options.udp_timeout_ms),
         }),
         Mode::Throughput => Measurement::Throughput(ThroughputSpec {

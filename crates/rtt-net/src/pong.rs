@@ -1,5 +1,5 @@
-//! The pong: echoes every TCP client byte for byte as read, and every UDP datagram back to its
-//! sender, until killed (`--mode throughput`: counts them instead). A client that misbehaves
+//! The pong: echoes every TCP client byte for byte as read, every UDP datagram back to its
+//! sender, and every HTTP `POST /echo`'s body in its response (`http`), until killed (`--mode throughput`: counts them instead). A client that misbehaves
 //! only ever loses its own connection. `--delay-ns` holds each echo back by a known time, to
 //! plant a difference a sweep should call.
 
@@ -18,6 +18,7 @@ use rtt_core::{
 };
 
 use crate::{
+    http::{self, ServerSpec},
     options::{self, Mode, PingOptions, PongOptions},
     throughput,
     wire::Protocol,
@@ -60,6 +61,27 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
                     (Err(error), _) => {
                         eprintln!("warning: accepting a client on {address}: {error}");
                         // Out of file descriptors, say: back off rather than spin on the error.
+                        R::sleep_until(Instant::now() + Duration::from_millis(10)).await;
+                    }
+                }
+            }
+        }
+        Protocol::Http => {
+            let listener = R::listen(address)
+                .await
+                .with_context(|| format!("listening on {address} (http)"))?;
+            announce(R::listener_address(&listener)?, options.protocol)?;
+            let spec = ServerSpec {
+                header_timeout: Duration::from_millis(options.header_timeout_ms),
+                delay,
+            };
+            loop {
+                match R::accept(&listener).await {
+                    Ok((stream, _)) => {
+                        R::detach(R::spawn(http::serve_connection::<R>(stream, spec)))
+                    }
+                    Err(error) => {
+                        eprintln!("warning: accepting a client on {address}: {error}");
                         R::sleep_until(Instant::now() + Duration::from_millis(10)).await;
                     }
                 }
@@ -112,7 +134,7 @@ async fn echo_tcp<S: TcpIo>(mut stream: S, delay: Duration) {
 
 /// Busy-waits `delay` on the monotonic clock, holding the thread as work would (a sleep would
 /// add the timer's slack and a wake-up, and be no known difference at all).
-fn spin(delay: Duration) {
+pub(crate) fn spin(delay: Duration) {
     if delay.is_zero() {
         return;
     }

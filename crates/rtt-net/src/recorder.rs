@@ -4,6 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use crate::http::client::Tally;
+
 /// One reply: when its message was sent (since the measurement started) and its round trip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sample {
@@ -74,6 +76,8 @@ pub struct Recorder {
     pub out_of_order: u64,
     /// Start and planned end of the measured window, once the exchange has begun.
     pub window: Option<(Instant, Instant)>,
+    /// Over http: the responses by status, warm-up included.
+    pub http: Tally,
 }
 
 impl Recorder {
@@ -132,6 +136,7 @@ impl Recorder {
         self.lost += other.lost;
         self.late += other.late;
         self.out_of_order += other.out_of_order;
+        self.http.add(&other.http);
     }
 }
 

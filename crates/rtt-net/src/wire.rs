@@ -1,4 +1,5 @@
-//! The wire: the transport (`--protocol`) and the format of a payload, whose first 8 bytes are
+//! The wire: the transport (`--protocol`; `http` wraps each message in a request, see `http`)
+//! and the format of a payload, whose first 8 bytes are
 //! its sequence number (little-endian u64), the rest filler. Pongs never parse it; pings use it
 //! to match echoes to messages.
 
@@ -7,6 +8,8 @@
 pub enum Protocol {
     Tcp,
     Udp,
+    /// HTTP/1.1 over TCP: each message a `POST /echo`, each echo its response (`http`)
+    Http,
 }
 
 impl Protocol {
@@ -14,6 +17,7 @@ impl Protocol {
         match self {
             Protocol::Tcp => "tcp",
             Protocol::Udp => "udp",
+            Protocol::Http => "http",
         }
     }
 }

@@ -68,6 +68,8 @@ impl Runtime for Std {
         knobs.busy_poll.then_some(("busy-poll", "--busy-poll"))
     }
 
+    const BLOCKING_IO: bool = true;
+
     type TcpStream = Tcp;
     type TcpListener = TcpListener;
     type UdpSocket = Udp;

@@ -102,7 +102,7 @@ pub struct RunContext {
     /// The sweep's label for this line when it is a variant of `framework` run with other
     /// options (`--variant`, e.g. `tokio-ei8`); `null` for the runtime as it comes.
     pub variant: Option<String>,
-    /// `tcp` or `udp`.
+    /// `tcp`, `udp` or `http`.
     pub transport: String,
     /// Payload bytes per message.
     pub payload: usize,
@@ -163,6 +163,28 @@ pub struct RttLog {
     pub latency_ns: Option<RttSummary>,
     /// How evenly the connections fared (runtime only).
     pub per_connection: Option<Fairness>,
+    /// Over `http`: what was asked and how it was answered; `null` over tcp and udp (and in logs
+    /// written before http existed).
+    #[serde(default)]
+    pub http: Option<HttpFacts>,
+}
+
+/// What an HTTP run's requests and responses were.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HttpFacts {
+    /// The method of every request (`POST`).
+    pub method: String,
+    /// The path of every request (`/echo`).
+    pub path: String,
+    /// Bytes of each request's body (the message), and of each echo's.
+    pub body_bytes: usize,
+    /// Bytes of each request's head on the wire, blank line included.
+    pub request_head_bytes: usize,
+    /// Bytes of the largest response head on the wire, blank line included.
+    pub response_head_bytes: u64,
+    /// Responses by status code, warm-up included. A non-2xx response is counted here and is
+    /// not a sample.
+    pub statuses: std::collections::BTreeMap<String, u64>,
 }
 
 /// Per-connection counts, summarised across the connections.

@@ -26,6 +26,12 @@ pub const MAX_CONNECTIONS: i64 = 100_000;
 /// Messages in flight per connection in open load when `--window` is not given.
 pub const DEFAULT_WINDOW: u32 = 64;
 
+/// Why `--mode throughput` refuses http, for the ping and the pong.
+const HTTP_THROUGHPUT: &str = "--mode throughput counts one-way messages, and HTTP answers every request: use --protocol tcp for throughput, or --mode rtt with --protocol http --interval 0 (requests per second are its achieved rate)";
+
+/// How long an HTTP pong waits for a request head, idle time included, unless told.
+pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 30_000;
+
 /// The longest UDP throughput run: its per-window counts must fit one datagram.
 pub const MAX_UDP_THROUGHPUT_SECONDS: f64 = 400.0;
 
@@ -76,7 +82,8 @@ pub struct PingOptions {
     /// message was due
     #[arg(long, value_enum, default_value_t = Load::Closed)]
     pub load: Load,
-    /// Open load: the most messages in flight per connection; a send held back is late
+    /// Open load: the most messages in flight per connection; a send held back is late (http:
+    /// 1, HTTP/1.1 without pipelining)
     #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub window: Option<u32>,
     /// CPU-bound decoy tasks spawned on the same runtime (std: threads)
@@ -129,6 +136,9 @@ impl PingOptions {
                 self.size
             ));
         }
+        if self.protocol == Protocol::Http && self.window.is_some_and(|w| w > 1) {
+            return Err("--window above 1 does not apply to --protocol http: HTTP/1.1 without pipelining has one request in flight per connection; drop --window, or add --connections".to_owned());
+        }
         if self.window.is_some() && self.load == Load::Closed {
             return Err("--window applies to --load open: a closed loop has one message in flight per connection".to_owned());
         }
@@ -147,6 +157,9 @@ impl PingOptions {
             );
         }
         if self.mode == Mode::Throughput {
+            if self.protocol == Protocol::Http {
+                return Err(HTTP_THROUGHPUT.to_owned());
+            }
             if self.connections > 1 || self.load == Load::Open {
                 return Err(
                     "--connections and --load apply to --mode rtt: a throughput run has one sender"
@@ -187,6 +200,10 @@ pub struct PongOptions {
     /// known difference planted to calibrate what a sweep can resolve (rtt mode only)
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
     pub delay_ns: u64,
+    /// HTTP: close a connection whose next request head is not in within this time, idle
+    /// keep-alive time included (hyper's header-read timeout, on every runtime)
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_HEADER_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub header_timeout_ms: u64,
     /// Check these options and exit: 0 if a run would start with them, 2 naming the problem
     /// otherwise (how the sweeps check VARIANTS before anything runs)
     #[arg(long)]
@@ -215,8 +232,13 @@ pub fn check_pong(options: &PongOptions, command: &mut Command) {
             "--delay-ns delays each echo: drop it, or --mode throughput (which echoes nothing)";
         command.error(ErrorKind::ArgumentConflict, problem).exit();
     }
+    if options.protocol == Protocol::Http && options.mode == Mode::Throughput {
+        command
+            .error(ErrorKind::ArgumentConflict, HTTP_THROUGHPUT)
+            .exit();
+    }
     // A UDP pong serves every peer from its one socket.
-    if options.protocol == Protocol::Tcp {
+    if options.protocol != Protocol::Udp {
         let what = format!("serving --connections {}", options.connections);
         check_room(
             descriptors::make_room_for(options.connections, &what),

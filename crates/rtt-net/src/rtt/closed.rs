@@ -7,26 +7,49 @@ use anyhow::bail;
 use rtt_core::runtime::{Runtime, STALL_LIMIT};
 
 use super::{
-    link::{Link, TcpLink, UdpLink},
+    link::{Answer, HttpLink, Link, TcpLink, UdpLink},
     timeline::{Connection, Outcome, Timeline},
 };
-use crate::{pacing::Wait, recorder::Recorder, wire};
+use crate::{
+    pacing::Wait,
+    recorder::Recorder,
+    wire::{self, Protocol},
+};
 
-/// One TCP connection under closed load, bounded by the run's guard.
+/// One TCP connection under closed load.
 pub(super) async fn tcp<R: Runtime>(stream: R::TcpStream, part: Connection) -> Outcome {
+    let link = TcpLink::new(stream, part.target, part.payload);
+    let (recorder, result, _) = over_stream::<R, _>(link, part, Protocol::Tcp).await;
+    (recorder, result)
+}
+
+/// One HTTP connection under closed load: TCP's loop, with the responses' tally.
+pub(super) async fn http<R: Runtime>(stream: R::TcpStream, part: Connection) -> Outcome {
+    let link = HttpLink::new(stream, part.target, part.payload);
+    let (mut recorder, result, link) = over_stream::<R, _>(link, part, Protocol::Http).await;
+    recorder.http = link.tally().clone();
+    (recorder, result)
+}
+
+/// A stream's exchanges, bounded by the run's guard (a read or write has no deadline of its own).
+async fn over_stream<R: Runtime, L: Link>(
+    mut link: L,
+    part: Connection,
+    transport: Protocol,
+) -> (Recorder, anyhow::Result<()>, L) {
     let address = part.target;
     let mut recorder = part.timeline.recorder();
-    let mut link = TcpLink::new(stream, address, part.payload);
     let exchanges = exchange_loop::<R, _>(&mut link, part, &mut recorder);
     let result = R::until(part.timeline.deadline, exchanges)
         .await
         .unwrap_or_else(|| {
             bail!(
-                "no echo from the pong at {address} (tcp) for {} s past the run's end: is it stopped or overloaded?",
+                "no echo from the pong at {address} ({}) for {} s past the run's end: is it stopped or overloaded?",
+                transport.as_str(),
                 STALL_LIMIT.as_secs()
             )
         });
-    (recorder, result)
+    (recorder, result, link)
 }
 
 /// One UDP socket under closed load (each datagram has its own deadline).
@@ -75,9 +98,10 @@ async fn exchange_loop<R: Runtime, L: Link>(
         now = echo.at;
         if measured {
             recorder.out_of_order += echo.stale;
-            match echo.received {
-                true => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
-                false => recorder.lost += 1,
+            match echo.answer {
+                Answer::Echoed => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
+                Answer::Lost => recorder.lost += 1,
+                Answer::Refused => {}
             }
         }
     }

@@ -11,18 +11,31 @@ use std::{
 
 use anyhow::{anyhow, bail};
 
-use rtt_core::runtime::{STALL_LIMIT, TcpIo, UdpIo, timed_out};
+use rtt_core::runtime::{STALL_LIMIT, TcpIo, TcpRead, UdpIo, timed_out};
 
-use crate::wire::{self, MAX_UDP_PAYLOAD};
+use crate::{
+    http::client::{EchoRequest, ResponseReader, Tally},
+    wire::{self, MAX_UDP_PAYLOAD},
+};
 
 /// What came back for one message.
 pub(super) struct Echo {
     /// When the reply was read (or when the wait for it ended).
     pub at: Instant,
-    /// Whether the message's own reply arrived in time.
-    pub received: bool,
+    pub answer: Answer,
     /// Replies that belonged to earlier messages (or to none) and were set aside.
     pub stale: u64,
+}
+
+/// How a message was answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// Its own echo, in time: a sample.
+    Echoed,
+    /// Nothing in time (UDP): lost.
+    Lost,
+    /// An HTTP response that is not a success: tallied by its status, not a sample.
+    Refused,
 }
 
 /// A transport's exchange of one message: it keeps the message and the echo's buffer, lent to
@@ -74,10 +87,73 @@ impl<S: TcpIo> Link for TcpLink<S> {
         check_tcp_echo(&self.echo, seq, address)?;
         Ok(Echo {
             at,
-            received: true,
+            answer: Answer::Echoed,
             stale: 0,
         })
     }
+}
+
+/// HTTP/1.1: each message a `POST /echo` on a kept-alive connection, its echo the response body.
+pub(super) struct HttpLink<S> {
+    stream: S,
+    address: SocketAddr,
+    request: EchoRequest,
+    responses: ResponseReader,
+}
+
+impl<S: TcpIo> HttpLink<S> {
+    pub fn new(stream: S, address: SocketAddr, size: usize) -> Self {
+        Self {
+            stream,
+            address,
+            request: EchoRequest::new(address, &wire::message(size)),
+            responses: ResponseReader::default(),
+        }
+    }
+
+    /// The responses' statuses and sizes, for the recorder.
+    pub fn tally(&self) -> &Tally {
+        &self.responses.tally
+    }
+}
+
+impl<S: TcpIo> Link for HttpLink<S> {
+    fn message(&mut self) -> &mut [u8] {
+        self.request.body_mut()
+    }
+
+    async fn exchange(&mut self, seq: u64, _sent_at: Instant) -> anyhow::Result<Echo> {
+        let address = self.address;
+        let bytes = take(&mut self.request.bytes);
+        let len = bytes.len();
+        let written;
+        (written, self.request.bytes) = self.stream.write_all(bytes, len).await;
+        written.map_err(|error| tcp_write_error(error, address))?;
+        let answer = read_http_echo(&mut self.responses, &mut self.stream, seq, address).await?;
+        Ok(Echo {
+            at: Instant::now(),
+            answer,
+            stale: 0,
+        })
+    }
+}
+
+/// Reads the response to message `seq`: its echo, or a refusal tallied by status.
+pub(super) async fn read_http_echo<Rd: TcpRead>(
+    responses: &mut ResponseReader,
+    reader: &mut Rd,
+    seq: u64,
+    address: SocketAddr,
+) -> anyhow::Result<Answer> {
+    let response = responses
+        .read(reader)
+        .await
+        .map_err(|error| tcp_read_error(error, address))?;
+    if !response.is_success() {
+        return Ok(Answer::Refused);
+    }
+    check_tcp_echo(responses.body(&response), seq, address)?;
+    Ok(Answer::Echoed)
 }
 
 /// What a failed TCP write of a message means.
@@ -173,7 +249,7 @@ impl<U: UdpIo> Link for UdpLink<U> {
                     if udp_echo_seq(&self.echo[..len], size) == Some(seq) {
                         return Ok(Echo {
                             at,
-                            received: true,
+                            answer: Answer::Echoed,
                             stale,
                         });
                     }
@@ -184,7 +260,7 @@ impl<U: UdpIo> Link for UdpLink<U> {
                 Ok(None) => {
                     return Ok(Echo {
                         at: Instant::now(),
-                        received: false,
+                        answer: Answer::Lost,
                         stale,
                     });
                 }

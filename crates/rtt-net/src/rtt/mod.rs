@@ -21,11 +21,17 @@ pub use self::{
 };
 
 use self::timeline::{Connection, Outcome, Timeline};
+use rtt_core::log::HttpFacts;
+
 use crate::{
+    http::{
+        client::{EchoRequest, Tally},
+        routes::ECHO_PATH,
+    },
     lifecycle::{Lifecycle, RunSpec},
     pacing::Pacer,
     recorder::Recorder,
-    wire::Protocol,
+    wire::{self, Protocol},
 };
 
 /// One RTT run on the runtime under test.
@@ -33,7 +39,8 @@ pub async fn session<R: Runtime>(run: RunSpec, spec: RttSpec, info: RuntimeInfo)
     let lifecycle = Lifecycle::<R>::begin(&run);
     let (recorders, outcome) = measure::<R>(&run, spec).await;
     let context = lifecycle.end(&run, info, outcome).await;
-    RttReport::new(context, &spec, recorders)
+    let http = (run.transport == Protocol::Http).then(|| http_facts(&run, &recorders));
+    RttReport::new(context, &spec, recorders, http)
 }
 
 /// Opens every connection, then runs them all, each in its own task; their recorders, in the
@@ -49,26 +56,29 @@ async fn measure<R: Runtime>(run: &RunSpec, spec: RttSpec) -> (Vec<Recorder>, an
         window: spec.window,
         udp_timeout: spec.udp_timeout,
     };
-    let opened = match run.transport {
-        Protocol::Tcp => open_all(n, || connect_to_pong::<R>(address))
-            .await
-            .map(|streams| {
-                let timeline = Timeline::starting_now(run);
-                let task = |(conn, stream)| tcp_connection::<R>(stream, part(timeline, conn));
-                (0..)
-                    .zip(streams)
-                    .map(task)
-                    .map(R::spawn)
-                    .collect::<Vec<_>>()
-            }),
-        Protocol::Udp => open_all(n, || udp_to_pong::<R>(address))
-            .await
-            .map(|sockets| {
-                let timeline = Timeline::starting_now(run);
-                let task = |(conn, socket)| udp_connection::<R>(socket, part(timeline, conn));
-                (0..).zip(sockets).map(task).map(R::spawn).collect()
-            }),
-    };
+    let opened =
+        match run.transport {
+            Protocol::Tcp | Protocol::Http => open_all(n, || connect_to_pong::<R>(address))
+                .await
+                .map(|streams| {
+                    let timeline = Timeline::starting_now(run);
+                    let http = run.transport == Protocol::Http;
+                    let task =
+                        |(conn, stream)| tcp_connection::<R>(stream, part(timeline, conn), http);
+                    (0..)
+                        .zip(streams)
+                        .map(task)
+                        .map(R::spawn)
+                        .collect::<Vec<_>>()
+                }),
+            Protocol::Udp => open_all(n, || udp_to_pong::<R>(address))
+                .await
+                .map(|sockets| {
+                    let timeline = Timeline::starting_now(run);
+                    let task = |(conn, socket)| udp_connection::<R>(socket, part(timeline, conn));
+                    (0..).zip(sockets).map(task).map(R::spawn).collect()
+                }),
+        };
     let tasks = match opened {
         Ok(tasks) => tasks,
         Err(error) => return (Vec::new(), Err(error)),
@@ -97,6 +107,25 @@ async fn measure<R: Runtime>(run: &RunSpec, spec: RttSpec) -> (Vec<Recorder>, an
     (recorders, outcome)
 }
 
+/// What an HTTP run asked, and how its responses came back.
+fn http_facts(run: &RunSpec, recorders: &[Recorder]) -> HttpFacts {
+    let request = EchoRequest::new(run.target, &wire::message(run.payload));
+    let mut tally = Tally::default();
+    recorders.iter().for_each(|r| tally.add(&r.http));
+    HttpFacts {
+        method: "POST".to_owned(),
+        path: ECHO_PATH.to_owned(),
+        body_bytes: run.payload,
+        request_head_bytes: request.body_at,
+        response_head_bytes: tally.response_head_bytes,
+        statuses: tally
+            .statuses
+            .iter()
+            .map(|(status, count)| (status.to_string(), *count))
+            .collect(),
+    }
+}
+
 /// Opens `n` sockets with `open`, one after the other, before any is used; the first error ends it.
 async fn open_all<T, F>(n: u32, mut open: impl FnMut() -> F) -> anyhow::Result<Vec<T>>
 where
@@ -109,8 +138,12 @@ where
     Ok(opened)
 }
 
-/// One TCP connection, under either load.
-async fn tcp_connection<R: Runtime>(mut stream: R::TcpStream, part: Connection) -> Outcome {
+/// One TCP connection, bare or carrying HTTP, under either load.
+async fn tcp_connection<R: Runtime>(
+    mut stream: R::TcpStream,
+    part: Connection,
+    http: bool,
+) -> Outcome {
     // std's blocking calls have socket timeouts instead of the runtime's race against a timer.
     if let Err(error) = stream.bound_by(part.timeline.deadline) {
         let error = anyhow!(error).context(format!(
@@ -119,9 +152,11 @@ async fn tcp_connection<R: Runtime>(mut stream: R::TcpStream, part: Connection) 
         ));
         return (Recorder::new(), Err(error));
     }
-    match part.window {
-        Some(window) => open::tcp::<R>(stream, part, window).await,
-        None => closed::tcp::<R>(stream, part).await,
+    match (part.window, http) {
+        (Some(window), false) => open::tcp::<R>(stream, part, window).await,
+        (None, false) => closed::tcp::<R>(stream, part).await,
+        (Some(window), true) => open::http::<R>(stream, part, window).await,
+        (None, true) => closed::http::<R>(stream, part).await,
     }
 }
 

@@ -18,10 +18,14 @@ use rtt_core::runtime::{Runtime, STALL_LIMIT, TcpIo, TcpRead, TcpWrite, UdpIo};
 
 use super::{
     in_flight::{Flight, InFlight},
-    link::{check_tcp_echo, tcp_read_error, tcp_write_error, udp_echo_seq, udp_error},
+    link::{
+        Answer, check_tcp_echo, read_http_echo, tcp_read_error, tcp_write_error, udp_echo_seq,
+        udp_error,
+    },
     timeline::{Connection, Outcome, Timeline},
 };
 use crate::{
+    http::client::{EchoRequest, ResponseReader},
     pacing::{Pacer, Wait},
     recorder::Recorder,
     wire::{self, MAX_UDP_PAYLOAD},
@@ -57,7 +61,50 @@ pub(super) async fn tcp<R: Runtime>(
         address,
     ));
     let transmit = TcpTransmit { writer, address };
-    let sender = send_on_schedule::<R, _>(transmit, in_flight.clone(), pacer, timeline, size);
+    let message = Message::raw(size);
+    let sender = send_on_schedule::<R, _>(transmit, in_flight.clone(), pacer, timeline, message);
+    let sent = guarded::<R, _>(sender, in_flight, timeline, address).await;
+    merge(sent, receiver.await)
+}
+
+/// One HTTP connection under open load: TCP's two tasks, each message a request. HTTP/1.1
+/// without pipelining has one request in flight per connection, so the window is 1: a request
+/// due while the previous response is out waits, and its latency counts from when it was due.
+pub(super) async fn http<R: Runtime>(
+    stream: R::TcpStream,
+    part: Connection,
+    window: u32,
+) -> Outcome {
+    let Connection {
+        target: address,
+        payload: size,
+        pacer,
+        timeline,
+        ..
+    } = part;
+    let (reader, writer) = match stream.into_split() {
+        Ok(halves) => halves,
+        Err(e) => {
+            return (
+                Recorder::new(),
+                Err(anyhow!(e).context("splitting the stream")),
+            );
+        }
+    };
+    let in_flight = Arc::new(InFlight::new(window));
+    let receiver = R::spawn(guarded::<R, _>(
+        receive_http(reader, in_flight.clone(), timeline, address),
+        in_flight.clone(),
+        timeline,
+        address,
+    ));
+    let transmit = TcpTransmit { writer, address };
+    let request = EchoRequest::new(address, &wire::message(size));
+    let message = Message {
+        seq_at: request.body_at,
+        bytes: request.bytes,
+    };
+    let sender = send_on_schedule::<R, _>(transmit, in_flight.clone(), pacer, timeline, message);
     let sent = guarded::<R, _>(sender, in_flight, timeline, address).await;
     merge(sent, receiver.await)
 }
@@ -87,7 +134,8 @@ pub(super) async fn udp<R: Runtime>(
         address,
     ));
     let transmit = UdpTransmit { socket, address };
-    let sent = send_on_schedule::<R, _>(transmit, in_flight, pacer, timeline, size).await;
+    let message = Message::raw(size);
+    let sent = send_on_schedule::<R, _>(transmit, in_flight, pacer, timeline, message).await;
     merge(sent, receiver.await)
 }
 
@@ -159,6 +207,22 @@ impl<U: UdpIo> Transmit for UdpTransmit<U> {
     }
 }
 
+/// What the sender puts on the wire: the bytes, with the sequence number at `seq_at`.
+struct Message {
+    bytes: Vec<u8>,
+    seq_at: usize,
+}
+
+impl Message {
+    /// A bare message of `size` bytes (TCP, UDP).
+    fn raw(size: usize) -> Self {
+        Self {
+            bytes: wire::message(size),
+            seq_at: 0,
+        }
+    }
+}
+
 /// Sends message after message at its due time, or as soon as the window has room, until the
 /// measured window ends; counts those due in it, and those sent late.
 async fn send_on_schedule<R: Runtime, T: Transmit>(
@@ -166,10 +230,13 @@ async fn send_on_schedule<R: Runtime, T: Transmit>(
     in_flight: Arc<InFlight>,
     pacer: Pacer,
     timeline: Timeline,
-    size: usize,
+    message: Message,
 ) -> Outcome {
     let mut counts = Recorder::new();
-    let mut message = wire::message(size);
+    let Message {
+        bytes: mut message,
+        seq_at,
+    } = message;
     for seq in 0.. {
         let Some(due) = pacer.due(seq).filter(|&due| due < timeline.end) else {
             break;
@@ -185,7 +252,7 @@ async fn send_on_schedule<R: Runtime, T: Transmit>(
             Some(waited) => late |= waited,
             None => break,
         }
-        wire::write_seq(&mut message, seq);
+        wire::write_seq(&mut message[seq_at..], seq);
         let flight = Flight {
             seq,
             due,
@@ -233,6 +300,36 @@ async fn receive_tcp<Rd: TcpRead>(
         in_flight.pop();
         record(&mut recorder, flight, at, timeline);
     }
+    (recorder, Ok(()))
+}
+
+/// Reads the responses of an HTTP connection, one per request, in the order sent, until the
+/// sender has stopped and every request is answered; a refusal is tallied, not recorded.
+async fn receive_http<Rd: TcpRead>(
+    mut reader: Rd,
+    in_flight: Arc<InFlight>,
+    timeline: Timeline,
+    address: SocketAddr,
+) -> Outcome {
+    let mut recorder = timeline.recorder();
+    let mut responses = ResponseReader::default();
+    while let Some(flight) = in_flight.oldest().await {
+        let answer = read_http_echo(&mut responses, &mut reader, flight.seq, address).await;
+        let at = Instant::now();
+        match answer {
+            Ok(answer) => {
+                in_flight.pop();
+                if answer == Answer::Echoed {
+                    record(&mut recorder, flight, at, timeline);
+                }
+            }
+            Err(error) => {
+                recorder.http = responses.tally;
+                return (recorder, Err(error));
+            }
+        }
+    }
+    recorder.http = responses.tally;
     (recorder, Ok(()))
 }
 

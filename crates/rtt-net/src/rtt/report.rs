@@ -7,7 +7,7 @@ use std::{
 };
 
 use rtt_core::{
-    log::{Fairness, Log, RTT_CSV_HEADER, Range, RttLog, RttSummary, RunContext},
+    log::{Fairness, HttpFacts, Log, RTT_CSV_HEADER, Range, RttLog, RttSummary, RunContext},
     output::Outcome,
     stats::{RttStats, nearest_rank},
 };
@@ -26,7 +26,12 @@ pub struct RttReport {
 impl RttReport {
     /// Summarises what the connections' `recorders` kept of a run described by `context`: the
     /// totals are their sums, the percentiles those of all their samples together (exact).
-    pub fn new(context: RunContext, spec: &RttSpec, recorders: Vec<Recorder>) -> Self {
+    pub fn new(
+        context: RunContext,
+        spec: &RttSpec,
+        recorders: Vec<Recorder>,
+        http: Option<HttpFacts>,
+    ) -> Self {
         let mut total = Recorder::new();
         recorders.iter().for_each(|r| total.add_counts(r));
         let measured_for = recorders
@@ -65,6 +70,7 @@ impl RttReport {
             window: spec.window,
             latency_ns: latency.map(|stats| RttSummary::from(stats.as_ref())),
             per_connection: Some(fairness(&recorders)),
+            http,
         }));
         Self { log, recorders }
     }

@@ -45,6 +45,9 @@ pub async fn session<R: Runtime>(
     let result = match run.transport {
         Protocol::Tcp => send_tcp::<R>(&run, spec, &mut sent).await,
         Protocol::Udp => send_udp::<R>(&run, &mut sent).await,
+        Protocol::Http => Err(anyhow!(
+            "throughput over http is not measured: the options refuse it"
+        )),
     };
     let (counts, outcome) = match result {
         Ok(counts) => (Some(counts), Ok(())),
