@@ -86,6 +86,13 @@ def _wrk_options(p) -> None:
     p.add_argument("--format", choices=kit.FORMAT, default="text", help="table format (default text)")
 
 
+def _protocols_options(p) -> None:
+    options.add_dir(p)
+    options.add_filters(p, protocol=False)
+    p.add_argument("--format", choices=kit.FORMAT, default="text", help="table format (default text)")
+    options.add_out(p, "none: the table only", ("pdf", "png", "svg"))
+
+
 def resolve_table(ns) -> request.Table:
     kind = options.KINDS[ns.kind]
     kind.check(kit.asked(ns))
@@ -125,6 +132,15 @@ def resolve_variance(ns) -> request.Variance:
 
 def resolve_wrk(ns) -> request.Wrk:
     return request.Wrk(kit.folder(ns.dir), tuple(ns.framework), ns.format)
+
+
+def resolve_protocols(ns) -> request.Protocols:
+    kind = options.DEFAULT
+    kind.check(kit.asked(ns))
+    out = kit.writable(ns.out) if ns.out is not None else None
+    if out is not None:
+        kit.written_as(out, "protocols", ("pdf", "png", "svg"))
+    return request.Protocols(kind, kit.folder(ns.dir), kit.filters(ns), ns.format, out)
 
 
 def cmd_table(asked: request.Table) -> int:
@@ -211,11 +227,24 @@ def cmd_wrk(asked: request.Wrk) -> int:
     return 0
 
 
+def cmd_protocols(asked: request.Protocols) -> int:
+    """Per runtime, the TCP and the HTTP echo side by side: what the protocol costs beside what the runtime costs.
+
+    For each setting a runtime ran over both (PROTOCOLS="tcp http"): each p50 with its 95 % interval, HTTP −
+    TCP paired by round, and each transport's Δ vs std. With -o, a page of figures per setting and the table."""
+    found = asked.kind.collect(asked.folder, asked.filters, False, kit.warn, NOISE)
+    sys.stdout.write(asked.kind.protocols(found, asked.form))
+    sys.stdout.flush()
+    if asked.out is not None:
+        kit.save(asked.kind.protocol_pages(found), asked.out, f"rtt protocols — {asked.folder.name}")
+    return 0
+
+
 COMMANDS = (("table", cmd_table, resolve_table), ("figures", cmd_figures, resolve_figures),
             ("compare", cmd_compare, resolve_compare), ("variance", cmd_variance, resolve_variance),
-            ("wrk", cmd_wrk, resolve_wrk))
+            ("wrk", cmd_wrk, resolve_wrk), ("protocols", cmd_protocols, resolve_protocols))
 OWN = {"table": _table_options, "figures": _figures_options, "compare": _compare_options,
-       "variance": _variance_options, "wrk": _wrk_options}
+       "variance": _variance_options, "wrk": _wrk_options, "protocols": _protocols_options}
 COMMANDS += tracking_cli.COMMANDS  # export, record, history
 OWN |= tracking_cli.OWN
 

@@ -17,11 +17,11 @@ FORMAT = ("text", "csv", "markdown")
 
 
 def filters(ns) -> Filters:
-    return Filters(tuple([ns.protocol] if ns.protocol else []), tuple(ns.rate), tuple(ns.tasks), tuple(ns.framework))
+    return Filters(tuple([ns.protocol] if getattr(ns, "protocol", None) else []), tuple(ns.rate), tuple(ns.tasks), tuple(ns.framework))
 
 
 def asked(ns, **more) -> Asked:
-    return Asked(tuple([ns.protocol] if ns.protocol else []), tuple(ns.rate), tuple(ns.tasks), **more)
+    return Asked(tuple([ns.protocol] if getattr(ns, "protocol", None) else []), tuple(ns.rate), tuple(ns.tasks), **more)
 
 
 def folder(given: Path | None) -> Path:

@@ -113,6 +113,14 @@ class Kind(Protocol):
         """Where each point's spread comes from, for a kind with `spread`."""
         raise UsageError(f"variance reads RTT logs, not {self.name} logs")
 
+    def protocols(self, sweep, form: str) -> str:
+        """What the protocol costs beside what the runtime costs, where a runtime ran over TCP and HTTP."""
+        raise UsageError(f"protocols reads RTT logs, not {self.name} logs")
+
+    def protocol_pages(self, sweep) -> Iterator:
+        """The pages of `protocols`."""
+        raise UsageError(f"protocols reads RTT logs, not {self.name} logs")
+
     def run(self, csv, meta: dict, with_time: bool):
         """(scalars, shape) of one run from its CSV; load.LogError if damaged."""
         ...

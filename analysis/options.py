@@ -5,6 +5,7 @@ import math
 from pathlib import Path
 
 from suite.palette import FRAMEWORK_ORDER
+from suite.transports import ORDER as TRANSPORTS
 
 from . import micro, rtt, throughput
 from .kind import UsageError
@@ -80,8 +81,10 @@ def add_dir(p) -> None:
     p.add_argument("-d", "--dir", type=Path, help="folder of logs (default: newest sweep in latency-logs/)")
 
 
-def add_filters(p) -> None:
-    p.add_argument("-p", "--protocol", choices=("tcp", "udp", "icmp"), help="only this transport")
+def add_filters(p, protocol: bool = True) -> None:
+    """-p (unless `protocol` is False: a command that reads given transports), -r, -l and -f."""
+    if protocol:
+        p.add_argument("-p", "--protocol", choices=TRANSPORTS, help="only this transport")
     p.add_argument("-r", "--rate", type=listed(rate), default=[], metavar="RATE[,RATE]",
                    help="only these message rates asked for, msg/s: 1000, 1k, inf (back-to-back)")
     p.add_argument("-l", "--tasks", type=listed(int), default=[], metavar="N[,N]", help="only these decoy counts")

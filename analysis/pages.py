@@ -109,7 +109,7 @@ def table_pages(text: str, title: str, where: str, notes: tuple[str, ...] = (), 
 _RESULTS = {"schema", "kind", "framework", "transport", "payload", "interval_s", "target_rate", "tasks",
             "started_at", "sent", "received", "lost", "late", "out_of_order", "achieved_rate", "complete",
             "decoy_iterations", "framework_version", "error", "windows", "sent_bytes", "received_bytes",
-            "msg_per_s", "gbit_per_s", "latency_ns", "per_connection"}
+            "msg_per_s", "gbit_per_s", "latency_ns", "per_connection", "http"}  # http: its statuses vary
 
 
 def _warnings(runs) -> list[str]:

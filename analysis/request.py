@@ -70,6 +70,17 @@ class Wrk:
 
 
 @dataclass(frozen=True)
+class Protocols:
+    """`parse.py protocols`: per runtime, HTTP against TCP, what the protocol and the runtime each cost."""
+
+    kind: Kind
+    folder: Path
+    filters: Filters
+    form: str
+    out: Path | None  # its pages (PDF, or an image a page), checked writable; None: the table only
+
+
+@dataclass(frozen=True)
 class Export:
     """`parse.py export`: a sweep's tracked metrics in a CI tracking tool's format."""
 

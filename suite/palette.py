@@ -8,17 +8,17 @@
 
 from dataclasses import dataclass, field
 
-from . import runtimes
+from . import runtimes, transports
 
 FRAMEWORK_COLOURS = {e.label: e.colour for e in runtimes.entries()}
 _SPARE_COLOURS = ("#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
 FRAMEWORK_ORDER = runtimes.labels()
 REFERENCES = frozenset(e.label for e in runtimes.entries() if e.reference)  # drawn dashed, no Δ
-TRANSPORT_ORDER = ("tcp", "udp", "icmp")
-TRANSPORT_STYLES = {"tcp": "-", "udp": "--", "icmp": ":"}
+TRANSPORT_ORDER = transports.ORDER  # tcp, udp, http, icmp: suite/transports.py
+TRANSPORT_STYLES = {t.name: t.style for t in transports.TRANSPORTS}
 # A variant is drawn in a shade of its base's colour, with its base's marker and these line styles,
 # so that the family stays recognisable.
-VARIANT_STYLES = {"tcp": "-.", "udp": ":"}
+VARIANT_STYLES = {t.name: t.variant_style for t in transports.TRANSPORTS if t.modes}
 # The shade of a runtime's k-th variant (its variants sorted by label): darker, lighter, darker…,
 # further from the base colour each pair; a share of the way to black or to white.
 _SHADE_STEP, _SHADE_FIRST, _SHADE_MOST = 0.2, 0.35, 0.75
@@ -79,7 +79,7 @@ class Palette:
             return FRAMEWORK_COLOURS[framework]
         return _SPARE_COLOURS[sum(framework.encode()) % len(_SPARE_COLOURS)]
 
-    def linestyle(self, transport: str, series: str | None = None) -> str:
+    def linestyle(self, transport: str, series: str | None = None) -> str | tuple:
         """A transport's line style; a variant's (VARIANT_STYLES) when `series` is one."""
         if series is not None and self.is_variant(series):
             return VARIANT_STYLES.get(transport, "-.")

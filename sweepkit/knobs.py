@@ -7,7 +7,7 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from suite import runtimes
+from suite import runtimes, transports
 
 from . import micro, modes, spec as spec_mod, variants as variants_mod
 from .checks import CPU_LIST, MAX_PORT, ORDERS, UINT, check_every_mode, check_repeats, seconds
@@ -35,7 +35,7 @@ DEFAULTS = {
     "INTERVALS": "0.1 0.01 0.001 0.0001 0",
     "SIZES": "8 64 1024 16384 65536 1048576",
     **{d.knob: d.default for d in DIMENSIONS},  # TASKS, CONNECTIONS, LOAD: sweepkit/dimensions.py
-    "PROTOCOLS": "tcp udp",
+    "PROTOCOLS": transports.DEFAULT,  # tcp udp: suite/transports.py, which also lists http
     "PONG_CPUS": "0",  # empty: no pinning
     "PING_CPUS": "1",
     "NICE": "-10",
@@ -148,11 +148,7 @@ def check_network(result: Checked, environ, context: str, mode) -> None:
         dimension.check(k, problems)
     mode.check_load(k, problems)
     protocols = k["PROTOCOLS"].split()
-    if not protocols:
-        problems.append('PROTOCOLS is empty: expected "tcp udp", "tcp" or "udp"')
-    for x in protocols:
-        if x not in ("tcp", "udp"):
-            problems.append(f"PROTOCOLS: '{x}' is not tcp or udp")
+    _check_protocols(k, protocols, problems)
     if "udp" in protocols:
         mode.check_udp(k, warmup, duration, problems)
     _check_setup(k, problems, mode, len(result.variants))
@@ -165,6 +161,40 @@ def check_network(result: Checked, environ, context: str, mode) -> None:
                 result.warnings.append(f"-{e.flag}: its pong ({' '.join(extra_args(e, 'pong'))}) stays up beside "
                                        f"the others for the whole sweep; to be sure it takes no CPU time from "
                                        f"them, serve it on its own (--serve -{e.flag})")
+
+
+def _check_protocols(k: dict, protocols: list[str], problems: list[str]) -> None:
+    """PROTOCOLS against suite/transports.py and the MODE; an HTTP/1.1 connection has one request in flight."""
+    swept = transports.swept_in(k["MODE"]) or transports.swept_in("rtt")
+    if not protocols:
+        problems.append(f'PROTOCOLS is empty: expected transports, e.g. "{transports.DEFAULT}" '
+                        f"(of {', '.join(swept)})")
+    for x in protocols:
+        if x not in transports.SWEPT:
+            problems.append(f"PROTOCOLS: '{x}' is not {transports.listing(swept)}")
+        elif x not in swept:
+            rest = " ".join(p for p in dict.fromkeys(protocols) if p in swept) or transports.DEFAULT
+            problems.append(f"PROTOCOLS: {x} is swept with MODE={'/'.join(transports.by_name(x).modes)} only, not "
+                            f'MODE={k["MODE"]}; drop it (PROTOCOLS="{rest}") or sweep it with MODE=rtt')
+    if "open" not in k["LOAD"].split():
+        return
+    for x in dict.fromkeys(protocols):
+        cap = transports.by_name(x).window if transports.by_name(x) else None
+        window = _option(k["PING_EXTRA"].split(), "--window")
+        if cap is not None and window is not None and not (window.isdigit() and int(window) <= cap):
+            problems.append(f"PING_EXTRA: --window {window} with {x} in open load: {x} has at most {cap} "
+                            f"request{'s' if cap != 1 else ''} in flight per connection; drop --window, or {x} "
+                            "from PROTOCOLS")
+
+
+def _option(words: list[str], name: str) -> str | None:
+    """The value of `name` among a command line's words (`--name V` or `--name=V`); None: not given."""
+    for i, word in enumerate(words):
+        if word == name:
+            return words[i + 1] if i + 1 < len(words) else ""
+        if word.startswith(f"{name}="):
+            return word.split("=", 1)[1]
+    return None
 
 
 def _check_setup(k: dict, problems: list[str], mode, variants: int = 0) -> None:
@@ -186,7 +216,10 @@ def _check_setup(k: dict, problems: list[str], mode, variants: int = 0) -> None:
                 problems.append(f"{extra}: {x.split('=')[0]} is set by the sweep for each point; "
                                 f"use the {knob_of[x.split('=')[0]]} knob")
     if "BASE_PORT" in k:
-        last = MAX_PORT - (len(pong_entries()) + variants - 1)  # one port per pong from BASE_PORT on
+        # One port per pong from BASE_PORT on, a block of them per transport of one port space (suite/transports.py).
+        protocols = [p for p in k["PROTOCOLS"].split() if transports.by_name(p)]
+        blocks = 1 + max((transports.port_block(p, protocols) for p in protocols), default=0)
+        last = MAX_PORT - (blocks * (len(pong_entries()) + variants) - 1)
         port = k["BASE_PORT"]
         if not (UINT.fullmatch(port) and len(port) <= 5 and 1 <= int(port) <= last):
             problems.append(f"BASE_PORT='{port}': expected a port from 1 to {last}")

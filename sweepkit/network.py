@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from suite import runtimes
+from suite import runtimes, transports
 
 from . import commands, modes, plan as plan_mod, procs, state, variants
 from .pongs import LISTENING, RemotePongs
@@ -214,10 +214,11 @@ def serving_lines(doc: dict, spec: Spec, bind: str, unserved: list[str]) -> list
     protocols = list(dict.fromkeys(spec.protocols))
     lines = [f"Serving{mode} (Ctrl-C or SIGTERM stops every pong):",
              ("  " + "".join(f"{cell:<10}" for cell in ["framework", *protocols])).rstrip()]
-    ports = {label: port for label, binary, _transport, port, _args in serve_pongs(doc, spec)
+    ports = {(label, transport): port for label, binary, transport, port, _args in serve_pongs(doc, spec)
              if binary not in unserved}
-    for label, port in ports.items():
-        lines.append((f"  {label:<10}" + "".join(f"{commands.hostport(bind, port):<22}" for _ in protocols)).rstrip())
+    for label in dict.fromkeys(label for label, _ in ports):
+        lines.append((f"  {label:<10}" + "".join(f"{commands.hostport(bind, ports[label, p]):<22}"
+                                                 for p in protocols)).rstrip())
     frameworks = doc["frameworks"]
     if unserved:  # io_uring is unavailable here: host A leaves those runtimes out
         frameworks = [label for label in frameworks if runtimes.by_label(label).binary_prefix not in unserved]
@@ -225,6 +226,8 @@ def serving_lines(doc: dict, spec: Spec, bind: str, unserved: list[str]) -> list
     prefix = modes.of(spec.mode).peer_mode()
     if spec.text("VARIANTS").split():  # host A plans the same ports only with the same variants
         prefix += f"VARIANTS={shlex.quote(spec.text('VARIANTS'))} "
+    if any(transports.port_block(p, protocols) for p in protocols):  # HTTP beside TCP: A plans the same ports
+        prefix += f"PROTOCOLS={shlex.quote(' '.join(protocols))} "
     prefix += modes.of(spec.mode).peer_ready(spec)
     flags = "".join(runtimes.by_label(label).flag for label in frameworks)
     lines.append(f"On host A: {prefix}BASE_PORT={spec.base_port} ./run-network.sh --peer <this host's address>"

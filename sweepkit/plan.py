@@ -8,7 +8,7 @@ import itertools
 import random
 from dataclasses import dataclass
 
-from suite import runtimes
+from suite import runtimes, transports
 
 from . import modes
 from .dimensions import DIMENSIONS, applying
@@ -26,7 +26,7 @@ class Point:
 
     framework: str  # the label in runtimes.json
     binary: str | None  # binary prefix; None for a reference that runs another program
-    transport: str  # tcp, udp; icmp for the ping reference
+    transport: str  # tcp, udp, http (suite/transports.py); icmp for the ping reference
     payload: int  # bytes
     interval: str | None  # seconds, as written in INTERVALS (the stem keeps it); None: as fast as it can
     kind: str = "rtt"  # its mode (sweepkit.modes): the sweep's MODE, or icmp for the ping reference
@@ -121,7 +121,13 @@ def network_points(spec: Spec, selection, measures, variants=()) -> list[Point]:
     lines += [(v.label, v.entry.binary_prefix, None if base_port is None else base_port + len(with_pongs) + i,
                (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.pong_args))
               for i, v in enumerate(variants)]
-    return [Point(label, binary, proto, size, interval, spec.mode, values, at, ping_args=ping_args,
+    # A second transport in one port space (HTTP beside TCP) takes the block of ports after every pong's.
+    block = len(with_pongs) + len(variants)
+
+    def at_port(at, proto):
+        return None if at is None else at + block * transports.port_block(proto, spec.protocols)
+
+    return [Point(label, binary, proto, size, interval, spec.mode, values, at_port(at, proto), ping_args=ping_args,
                   pong_args=pong_args)
             for (label, binary, at, ping_args, pong_args), proto, (size, interval), values
             in itertools.product(lines, spec.protocols, measures, grid)

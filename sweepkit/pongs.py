@@ -8,10 +8,12 @@
 import re
 import subprocess
 
+from suite import transports
+
 from . import commands, disturbance, procs
 from .spec import Spec
 
-LISTENING = re.compile(r"listening on (.+):([0-9]+) \((tcp|udp|http)\)")
+LISTENING = re.compile(rf"listening on (.+):([0-9]+) \(({'|'.join(transports.SWEPT)})\)")
 REMOTE_PID = re.compile(r"pid [0-9]+")
 
 

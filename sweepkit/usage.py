@@ -1,6 +1,6 @@
 """The scripts' -h: their usage, the flags (from runtimes.json) and every knob with its default."""
 
-from suite import runtimes
+from suite import runtimes, transports
 
 from .dimensions import DIMENSIONS
 from .knobs import DEFAULTS, MICRO_DEFAULTS, NETWORK_DEFAULTS, THROUGHPUT_OVERRIDES
@@ -26,7 +26,7 @@ Knobs (environment variables, with their defaults):
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
                          (UDP points above 65507 bytes are skipped)
 {dimensions}
-  PROTOCOLS="tcp udp"
+{protocols}
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
   TUNE={TUNE:<18}hold /dev/cpu_dma_latency at 0 while sweeping (idle CPUs stay awake; root)
@@ -69,13 +69,25 @@ def dimension_lines() -> str:
     return "\n".join(lines)
 
 
+def protocol_lines() -> str:
+    """PROTOCOLS' default and each transport it takes, from suite/transports.py."""
+    head = f'  PROTOCOLS="{transports.DEFAULT}"'
+    lines = [f"{head:<25}transports, a point each, of:"]
+    every = {m for t in transports.TRANSPORTS for m in t.modes}
+    for t in transports.TRANSPORTS:
+        if t.modes:
+            only = "" if set(t.modes) == every else f" (MODE={'/'.join(t.modes)} only)"
+            lines.append(f"{'':<25}  {t.name}: {t.what}{only}")
+    return "\n".join(lines)
+
+
 def flags_and_knobs(network: bool) -> str:
     """The flags (from runtimes.json) and the knobs, as both scripts' -h lists them."""
     lines = ["Frameworks (any combination; at least one; the list is runtimes.json):"]
     lines += [f"  -{e.flag}  {e.label}: {e.about}" for e in runtimes.entries()]
     lines += ["  -h  this help", "", KNOBS_HELP.format(**(DEFAULTS | (NETWORK_DEFAULTS if network else {})),
                                                            **{f"THROUGHPUT_{k}": v for k, v in THROUGHPUT_OVERRIDES.items()},
-                                                           dimensions=dimension_lines())]
+                                                           dimensions=dimension_lines(), protocols=protocol_lines())]
     if network:
         lines.append(NETWORK_HELP.format(ports=port_list()))
     else:

@@ -58,7 +58,7 @@ def test_every_bad_knob_is_named_at_once():
         "SIZE='3': expected bytes >= 8 (the sequence number)",
         "INTERVALS: 'fast' is not a number of seconds >= 0",
         "TASKS: 'many' is not a decoy task count (0..100000)",
-        "PROTOCOLS: 'sctp' is not tcp or udp",
+        "PROTOCOLS: 'sctp' is not tcp, udp or http",
         "PING_CPUS='one': expected a CPU list like 1 or 4,6",
         "NICE='-40': expected a niceness from -20 to 19",
         "READY_TIMEOUT='soon': expected seconds > 0",

@@ -9,7 +9,7 @@ from suite import fmt
 
 from .. import sweep
 from ..kind import Asked, Comparing, Figure, Kind, Tracked, UsageError
-from . import runs, table, variance
+from . import protocols, runs, table, variance
 from .runs import BASELINE
 
 
@@ -98,6 +98,18 @@ class Rtt(Kind):
             raise sweep.NothingUsable(f"nothing to draw against connections in {found.folder}: the ICMP "
                                       "reference has one stream; sweep a runtime (e.g. CONNECTIONS=\"1 10 100\" "
                                       "./run-localhost.sh -S)")
+
+    def protocols(self, found: sweep.Sweep, form: str) -> str:
+        """HTTP against TCP per runtime and setting (protocols.py), in `form` (text, csv, markdown)."""
+        if not protocols.both(found.points):
+            raise sweep.NothingUsable(
+                f"no runtime of {found.folder} ran over both tcp and http at one setting: sweep both, e.g. "
+                f'PROTOCOLS="tcp http" ./run-localhost.sh -tS (there are transports '
+                f"{sweep.listing(found.points['transport'])})")
+        return protocols.FORMS[form](protocols.stack_cost(found.points, found.runs))
+
+    def protocol_pages(self, found: sweep.Sweep):
+        return _pages().protocol_pages(found)
 
     def variance(self, found: sweep.Sweep, form: str) -> str:
         """Where each point's spread comes from, in `form` (text, csv, markdown); the text says the

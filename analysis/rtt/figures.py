@@ -16,6 +16,7 @@ from suite.palette import NO_VARIANTS
 from suite.palette import Palette, is_reference
 
 from ..plots import PLAIN, error_bars, minor_labels
+from .protocols import BASE, OVER
 from .runs import BASELINE
 
 RTT_LABEL = "round-trip time (µs)"
@@ -247,3 +248,37 @@ def delta_handles(palette: Palette = NO_VARIANTS) -> list:
                    label="95 % interval,\npaired by round"),
             Patch(color="0.3", alpha=0.15, lw=0, label="±MDE: smallest Δ\ncalled 4 times in 5"),
             Line2D([], [], color="0.3", ls="", marker="o", mfc="white", ms=5, label="one round:\nno interval")]
+
+
+def _cost_lines(ax, table, positions: dict, palette: Palette, columns: list[tuple[str, str, str, str]]) -> None:
+    """A line per runtime and (value, low, high columns, transport) against rate, with its 95 % interval,
+    dodged so that the runtimes' bars do not hide each other; a zero line."""
+    ax.axhline(0, color="0.5", lw=1, zorder=1)
+    lines = table.groupby("framework", sort=False)
+    for i, (framework, line) in enumerate(lines):
+        line = line.sort_values("interval_s", ascending=False)
+        x = line["interval_s"].map(positions).to_numpy() + 0.05 * (i - (lines.ngroups - 1) / 2)
+        colour = palette.colour(framework)
+        for column, low, high, transport in columns:
+            y = line[column].to_numpy(dtype=float) / 1e3
+            if np.isnan(y).all():
+                continue
+            ax.plot(x, y, color=colour, ls=palette.linestyle(transport, framework), marker="o", ms=4, lw=1.5)
+            error_bars(ax, x, y, line[low] / 1e3, line[high] / 1e3, colour)
+    rate_axis(ax, positions)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def stack_cost(ax, table, positions: dict, palette: Palette = NO_VARIANTS) -> None:
+    """HTTP − TCP p50 against message rate, a line per runtime (rtt/protocols.py's rows): what the protocol
+    costs on each runtime."""
+    _cost_lines(ax, table, positions, palette, [("cost", "cost_low", "cost_high", OVER)])
+    ax.set_ylabel("HTTP − TCP, median RTT (µs)")
+
+
+def runtime_cost(ax, table, positions: dict, palette: Palette = NO_VARIANTS) -> None:
+    """Δp50 vs std against message rate over TCP and over HTTP (each its transport's line style), a line per
+    runtime: what the runtime costs, on either protocol."""
+    _cost_lines(ax, table, positions, palette, [(f"delta_p50_{t}", f"delta_p50_low_{t}", f"delta_p50_high_{t}", t)
+                                                   for t in (BASE, OVER)])
+    ax.set_ylabel(DELTA_LABEL)

@@ -11,7 +11,7 @@ from suite.palette import TRANSPORT_ORDER, order_key
 
 from .. import pages as kit
 from .. import plots
-from . import figures, table
+from . import figures, protocols, table
 from .runs import SHAPE
 
 # A shape dimension's value in a title, when not its default; another dimension reads ", NAME VALUE".
@@ -172,9 +172,40 @@ def delta_pages(sweep, scale: str):
         yield fig
 
 
+def protocol_pages(sweep, scale: str = "log"):
+    """What the protocol costs beside what the runtime costs (rtt/protocols.py), for the settings a runtime
+    ran over both TCP and HTTP: a page per payload, decoy count and shape, HTTP − TCP in one panel and
+    each transport's Δ vs std in the other, a line per runtime; then the table."""
+    if not protocols.both(sweep.points):
+        return
+    palette, rows = sweep.palette, protocols.stack_cost(sweep.points, sweep.runs)
+    by = ["payload", "tasks", *SHAPE]
+    for values, group in rows.groupby(by, sort=True):
+        key = dict(zip(by, values, strict=True))
+        fig, axes = kit.new_page(f"What HTTP costs, beside what the runtime costs — "
+                                 f"{point(key['payload'], key['tasks'], key)}",
+                                 kit.context(sweep, sweep.points[sweep.points["transport"].isin((protocols.BASE, protocols.OVER))]),
+                                 2, cols=2)
+        positions = figures.rate_positions(group["interval_s"])
+        figures.stack_cost(axes[0], group, positions, palette)
+        kit.panel_title(axes[0], "the protocol: HTTP − TCP on each runtime")
+        figures.runtime_cost(axes[1], group, positions, palette)
+        kit.panel_title(axes[1], "the runtime: Δ vs std over TCP and over HTTP")
+        axes[0].set_ylabel("added median round-trip time (µs)")  # the page's one y label: both panels' unit
+        handles = plots.framework_handles(group["framework"], palette=palette) + plots.style_handles(
+            [protocols.BASE, protocols.OVER], ci=bool((group["pairs"] > 1).any()), series=group["framework"], palette=palette)
+        kit.finish(fig, axes, handles, "xy", cols=2)  # one µs scale: the two costs read against each other
+        yield fig
+    if len(rows):
+        yield from kit.table_pages(protocols.text(rows), "HTTP against TCP: what the protocol and the runtime cost",
+                                   kit.context(sweep, sweep.points))
+
+
 def closing_pages(sweep):
-    """The summary table and the machine page that end -t all."""
+    """The summary table, where a runtime ran over TCP and HTTP what each costs (protocol_pages), and the
+    machine page: the end of -t all."""
     yield from kit.table_pages(table.text(sweep.points, sweep.noise), "Summary: round-trip time per point, repeats "
                                "combined", kit.context(sweep, sweep.points),
                                ("percentiles: nearest rank on all samples of each run (exact)",))
+    yield from protocol_pages(sweep)
     yield from kit.machine_page(sweep, sweep.runs)

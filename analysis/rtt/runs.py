@@ -27,7 +27,7 @@ SHAPE = tuple(name for name in DIMENSIONS if name != "tasks")
 METRICS = ("p50", "p99", "p999", "latency_p99")
 MEANS = ("p5", "p50", "p90", "p95", "p99", "p999", "p9999", "mean", "achieved_rate", "latency_p50", "latency_p99",
          "latency_p999", "conn_p50_min", "conn_p50_max", "conn_p99_min", "conn_p99_max")
-SUMS = ("n", "lost")
+SUMS = ("n", "lost", "http_not_2xx")
 MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
 
 
@@ -47,6 +47,7 @@ def run_meta(data: dict) -> dict:
         "achieved_rate": data["achieved_rate"],
         **dimensions.read("rtt", data),
         "window": data.get("window"),
+        **http_facts(data.get("http")),
         "starved": (data.get("per_connection") or {}).get("starved"),
         "json_latency_n": (data.get("latency_ns") or {}).get("n"),
         "lost": data["lost"],
@@ -60,6 +61,17 @@ def run_meta(data: dict) -> dict:
         "time_estimated": False,
         "details": {k: v for k, v in data.items() if k not in ("rtt_ns", "latency_ns", "per_connection")},
     }
+
+
+def http_facts(http: dict | None) -> dict:
+    """An HTTP log's `http` object (null over TCP and UDP, absent before it): the bytes of a round trip's
+    request and response heads, and the replies that were not 2xx (counted there, never samples)."""
+    if not isinstance(http, dict):
+        return {"http_head_bytes": None, "http_not_2xx": None}
+    heads = [http.get("request_head_bytes"), http.get("response_head_bytes")]
+    statuses = http.get("statuses") or {}
+    return {"http_head_bytes": sum(heads) if all(isinstance(h, int) for h in heads) else None,
+            "http_not_2xx": sum(int(n) for code, n in statuses.items() if not str(code).startswith("2"))}
 
 
 def run(csv: Path, meta: dict, with_time: bool) -> tuple[dict, stats.Shape | None]:
@@ -93,7 +105,9 @@ def missed(frame: pd.DataFrame) -> pd.Series:
 
 
 def tidy(runs: pd.DataFrame) -> pd.DataFrame:
-    return runs.assign(missed_rate=missed(runs))
+    """Whether each run missed its rate; the HTTP facts null where no log had them (the 2022 suite's CSVs)."""
+    absent = {name: None for name in http_facts(None) if name not in runs}
+    return runs.assign(missed_rate=missed(runs), **absent)
 
 
 def finish(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
