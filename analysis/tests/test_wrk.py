@@ -36,6 +36,7 @@ def write_wrk(folder: Path, framework: str, round_: int, req_per_s: float, p50_n
 def write_suite(folder: Path, framework: str, round_: int, req_per_s: float, median_ns: float, **fields) -> None:
     base = write_run(folder, framework, "http", 0.0, samples(round_, 400, median_ns), connections=50,
                      achieved=req_per_s, repeat=round_, http={"method": "POST", "path": "/echo", "body_bytes": 64,
+                                                              "request_head_bytes": 106, "response_head_bytes": 76,
                                                               "statuses": {"200": 400}}, **fields)
     assert base.name == f"{framework}-http-64B-0s-0t-50c-r{round_}"
 

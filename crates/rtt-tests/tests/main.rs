@@ -8,6 +8,7 @@ mod busy_poll;
 mod connections;
 mod decoys;
 mod failures;
+mod http;
 mod knobs;
 mod layers;
 mod measurement;

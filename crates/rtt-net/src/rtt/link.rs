@@ -15,7 +15,7 @@ use rtt_core::runtime::{STALL_LIMIT, TcpIo, TcpRead, UdpIo, timed_out};
 
 use crate::{
     http::client::{EchoRequest, ResponseReader, Tally},
-    wire::{self, MAX_UDP_PAYLOAD},
+    wire::{self, MAX_UDP_PAYLOAD, Protocol},
 };
 
 /// What came back for one message.
@@ -79,12 +79,12 @@ impl<S: TcpIo> Link for TcpLink<S> {
         let len = self.message.len();
         let written;
         (written, self.message) = self.stream.write_all(take(&mut self.message), len).await;
-        written.map_err(|error| tcp_write_error(error, address))?;
+        written.map_err(|error| tcp_write_error(error, address, Protocol::Tcp))?;
         let read;
         (read, self.echo) = self.stream.read_exact(take(&mut self.echo)).await;
-        read.map_err(|error| tcp_read_error(error, address))?;
+        read.map_err(|error| tcp_read_error(error, address, Protocol::Tcp))?;
         let at = Instant::now();
-        check_tcp_echo(&self.echo, seq, address)?;
+        check_tcp_echo(&self.echo, seq, address, Protocol::Tcp)?;
         Ok(Echo {
             at,
             answer: Answer::Echoed,
@@ -128,7 +128,7 @@ impl<S: TcpIo> Link for HttpLink<S> {
         let len = bytes.len();
         let written;
         (written, self.request.bytes) = self.stream.write_all(bytes, len).await;
-        written.map_err(|error| tcp_write_error(error, address))?;
+        written.map_err(|error| tcp_write_error(error, address, Protocol::Http))?;
         let answer = read_http_echo(&mut self.responses, &mut self.stream, seq, address).await?;
         Ok(Echo {
             at: Instant::now(),
@@ -148,45 +148,63 @@ pub(super) async fn read_http_echo<Rd: TcpRead>(
     let response = responses
         .read(reader)
         .await
-        .map_err(|error| tcp_read_error(error, address))?;
+        .map_err(|error| tcp_read_error(error, address, Protocol::Http))?;
     if !response.is_success() {
         return Ok(Answer::Refused);
     }
-    check_tcp_echo(responses.body(&response), seq, address)?;
+    check_tcp_echo(responses.body(&response), seq, address, Protocol::Http)?;
     Ok(Answer::Echoed)
 }
 
 /// What a failed TCP write of a message means.
-pub(super) fn tcp_write_error(error: io::Error, address: SocketAddr) -> anyhow::Error {
+pub(super) fn tcp_write_error(
+    error: io::Error,
+    address: SocketAddr,
+    over: Protocol,
+) -> anyhow::Error {
+    let over = over.as_str();
     match timed_out(&error) {
         true => anyhow!(
-            "the pong at {address} (tcp) took no data for {} s: is it stopped or overloaded?",
+            "the pong at {address} ({over}) took no data for {} s: is it stopped or overloaded?",
             STALL_LIMIT.as_secs()
         ),
-        false => anyhow!(error).context(format!("sending to the pong at {address} (tcp)")),
+        false => anyhow!(error).context(format!("sending to the pong at {address} ({over})")),
     }
 }
 
 /// What a failed TCP read of an echo means.
-pub(super) fn tcp_read_error(error: io::Error, address: SocketAddr) -> anyhow::Error {
+pub(super) fn tcp_read_error(
+    error: io::Error,
+    address: SocketAddr,
+    over: Protocol,
+) -> anyhow::Error {
+    let over = over.as_str();
     match error.kind() {
         io::ErrorKind::UnexpectedEof => {
-            anyhow!("the pong at {address} (tcp) closed the connection")
+            anyhow!("the pong at {address} ({over}) closed the connection")
         }
         _ if timed_out(&error) => anyhow!(
-            "no echo from the pong at {address} (tcp) for {} s: is it stopped or overloaded?",
+            "no echo from the pong at {address} ({over}) for {} s: is it stopped or overloaded?",
             STALL_LIMIT.as_secs()
         ),
-        _ => anyhow!(error).context(format!("reading the echo from the pong at {address} (tcp)")),
+        _ => anyhow!(error).context(format!(
+            "reading the echo from the pong at {address} ({over})"
+        )),
     }
 }
 
 /// A TCP echo must carry the sequence of the message it answers: the stream keeps their order.
-pub(super) fn check_tcp_echo(echo: &[u8], seq: u64, address: SocketAddr) -> anyhow::Result<()> {
+pub(super) fn check_tcp_echo(
+    echo: &[u8],
+    seq: u64,
+    address: SocketAddr,
+    over: Protocol,
+) -> anyhow::Result<()> {
     match wire::read_seq(echo) {
         Some(echoed) if echoed == seq => Ok(()),
         echoed => bail!(
-            "the pong at {address} (tcp) echoed sequence {echoed:?} for message {seq}: is it a pong of this suite?"
+            "the pong at {address} ({}) echoed sequence {echoed:?} for message {seq}: is it a pong of this suite?",
+            over.as_str()
         ),
     }
 }

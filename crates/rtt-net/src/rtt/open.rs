@@ -28,7 +28,7 @@ use crate::{
     http::client::{EchoRequest, ResponseReader},
     pacing::{Pacer, Wait},
     recorder::Recorder,
-    wire::{self, MAX_UDP_PAYLOAD},
+    wire::{self, MAX_UDP_PAYLOAD, Protocol},
 };
 
 /// One TCP connection under open load: the receiver in a task of its own, the sender in this one.
@@ -39,7 +39,15 @@ pub(super) async fn tcp<R: Runtime>(
 ) -> Outcome {
     let (address, size, timeline) = (part.target, part.payload, part.timeline);
     let receive = move |reader, in_flight| receive_tcp(reader, in_flight, timeline, size, address);
-    over_stream::<R, _, _>(stream, part, window, Message::raw(size), receive).await
+    over_stream::<R, _, _>(
+        stream,
+        part,
+        window,
+        Message::raw(size),
+        Protocol::Tcp,
+        receive,
+    )
+    .await
 }
 
 /// One HTTP connection under open load: TCP's two tasks, each message a request. HTTP/1.1
@@ -57,7 +65,7 @@ pub(super) async fn http<R: Runtime>(
         bytes: request.bytes,
     };
     let receive = move |reader, in_flight| receive_http(reader, in_flight, timeline, address);
-    over_stream::<R, _, _>(stream, part, window, message, receive).await
+    over_stream::<R, _, _>(stream, part, window, message, Protocol::Http, receive).await
 }
 
 /// A stream split in two: `receive` reads the replies in a task of its own, while this one
@@ -67,6 +75,7 @@ async fn over_stream<R: Runtime, F, Fut>(
     part: Connection,
     window: u32,
     message: Message,
+    over: Protocol,
     receive: F,
 ) -> Outcome
 where
@@ -95,10 +104,19 @@ where
         timeline,
         address,
     ));
-    let transmit = TcpTransmit { writer, address };
-    let sender = send_on_schedule::<R, _>(transmit, in_flight.clone(), pacer, timeline, message);
+    let mut transmit = TcpTransmit {
+        writer,
+        address,
+        over,
+    };
+    let sender =
+        send_on_schedule::<R, _>(&mut transmit, in_flight.clone(), pacer, timeline, message);
     let sent = guarded::<R, _>(sender, in_flight, timeline, address).await;
-    merge(sent, receiver.await)
+    // The writing half is closed only once every reply is in: dropped, it would half-close the
+    // stream, and an HTTP server may then drop the request it is answering.
+    let received = receiver.await;
+    drop(transmit);
+    merge(sent, received)
 }
 
 /// One UDP socket under open load: both tasks share it.
@@ -125,9 +143,9 @@ pub(super) async fn udp<R: Runtime>(
         udp_timeout,
         address,
     ));
-    let transmit = UdpTransmit { socket, address };
+    let mut transmit = UdpTransmit { socket, address };
     let message = Message::raw(size);
-    let sent = send_on_schedule::<R, _>(transmit, in_flight, pacer, timeline, message).await;
+    let sent = send_on_schedule::<R, _>(&mut transmit, in_flight, pacer, timeline, message).await;
     merge(sent, receiver.await)
 }
 
@@ -170,6 +188,7 @@ trait Transmit: Send {
 struct TcpTransmit<W> {
     writer: W,
     address: SocketAddr,
+    over: Protocol,
 }
 
 impl<W: TcpWrite> Transmit for TcpTransmit<W> {
@@ -177,7 +196,7 @@ impl<W: TcpWrite> Transmit for TcpTransmit<W> {
         let len = message.len();
         let (written, message) = self.writer.write_all(message, len).await;
         (
-            written.map_err(|e| tcp_write_error(e, self.address)),
+            written.map_err(|e| tcp_write_error(e, self.address, self.over)),
             message,
         )
     }
@@ -218,7 +237,7 @@ impl Message {
 /// Sends message after message at its due time, or as soon as the window has room, until the
 /// measured window ends; counts those due in it, and those sent late.
 async fn send_on_schedule<R: Runtime, T: Transmit>(
-    mut transmit: T,
+    transmit: &mut T,
     in_flight: Arc<InFlight>,
     pacer: Pacer,
     timeline: Timeline,
@@ -284,8 +303,8 @@ async fn receive_tcp<Rd: TcpRead>(
         (read, echo) = reader.read_exact(echo).await;
         let at = Instant::now();
         let answered = read
-            .map_err(|e| tcp_read_error(e, address))
-            .and_then(|()| check_tcp_echo(&echo, flight.seq, address));
+            .map_err(|e| tcp_read_error(e, address, Protocol::Tcp))
+            .and_then(|()| check_tcp_echo(&echo, flight.seq, address, Protocol::Tcp));
         if let Err(error) = answered {
             return (recorder, Err(error));
         }

@@ -133,6 +133,43 @@ impl Drop for Pong {
     }
 }
 
+/// What a child wrote to stderr so far, kept rather than shown: a panic in a task that its
+/// runtime survives shows only there.
+#[derive(Clone, Default)]
+pub struct Kept(Arc<std::sync::Mutex<String>>);
+
+impl Kept {
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl Pong {
+    /// As [`Pong::start_with`], its stderr kept in the [`Kept`] returned instead of shown.
+    pub fn start_keeping_stderr(runtime: &str, args: &[&str]) -> (Self, Kept) {
+        let mut child = command(None, &format!("{runtime}-pong"))
+            .args(["--address", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let kept = Kept::default();
+        let into = kept.clone();
+        let mut pipe = child.stderr.take().unwrap();
+        // Ends with the pong, when its end of the pipe closes.
+        thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = std::io::Read::read(&mut pipe, &mut chunk) {
+                let text = String::from_utf8_lossy(&chunk[..n]);
+                into.0.lock().unwrap().push_str(&text);
+            }
+        });
+        let address = read_listening_line(&mut child);
+        (Pong { child, address }, kept)
+    }
+}
+
 /// Waits (at most 10 s) for `listening on 127.0.0.1:PORT (proto)` and returns the address.
 fn read_listening_line(child: &mut Child) -> SocketAddr {
     let stdout = child.stdout.take().unwrap();
