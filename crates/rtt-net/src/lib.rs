@@ -7,6 +7,7 @@
 //! `lifecycle::RunSpec` and the measurement's own spec, which the clients take.
 
 pub mod decoy;
+pub mod delay;
 pub mod descriptors;
 pub mod http;
 pub mod lifecycle;

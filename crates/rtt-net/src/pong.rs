@@ -18,6 +18,7 @@ use rtt_core::{
 };
 
 use crate::{
+    delay::spin,
     http::{self, ServerSpec},
     options::{self, Mode, PingOptions, PongOptions},
     throughput,
@@ -129,17 +130,5 @@ async fn echo_tcp<S: TcpIo>(mut stream: S, delay: Duration) {
             return;
         }
         buf = lent;
-    }
-}
-
-/// Busy-waits `delay` on the monotonic clock, holding the thread as work would (a sleep would
-/// add the timer's slack and a wake-up, and be no known difference at all).
-pub(crate) fn spin(delay: Duration) {
-    if delay.is_zero() {
-        return;
-    }
-    let start = Instant::now();
-    while start.elapsed() < delay {
-        std::hint::spin_loop();
     }
 }

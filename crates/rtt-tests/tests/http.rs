@@ -138,7 +138,7 @@ fn read_until_closed(stream: &mut TcpStream, what: &str) -> Vec<u8> {
                 return got;
             }
             Err(e) => panic!(
-                "{what}: not closed ({e}) after {:?}",
+                "{what}: still open ({e}) after {:?}",
                 String::from_utf8_lossy(&got)
             ),
         }
@@ -330,10 +330,41 @@ fn a_body_cut_short_is_not_answered_as_too_large(runtime: &str) {
     assert_unharmed(&mut pong, &stderr, runtime);
 }
 
+/// A client that sends a whole head, 10 bytes of the 1000 it promised and then stalls is cut
+/// too, as std's pong does after the header timeout: else a slow body holds a connection (a
+/// socket, and on std a thread) for as long as the client likes, which the header timeout is
+/// there to prevent.
+fn a_stalled_body_is_cut_like_a_stalled_head(runtime: &str) {
+    let timeout_ms = HEADER_TIMEOUT.as_millis().to_string();
+    let (mut pong, stderr) = start(runtime, &["--header-timeout-ms", &timeout_ms]);
+    let started = Instant::now();
+    let mut stalled = connect(pong.address);
+    stalled
+        .write_all(SHORT_BODY)
+        .expect("sends a head and part of a body");
+    stalled
+        .set_read_timeout(Some(CUT_BY))
+        .expect("read timeout");
+    let answer = read_until_closed(&mut stalled, runtime);
+    let closed = started.elapsed();
+    assert!(
+        closed <= CUT_BY && !answer.starts_with(b"HTTP/1.1 2"),
+        "{runtime}: cut {closed:?} in, answered {:?}",
+        status_line(&answer)
+    );
+    still_serves(pong.address, runtime);
+    assert_unharmed(&mut pong, &stderr, runtime);
+}
+
 /// Echoes of the honest client in each phase of the crowd test, after a warm-up.
 const ECHOES: usize = 300;
 const WARM_UP: usize = 50;
 const BAD_CLIENTS: usize = 200;
+
+/// Rounds of the crowd test, the first within its bound passing: other processes' bursts of CPU
+/// (a build beside the tests) can land on one phase and not the other, while a pong that lets
+/// bad clients slow the honest one is slow in every round.
+const ROUNDS: usize = 3;
 
 /// 200 misbehaving clients arrive while an honest client echoes, one before each of its echoes:
 /// a third send half a head and stall (the default 30 s header timeout keeps them all open to
@@ -348,36 +379,42 @@ fn two_hundred_bad_clients_barely_slow_an_honest_one(runtime: &str) {
     for n in 0..WARM_UP {
         echo(&mut honest, n);
     }
-    let quiet: Vec<Duration> = (0..ECHOES).map(|n| echo(&mut honest, n)).collect();
-
-    let mut crowd = Vec::with_capacity(BAD_CLIENTS);
-    let loaded: Vec<Duration> = (0..ECHOES)
-        .map(|n| {
-            if n < BAD_CLIENTS {
-                let mut bad = connect(address);
-                let sent = match n % 3 {
-                    0 => bad.write_all(HALF_HEAD),
-                    1 => bad.write_all(SHORT_BODY),
-                    _ => bad.write_all(b"\x16\x03\x01 not HTTP at all\r\n\r\n"),
-                };
-                sent.expect("a bad client sends");
-                if n % 3 != 1 {
-                    crowd.push(bad);
+    let mut rounds = Vec::with_capacity(ROUNDS);
+    while rounds.len() < ROUNDS {
+        let quiet: Vec<Duration> = (0..ECHOES).map(|n| echo(&mut honest, n)).collect();
+        let mut crowd = Vec::with_capacity(BAD_CLIENTS);
+        let loaded: Vec<Duration> = (0..ECHOES)
+            .map(|n| {
+                if n < BAD_CLIENTS {
+                    let mut bad = connect(address);
+                    let sent = match n % 3 {
+                        0 => bad.write_all(HALF_HEAD),
+                        1 => bad.write_all(SHORT_BODY),
+                        _ => bad.write_all(b"\x16\x03\x01 not HTTP at all\r\n\r\n"),
+                    };
+                    sent.expect("a bad client sends");
+                    if n % 3 != 1 {
+                        crowd.push(bad);
+                    }
                 }
-            }
-            echo(&mut honest, n)
-        })
-        .collect();
-
-    let (quiet, loaded) = (p99(quiet), p99(loaded));
-    let bound = (quiet * 10).max(quiet + Duration::from_millis(2));
-    assert!(
-        loaded < bound,
-        "{runtime}: the honest client's p99 went from {quiet:?} to {loaded:?} among \
-         {BAD_CLIENTS} bad clients (at most {bound:?})"
+                echo(&mut honest, n)
+            })
+            .collect();
+        assert_unharmed(&mut pong, &stderr, runtime);
+        let (quiet, loaded) = (p99(quiet), p99(loaded));
+        let bound = (quiet * 10).max(quiet + Duration::from_millis(2));
+        rounds.push(format!("{quiet:?} to {loaded:?} (at most {bound:?})"));
+        if loaded < bound {
+            return;
+        }
+        drop(crowd);
+        // Let the pong see the crowd leave before the next quiet phase.
+        thread::sleep(Duration::from_millis(50));
+    }
+    panic!(
+        "{runtime}: among {BAD_CLIENTS} bad clients, the honest client's p99 went from {}",
+        rounds.join(", from ")
     );
-    assert_unharmed(&mut pong, &stderr, runtime);
-    drop(crowd);
 }
 
 /// 200 clients that send half a head, half of them then leaving, half stalling until the header
@@ -429,6 +466,7 @@ for_each_runtime!(
     a_stalled_head_is_cut_at_the_header_timeout_while_others_are_served,
     a_client_gone_mid_body_leaves_the_pong_serving,
     a_body_cut_short_is_not_answered_as_too_large,
+    a_stalled_body_is_cut_like_a_stalled_head,
     two_hundred_bad_clients_barely_slow_an_honest_one,
     dead_clients_leave_no_threads_behind,
 );

@@ -9,10 +9,7 @@ use std::{io, mem::take, time::Instant};
 
 use rtt_core::runtime::{Runtime, TcpIo, TcpWrite, timed_out};
 
-use super::{
-    ServerSpec,
-    routes::{HELLO, MAX_BODY, MAX_HEAD, Route, reason},
-};
+use super::routes::{HELLO, MAX_BODY, MAX_HEAD, Route, ServerSpec, reason};
 
 /// What a request asked, once its head is in.
 struct Head {
@@ -68,7 +65,7 @@ pub async fn serve<R: Runtime>(mut stream: R::TcpStream, spec: ServerSpec) {
         }
         let body: &[u8] = match head.route {
             Route::Echo => {
-                crate::pong::spin(spec.delay);
+                crate::delay::spin(spec.delay);
                 &buffer[head.len..end]
             }
             Route::Hello => HELLO,

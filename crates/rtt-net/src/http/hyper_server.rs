@@ -26,10 +26,7 @@ use hyper::{
 };
 use rtt_core::runtime::{Lent, Runtime, TcpIo, TcpRead, TcpWrite};
 
-use super::{
-    ServerSpec,
-    routes::{HELLO, MAX_BODY, MAX_HEAD, Route},
-};
+use super::routes::{HELLO, MAX_BODY, MAX_HEAD, Route, ServerSpec};
 
 /// Serves one client with hyper until it leaves, misbehaves or stalls.
 pub async fn serve<R: Runtime>(stream: R::TcpStream, spec: ServerSpec) {
@@ -55,7 +52,7 @@ async fn answer(
     let body = match route {
         Route::Echo => match Limited::new(request.into_body(), MAX_BODY).collect().await {
             Ok(collected) => {
-                crate::pong::spin(delay);
+                crate::delay::spin(delay);
                 collected.to_bytes()
             }
             Err(_) => return Ok(status_only(StatusCode::PAYLOAD_TOO_LARGE)),

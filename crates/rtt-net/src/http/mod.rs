@@ -8,19 +8,9 @@ pub mod client;
 pub mod hyper_server;
 pub mod routes;
 
-use std::time::Duration;
+pub use routes::ServerSpec;
 
 use rtt_core::runtime::Runtime;
-
-/// How an HTTP pong serves its clients: the same for every runtime.
-#[derive(Clone, Copy, Debug)]
-pub struct ServerSpec {
-    /// A connection whose next request head is not in within this time is closed (an idle
-    /// keep-alive connection included, as hyper counts it).
-    pub header_timeout: Duration,
-    /// Spun before each answer to `POST /echo` (the pong's `--delay-ns`).
-    pub delay: Duration,
-}
 
 /// Serves one client until it leaves, misbehaves or stalls; nothing it does reaches the others.
 pub async fn serve_connection<R: Runtime>(stream: R::TcpStream, spec: ServerSpec) {

@@ -1,6 +1,8 @@
 //! What every HTTP pong answers, whatever serves it: `POST /echo` gives the body back, `GET /`
 //! a short fixed body, anything else an error status; and the limits it holds clients to.
 
+use std::time::Duration;
+
 /// The path the ping posts its messages to.
 pub const ECHO_PATH: &str = "/echo";
 
@@ -12,6 +14,16 @@ pub const MAX_HEAD: usize = 64 * 1024;
 
 /// The largest body `POST /echo` takes: the largest TCP message of the suite.
 pub const MAX_BODY: usize = crate::wire::MAX_TCP_PAYLOAD;
+
+/// How an HTTP pong serves its clients: the same for every runtime.
+#[derive(Clone, Copy, Debug)]
+pub struct ServerSpec {
+    /// A connection whose next request head is not in within this time is closed (an idle
+    /// keep-alive connection included, as hyper counts it).
+    pub header_timeout: Duration,
+    /// Spun before each answer to `POST /echo` (the pong's `--delay-ns`).
+    pub delay: Duration,
+}
 
 /// What a request gets, by its method and path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
