@@ -36,6 +36,11 @@ def si(value) -> str:
     return UNKNOWN if value is None else style.si(value)
 
 
+def progress(p50_ns, rate, unit: str) -> str:
+    """A run's figures on its progress line: its p50 and its rate, aligned alike for every mode."""
+    return f"p50 {UNKNOWN if p50_ns is None else style.us(p50_ns) + ' µs':>8}   {si(rate):>10} {unit}"
+
+
 def count(value) -> str:
     return UNKNOWN if value is None else str(int(value))
 

@@ -78,8 +78,7 @@ class Rtt(Mode):
         """Connections that starved (of `connections`, its point's) are a finding, so they are said."""
         p50, rate = run["p50_ns"], run["achieved_rate"]
         starved = f"   {run['starved']}/{connections or table.UNKNOWN} conns starved" if run.get("starved") else ""
-        return (f"p50 {table.UNKNOWN if p50 is None else style.us(p50) + ' µs':>8}   "
-                f"{table.UNKNOWN if rate is None else style.si(rate):>10} msg/s{starved}")
+        return table.progress(p50, rate, "msg/s") + starved
 
     def figures(self, log: dict) -> tuple:
         """p50 RTT (ns) and achieved rate (msg/s)."""

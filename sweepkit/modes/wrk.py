@@ -155,8 +155,7 @@ class Wrk(Mode):
     def result(self, run: dict, connections: int | None) -> str:
         rate, p50 = run["req_per_s"], run["p50_ns"]
         flagged = f"   {run['message']}" if run.get("message") else ""
-        return (f"p50 {table.UNKNOWN if p50 is None else style.us(p50) + ' µs':>8}   "
-                f"{table.si(rate):>10} req/s (wrk){flagged}")
+        return table.progress(p50, rate, "req/s (wrk)") + flagged
 
     # -- its logs -----------------------------------------------------------------------------------
     def figures(self, log: dict) -> tuple:
