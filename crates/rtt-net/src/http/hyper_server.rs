@@ -4,7 +4,6 @@
 //! runtime pays alike), with the runtime's own timer for hyper's header-read timeout.
 
 use std::{
-    convert::Infallible,
     future::Future,
     io,
     marker::PhantomData,
@@ -16,7 +15,7 @@ use std::{
 };
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::{
     Request, Response, StatusCode,
     body::Incoming,
@@ -31,8 +30,7 @@ use super::routes::{HELLO, MAX_BODY, MAX_HEAD, Route, ServerSpec};
 /// Serves one client with hyper until it leaves, misbehaves or stalls.
 pub async fn serve<R: Runtime>(stream: R::TcpStream, spec: ServerSpec) {
     let Ok(io) = SeamIo::new(stream) else { return };
-    let delay = spec.delay;
-    let service = service_fn(move |request| answer(request, delay));
+    let service = service_fn(move |request| answer::<R>(request, spec));
     let connection = http1::Builder::new()
         .timer(SeamTimer::<R>(PhantomData))
         .header_read_timeout(spec.header_timeout)
@@ -43,20 +41,56 @@ pub async fn serve<R: Runtime>(stream: R::TcpStream, spec: ServerSpec) {
     let _ = connection.await;
 }
 
-/// What every request gets (`routes`): the echo's body, the fixed body, or an error status.
-async fn answer(
+/// Why a request gets no answer and its connection is closed: hyper closes it when the service
+/// fails.
+#[derive(Debug)]
+enum Dropped {
+    /// The client ended or broke the stream mid-body: nothing to answer (RFC 9112 §6.3).
+    BodyCut,
+    /// The body was not all in within the header timeout: a stalled client holds nothing longer.
+    BodyStalled,
+}
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Dropped::BodyCut => "the request's body was cut short",
+            Dropped::BodyStalled => "the request's body stalled past the header timeout",
+        })
+    }
+}
+
+impl std::error::Error for Dropped {}
+
+/// What every request gets (`routes`): the echo's body, the fixed body, or an error status. The
+/// body must be in within the header timeout, as std's server asks: hyper's own timeout covers
+/// only the head.
+async fn answer<R: Runtime>(
     request: Request<Incoming>,
-    delay: Duration,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+    spec: ServerSpec,
+) -> Result<Response<Full<Bytes>>, Dropped> {
     let route = Route::of(request.method().as_str(), request.uri().path());
     let body = match route {
-        Route::Echo => match Limited::new(request.into_body(), MAX_BODY).collect().await {
-            Ok(collected) => {
-                crate::delay::spin(delay);
-                collected.to_bytes()
+        Route::Echo => {
+            let mut body = std::pin::pin!(Limited::new(request.into_body(), MAX_BODY).collect());
+            // A small body comes with its head: a timer is armed only when it has not.
+            let collected =
+                match std::future::poll_fn(|cx| Poll::Ready(body.as_mut().poll(cx))).await {
+                    Poll::Ready(collected) => Some(collected),
+                    Poll::Pending => R::until(Instant::now() + spec.header_timeout, body).await,
+                };
+            match collected {
+                Some(Ok(collected)) => {
+                    crate::delay::spin(spec.delay);
+                    collected.to_bytes()
+                }
+                Some(Err(error)) if error.is::<LengthLimitError>() => {
+                    return Ok(status_only(StatusCode::PAYLOAD_TOO_LARGE));
+                }
+                Some(Err(_)) => return Err(Dropped::BodyCut),
+                None => return Err(Dropped::BodyStalled),
             }
-            Err(_) => return Ok(status_only(StatusCode::PAYLOAD_TOO_LARGE)),
-        },
+        }
         Route::Hello => Bytes::from_static(HELLO),
         Route::WrongMethod | Route::NotFound => Bytes::new(),
     };
