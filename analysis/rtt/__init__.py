@@ -47,7 +47,17 @@ FIGURES = {  # -t NAME → the function of pages.py that lays out its pages, and
                           caption="p50 and p99 against connections per ping; pale bars span the connections' own "
                           "p50 (p99), lowest to highest; in open load the corrected p99 (dotted) counts the wait "
                           "behind a late reply."),
+    "protocols": Figure(lambda found, scale: _pages().protocol_figure_pages(found, scale),
+                        caption="Where a runtime ran over TCP and HTTP: HTTP − TCP on each runtime (what the "
+                        "protocol stack costs there, paired by round) beside its Δ vs std over each transport (what "
+                        "the runtime costs), on one µs scale, with 95 % intervals."),
 }
+
+
+def _not_both(found: sweep.Sweep) -> str:
+    return (f"no runtime of {found.folder} ran over both tcp and http at one setting: sweep both, e.g. "
+            f'PROTOCOLS="tcp http" ./run-localhost.sh -tS (there are transports '
+            f"{sweep.listing(found.points['transport'])})")
 
 
 class Rtt(Kind):
@@ -102,11 +112,12 @@ class Rtt(Kind):
     def protocols(self, found: sweep.Sweep, form: str) -> str:
         """HTTP against TCP per runtime and setting (protocols.py), in `form` (text, csv, markdown)."""
         if not protocols.both(found.points):
-            raise sweep.NothingUsable(
-                f"no runtime of {found.folder} ran over both tcp and http at one setting: sweep both, e.g. "
-                f'PROTOCOLS="tcp http" ./run-localhost.sh -tS (there are transports '
-                f"{sweep.listing(found.points['transport'])})")
+            raise sweep.NothingUsable(_not_both(found))
         return protocols.FORMS[form](protocols.stack_cost(found.points, found.runs))
+
+    def nothing_drawn(self, found: sweep.Sweep, plot: str) -> str | None:
+        """-t protocols draws nothing where no runtime ran over both TCP and HTTP: said, not an empty file."""
+        return f"-t protocols: {_not_both(found)}" if plot == "protocols" else None
 
     def protocol_pages(self, found: sweep.Sweep):
         return _pages().protocol_pages(found)

@@ -173,9 +173,23 @@ def delta_pages(sweep, scale: str):
 
 
 def protocol_pages(sweep, scale: str = "log"):
+    """`parse.py protocols -o`: the figures of protocol_figure_pages, then their table."""
+    yield from protocol_figure_pages(sweep, scale)
+    yield from protocol_table_pages(sweep)
+
+
+def protocol_table_pages(sweep):
+    """HTTP against TCP as a table (rtt/protocols.py), where a runtime ran over both; nothing otherwise."""
+    if protocols.both(sweep.points):
+        yield from kit.table_pages(protocols.text(protocols.stack_cost(sweep.points, sweep.runs)),
+                                   "HTTP against TCP: what the protocol and the runtime cost",
+                                   kit.context(sweep, sweep.points))
+
+
+def protocol_figure_pages(sweep, scale: str = "log"):
     """What the protocol costs beside what the runtime costs (rtt/protocols.py), for the settings a runtime
-    ran over both TCP and HTTP: a page per payload, decoy count and shape, HTTP − TCP in one panel and
-    each transport's Δ vs std in the other, a line per runtime; then the table."""
+    ran over both TCP and HTTP (`-t protocols`): a page per payload, decoy count and shape, HTTP − TCP in one
+    panel and each transport's Δ vs std in the other, a line per runtime."""
     if not protocols.both(sweep.points):
         return
     palette, rows = sweep.palette, protocols.stack_cost(sweep.points, sweep.runs)
@@ -196,16 +210,13 @@ def protocol_pages(sweep, scale: str = "log"):
             [protocols.BASE, protocols.OVER], ci=bool((group["pairs"] > 1).any()), series=group["framework"], palette=palette)
         kit.finish(fig, axes, handles, "xy", cols=2)  # one µs scale: the two costs read against each other
         yield fig
-    if len(rows):
-        yield from kit.table_pages(protocols.text(rows), "HTTP against TCP: what the protocol and the runtime cost",
-                                   kit.context(sweep, sweep.points))
 
 
 def closing_pages(sweep):
-    """The summary table, where a runtime ran over TCP and HTTP what each costs (protocol_pages), and the
-    machine page: the end of -t all."""
+    """The summary table, where a runtime ran over TCP and HTTP the table of what each costs (its figures are
+    -t protocols, drawn before), and the machine page: the end of -t all."""
     yield from kit.table_pages(table.text(sweep.points, sweep.noise), "Summary: round-trip time per point, repeats "
                                "combined", kit.context(sweep, sweep.points),
                                ("percentiles: nearest rank on all samples of each run (exact)",))
-    yield from protocol_pages(sweep)
+    yield from protocol_table_pages(sweep)
     yield from kit.machine_page(sweep, sweep.runs)

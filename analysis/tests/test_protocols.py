@@ -84,8 +84,15 @@ def test_protocols_draws_its_pages_and_closes_figures_all(both_dir, tmp_path, ca
     assert left.get_ylim() == right.get_ylim()  # one µs scale: the protocol's cost against the runtime's
     every = tmp_path / "all.pdf"
     assert main(["figures", "-d", both_dir, "-o", every]) == 0
-    # delta 1 + stat 1 + ecdf, pdf, time 2 each (TCP, HTTP) + table 1 + protocols 2 + machine 1
-    assert pages(every) == 1 + 1 + 3 * 2 + 1 + 2 + 1
+    # delta 1 + stat 1 + ecdf, pdf, time 2 each (TCP, HTTP) + protocols' figure 1, then table 1 + protocols'
+    # table 1 + machine 1
+    assert pages(every) == 1 + 1 + 3 * 2 + 1 + 1 + 1 + 1
+    alone = tmp_path / "alone.pdf"
+    assert main(["figures", "-d", both_dir, "-t", "protocols", "-o", alone]) == 0 and pages(alone) == 1
+    report = tmp_path / "report.html"
+    assert main(["figures", "-d", both_dir, "-o", report]) == 0
+    html = report.read_text()
+    assert 'id="protocols-1"' in html and "HTTP − TCP on each runtime" in html  # the HTML report has it too
     capsys.readouterr()
 
 
@@ -106,6 +113,9 @@ def test_protocols_says_what_to_sweep_when_no_runtime_ran_both(sweep_dir, capsys
     err = capsys.readouterr().err
     assert "ran over both tcp and http" in err and 'PROTOCOLS="tcp http"' in err
     assert main(["protocols", "-d", sweep_dir, "-p", "tcp"]) == 2  # it reads both: no -p
+    capsys.readouterr()
+    assert main(["figures", "-d", sweep_dir, "-t", "protocols", "-o", str(sweep_dir / "p.pdf")]) == 1
+    assert "-t protocols: no runtime" in capsys.readouterr().err and not (sweep_dir / "p.pdf").exists()
 
 
 def test_an_http_log_with_non_2xx_replies_is_read_and_said(tmp_path, capsys):
