@@ -126,7 +126,7 @@ def test_fail_on_change_answers_for_the_newest_sweep_alone(sweeps, tmp_path):
 # The A/A sweeps are tiny (3 runs of 0.3 s each, idle states left alone, at NICE=19 while the other tests load the
 # machine), so their p99 moves by tens of percent between rounds: the interval test calls a 95 % interval, and
 # two series tested twice would call a change in about one history in ten by chance alone, a few percent
-# apart. A change is one of 50 % or more here: at 25 % one full `make test` in five or so still saw the p99 of
+# apart. A change is one of 50 % or more here: at 25 %, one of three full test runs in a session saw the p99 of
 # such a run, under that load, move further (the planted step is ×3 and more, far beyond either).
 A_A_NOISE = "50"
 
