@@ -369,9 +369,9 @@ const ROUNDS: usize = 3;
 /// 200 misbehaving clients arrive while an honest client echoes, one before each of its echoes:
 /// a third send half a head and stall (the default 30 s header timeout keeps them all open to
 /// the end), a third leave mid-body, a third send garbage. The honest client's p99 with them is
-/// within 10× its p99 without them, taken just before on the same connection; or within 2 ms of
-/// it, since on a quick machine the quiet p99 is a few tens of µs, and 10× that is less than
-/// one scheduler hiccup of a loaded CI machine.
+/// within 10× its p99 in the control taken just before on the same connection, where as many
+/// clients arrive the same way but behave (each one echo, then gone): so a pong that must start
+/// a thread per client (std) pays for the arrivals in both, and only the misbehaviour is judged.
 fn two_hundred_bad_clients_barely_slow_an_honest_one(runtime: &str) {
     let (mut pong, stderr) = start(runtime, &[]);
     let address = pong.address;
@@ -379,40 +379,50 @@ fn two_hundred_bad_clients_barely_slow_an_honest_one(runtime: &str) {
     for n in 0..WARM_UP {
         echo(&mut honest, n);
     }
-    let mut rounds = Vec::with_capacity(ROUNDS);
-    while rounds.len() < ROUNDS {
-        let quiet: Vec<Duration> = (0..ECHOES).map(|n| echo(&mut honest, n)).collect();
-        let mut crowd = Vec::with_capacity(BAD_CLIENTS);
-        let loaded: Vec<Duration> = (0..ECHOES)
+    // The honest client's echoes, each of the first BAD_CLIENTS after one client's arrival.
+    let mut phase = |arrive: &mut dyn FnMut(usize)| -> Vec<Duration> {
+        (0..ECHOES)
             .map(|n| {
                 if n < BAD_CLIENTS {
-                    let mut bad = connect(address);
-                    let sent = match n % 3 {
-                        0 => bad.write_all(HALF_HEAD),
-                        1 => bad.write_all(SHORT_BODY),
-                        _ => bad.write_all(b"\x16\x03\x01 not HTTP at all\r\n\r\n"),
-                    };
-                    sent.expect("a bad client sends");
-                    if n % 3 != 1 {
-                        crowd.push(bad);
-                    }
+                    arrive(n);
                 }
                 echo(&mut honest, n)
             })
-            .collect();
+            .collect()
+    };
+    let mut rounds = Vec::with_capacity(ROUNDS);
+    while rounds.len() < ROUNDS {
+        let control = phase(&mut |n| {
+            let mut polite = connect(address);
+            echo(&mut polite, n);
+        });
+        let mut crowd = Vec::with_capacity(BAD_CLIENTS);
+        let loaded = phase(&mut |n| {
+            let mut bad = connect(address);
+            let sent = match n % 3 {
+                0 => bad.write_all(HALF_HEAD),
+                1 => bad.write_all(SHORT_BODY),
+                _ => bad.write_all(b"\x16\x03\x01 not HTTP at all\r\n\r\n"),
+            };
+            sent.expect("a bad client sends");
+            if n % 3 != 1 {
+                crowd.push(bad);
+            }
+        });
         assert_unharmed(&mut pong, &stderr, runtime);
-        let (quiet, loaded) = (p99(quiet), p99(loaded));
-        let bound = (quiet * 10).max(quiet + Duration::from_millis(2));
-        rounds.push(format!("{quiet:?} to {loaded:?} (at most {bound:?})"));
+        let (control, loaded) = (p99(control), p99(loaded));
+        let bound = control * 10;
+        rounds.push(format!("{control:?} to {loaded:?} (at most {bound:?})"));
         if loaded < bound {
             return;
         }
         drop(crowd);
-        // Let the pong see the crowd leave before the next quiet phase.
+        // Let the pong see the crowd leave before the next control phase.
         thread::sleep(Duration::from_millis(50));
     }
     panic!(
-        "{runtime}: among {BAD_CLIENTS} bad clients, the honest client's p99 went from {}",
+        "{runtime}: among {BAD_CLIENTS} bad clients, the honest client's p99 went from {} (its p99 \
+         among as many polite ones)",
         rounds.join(", from ")
     );
 }

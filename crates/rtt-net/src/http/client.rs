@@ -4,11 +4,11 @@
 //! parser) and a body of the `Content-Length` it gives. One request in flight per connection:
 //! HTTP/1.1 without pipelining.
 
-use std::{collections::BTreeMap, io, mem::take, net::SocketAddr, ops::Range};
+use std::{collections::BTreeMap, io, mem::take, net::SocketAddr, ops::Range, time::Instant};
 
 use rtt_core::runtime::TcpRead;
 
-use super::routes::{ECHO_PATH, MAX_HEAD};
+use super::routes::{ECHO_METHOD, ECHO_PATH, MAX_HEAD};
 
 /// A `POST /echo` request, built once and numbered per message.
 #[derive(Clone, Debug)]
@@ -23,7 +23,7 @@ impl EchoRequest {
     /// The request that carries `message` to the pong at `host`.
     pub fn new(host: SocketAddr, message: &[u8]) -> Self {
         let head = format!(
-            "POST {ECHO_PATH} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/octet-stream\r\ncontent-length: {}\r\n\r\n",
+            "{ECHO_METHOD} {ECHO_PATH} HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/octet-stream\r\ncontent-length: {}\r\n\r\n",
             message.len()
         );
         let mut bytes = head.into_bytes();
@@ -58,6 +58,8 @@ impl Tally {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,
+    /// When the read that completed it returned: its arrival, before it was parsed or counted.
+    pub at: Instant,
     /// Where its body is in [`ResponseReader::body`]'s buffer.
     body: Range<usize>,
 }
@@ -76,6 +78,8 @@ pub struct ResponseReader {
     consumed: usize,
     /// Lent to the runtime for each read.
     chunk: Vec<u8>,
+    /// When the last read returned.
+    read_at: Instant,
     pub tally: Tally,
 }
 
@@ -88,6 +92,7 @@ impl Default for ResponseReader {
             buffer: Vec::with_capacity(CHUNK),
             consumed: 0,
             chunk: vec![0; CHUNK],
+            read_at: Instant::now(),
             tally: Tally::default(),
         }
     }
@@ -116,6 +121,7 @@ impl ResponseReader {
         self.tally.response_head_bytes = self.tally.response_head_bytes.max(head_len as u64);
         Ok(Response {
             status,
+            at: self.read_at,
             body: head_len..end,
         })
     }
@@ -128,6 +134,7 @@ impl ResponseReader {
     /// Appends what the next read gives; the end of the stream is an error mid-response.
     async fn fill<Rd: TcpRead>(&mut self, reader: &mut Rd) -> io::Result<()> {
         let (read, chunk) = reader.read(take(&mut self.chunk)).await;
+        self.read_at = Instant::now();
         self.chunk = chunk;
         match read? {
             0 => Err(io::ErrorKind::UnexpectedEof.into()),

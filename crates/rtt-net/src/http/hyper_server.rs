@@ -34,7 +34,7 @@ pub async fn serve<R: Runtime>(stream: R::TcpStream, spec: ServerSpec) {
     let connection = http1::Builder::new()
         .timer(SeamTimer::<R>(PhantomData))
         .header_read_timeout(spec.header_timeout)
-        .max_buf_size(MAX_HEAD.max(8192))
+        .max_buf_size(MAX_HEAD)
         .keep_alive(true)
         .serve_connection(io, service);
     // A client that breaks the protocol or stalls ends its own connection only.

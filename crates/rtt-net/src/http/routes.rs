@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-/// The path the ping posts its messages to.
+/// The method and path the ping sends its messages with.
+pub const ECHO_METHOD: &str = "POST";
 pub const ECHO_PATH: &str = "/echo";
 
 /// `GET /`'s body, as a hello-world server's (what load generators such as wrk fetch by default).
@@ -41,7 +42,7 @@ pub enum Route {
 impl Route {
     pub fn of(method: &str, path: &str) -> Self {
         match (method, path) {
-            ("POST", ECHO_PATH) => Route::Echo,
+            (ECHO_METHOD, ECHO_PATH) => Route::Echo,
             ("GET" | "HEAD", "/") => Route::Hello,
             (_, ECHO_PATH | "/") => Route::WrongMethod,
             _ => Route::NotFound,

@@ -129,31 +129,33 @@ impl<S: TcpIo> Link for HttpLink<S> {
         let written;
         (written, self.request.bytes) = self.stream.write_all(bytes, len).await;
         written.map_err(|error| tcp_write_error(error, address, Protocol::Http))?;
-        let answer = read_http_echo(&mut self.responses, &mut self.stream, seq, address).await?;
+        let (answer, at) =
+            read_http_echo(&mut self.responses, &mut self.stream, seq, address).await?;
         Ok(Echo {
-            at: Instant::now(),
+            at,
             answer,
             stale: 0,
         })
     }
 }
 
-/// Reads the response to message `seq`: its echo, or a refusal tallied by status.
+/// Reads the response to message `seq`: its echo, or a refusal tallied by status; and when it
+/// came in, before it was parsed, as a TCP echo's time is taken before it is checked.
 pub(super) async fn read_http_echo<Rd: TcpRead>(
     responses: &mut ResponseReader,
     reader: &mut Rd,
     seq: u64,
     address: SocketAddr,
-) -> anyhow::Result<Answer> {
+) -> anyhow::Result<(Answer, Instant)> {
     let response = responses
         .read(reader)
         .await
         .map_err(|error| tcp_read_error(error, address, Protocol::Http))?;
     if !response.is_success() {
-        return Ok(Answer::Refused);
+        return Ok((Answer::Refused, response.at));
     }
     check_tcp_echo(responses.body(&response), seq, address, Protocol::Http)?;
-    Ok(Answer::Echoed)
+    Ok((Answer::Echoed, response.at))
 }
 
 /// What a failed TCP write of a message means.

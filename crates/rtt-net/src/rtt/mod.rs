@@ -9,6 +9,7 @@ mod in_flight;
 mod link;
 mod open;
 mod report;
+mod sender;
 mod spec;
 mod timeline;
 
@@ -26,7 +27,7 @@ use rtt_core::log::HttpFacts;
 use crate::{
     http::{
         client::{EchoRequest, Tally},
-        routes::ECHO_PATH,
+        routes::{ECHO_METHOD, ECHO_PATH},
     },
     lifecycle::{Lifecycle, RunSpec},
     pacing::Pacer,
@@ -113,7 +114,7 @@ fn http_facts(run: &RunSpec, recorders: &[Recorder]) -> HttpFacts {
     let mut tally = Tally::default();
     recorders.iter().for_each(|r| tally.add(&r.http));
     HttpFacts {
-        method: "POST".to_owned(),
+        method: ECHO_METHOD.to_owned(),
         path: ECHO_PATH.to_owned(),
         body_bytes: run.payload,
         request_head_bytes: request.body_at,

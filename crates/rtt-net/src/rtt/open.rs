@@ -6,7 +6,6 @@
 //! here they are sent, late or held back, and their wait counts.
 
 use std::{
-    mem::take,
     net::SocketAddr,
     sync::Arc,
     time::{Duration, Instant},
@@ -14,19 +13,16 @@ use std::{
 
 use anyhow::anyhow;
 
-use rtt_core::runtime::{Runtime, STALL_LIMIT, TcpIo, TcpRead, TcpWrite, UdpIo};
+use rtt_core::runtime::{Runtime, STALL_LIMIT, TcpIo, TcpRead, UdpIo};
 
 use super::{
     in_flight::{Flight, InFlight},
-    link::{
-        Answer, check_tcp_echo, read_http_echo, tcp_read_error, tcp_write_error, udp_echo_seq,
-        udp_error,
-    },
+    link::{Answer, check_tcp_echo, read_http_echo, tcp_read_error, udp_echo_seq, udp_error},
+    sender::{Message, TcpTransmit, UdpTransmit, send_on_schedule},
     timeline::{Connection, Outcome, Timeline},
 };
 use crate::{
     http::client::{EchoRequest, ResponseReader},
-    pacing::{Pacer, Wait},
     recorder::Recorder,
     wire::{self, MAX_UDP_PAYLOAD, Protocol},
 };
@@ -103,6 +99,7 @@ where
         in_flight.clone(),
         timeline,
         address,
+        over,
     ));
     let mut transmit = TcpTransmit {
         writer,
@@ -111,7 +108,7 @@ where
     };
     let sender =
         send_on_schedule::<R, _>(&mut transmit, in_flight.clone(), pacer, timeline, message);
-    let sent = guarded::<R, _>(sender, in_flight, timeline, address).await;
+    let sent = guarded::<R, _>(sender, in_flight, timeline, address, over).await;
     // The writing half is closed only once every reply is in: dropped, it would half-close the
     // stream, and an HTTP server may then drop the request it is answering.
     let received = receiver.await;
@@ -162,129 +159,21 @@ async fn guarded<R: Runtime, F>(
     in_flight: Arc<InFlight>,
     timeline: Timeline,
     address: SocketAddr,
+    over: Protocol,
 ) -> Outcome
 where
     F: Future<Output = Outcome> + Send,
 {
     let outcome = R::until(timeline.deadline, task).await.unwrap_or_else(|| {
         let stalled = anyhow!(
-            "no echo from the pong at {address} (tcp) for {} s past the run's end: is it stopped or overloaded?",
+            "no echo from the pong at {address} ({}) for {} s past the run's end: is it stopped or overloaded?",
+            over.as_str(),
             STALL_LIMIT.as_secs()
         );
         (Recorder::new(), Err(stalled))
     });
     in_flight.close();
     outcome
-}
-
-/// How the sender puts a message on the wire.
-trait Transmit: Send {
-    fn transmit(
-        &mut self,
-        message: Vec<u8>,
-    ) -> impl Future<Output = (anyhow::Result<()>, Vec<u8>)> + Send;
-}
-
-struct TcpTransmit<W> {
-    writer: W,
-    address: SocketAddr,
-    over: Protocol,
-}
-
-impl<W: TcpWrite> Transmit for TcpTransmit<W> {
-    async fn transmit(&mut self, message: Vec<u8>) -> (anyhow::Result<()>, Vec<u8>) {
-        let len = message.len();
-        let (written, message) = self.writer.write_all(message, len).await;
-        (
-            written.map_err(|e| tcp_write_error(e, self.address, self.over)),
-            message,
-        )
-    }
-}
-
-struct UdpTransmit<U> {
-    socket: Arc<U>,
-    address: SocketAddr,
-}
-
-impl<U: UdpIo> Transmit for UdpTransmit<U> {
-    async fn transmit(&mut self, message: Vec<u8>) -> (anyhow::Result<()>, Vec<u8>) {
-        let len = message.len();
-        let (sent, message) = self.socket.send(message, len).await;
-        let sent = sent
-            .map(drop)
-            .map_err(|e| udp_error(e, self.address, "sending to"));
-        (sent, message)
-    }
-}
-
-/// What the sender puts on the wire: the bytes, with the sequence number at `seq_at`.
-struct Message {
-    bytes: Vec<u8>,
-    seq_at: usize,
-}
-
-impl Message {
-    /// A bare message of `size` bytes (TCP, UDP).
-    fn raw(size: usize) -> Self {
-        Self {
-            bytes: wire::message(size),
-            seq_at: 0,
-        }
-    }
-}
-
-/// Sends message after message at its due time, or as soon as the window has room, until the
-/// measured window ends; counts those due in it, and those sent late.
-async fn send_on_schedule<R: Runtime, T: Transmit>(
-    transmit: &mut T,
-    in_flight: Arc<InFlight>,
-    pacer: Pacer,
-    timeline: Timeline,
-    message: Message,
-) -> Outcome {
-    let mut counts = Recorder::new();
-    let Message {
-        bytes: mut message,
-        seq_at,
-    } = message;
-    for seq in 0.. {
-        let Some(due) = pacer.due(seq).filter(|&due| due < timeline.end) else {
-            break;
-        };
-        let mut late = match pacer.wait(seq, Instant::now()) {
-            Wait::Until(due) => {
-                R::sleep_until(due).await;
-                false
-            }
-            Wait::None | Wait::Late => true,
-        };
-        match in_flight.room().await {
-            Some(waited) => late |= waited,
-            None => break,
-        }
-        wire::write_seq(&mut message[seq_at..], seq);
-        let flight = Flight {
-            seq,
-            due,
-            sent_at: Instant::now(),
-            measured: due >= timeline.measure_start,
-        };
-        // In flight before it is on the wire: its echo cannot come before the receiver knows it.
-        in_flight.push(flight);
-        if flight.measured {
-            counts.sent += 1;
-            counts.late += u64::from(late);
-        }
-        let sent;
-        (sent, message) = transmit.transmit(take(&mut message)).await;
-        if let Err(error) = sent {
-            in_flight.close();
-            return (counts, Err(error));
-        }
-    }
-    in_flight.close();
-    (counts, Ok(()))
 }
 
 /// Reads the echoes of a TCP connection, in the order sent, until the sender has stopped and
@@ -325,10 +214,8 @@ async fn receive_http<Rd: TcpRead>(
     let mut recorder = timeline.recorder();
     let mut responses = ResponseReader::default();
     while let Some(flight) = in_flight.oldest().await {
-        let answer = read_http_echo(&mut responses, &mut reader, flight.seq, address).await;
-        let at = Instant::now();
-        match answer {
-            Ok(answer) => {
+        match read_http_echo(&mut responses, &mut reader, flight.seq, address).await {
+            Ok((answer, at)) => {
                 in_flight.pop();
                 if answer == Answer::Echoed {
                     record(&mut recorder, flight, at, timeline);
