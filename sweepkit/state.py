@@ -18,6 +18,7 @@ ORDER = ("schema", "status", "kind", "mode", "command", "target", "remote", "rem
          "variants", "repeats", "seed", "pinning", "nice", "started_at", "estimated_s", "finished_at", "wall_s", "measured_s",
          "warmup_total_s", "overhead_per_run_s")
 LAST = ("knobs", "knobs_given", "hosts", "counts", "point_counts", "points", "runs")
+ONE_LINE_EACH = ("points", "runs")  # their entries, a line each (dumps)
 # A ping killed by `timeout` (124), or by its -k KILL (137).
 TIMED_OUT = (124, 137)
 # What an io_uring runtime's ping or pong prints, then exits 1, when the kernel refuses io_uring
@@ -69,11 +70,23 @@ def save(path, doc: dict) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.write_text(dumps(ordered) + "\n", encoding="utf-8")
         os.replace(tmp, path)
     except OSError:  # e.g. a full disk: the last whole sweep.json stays, and no half one beside it
         tmp.unlink(missing_ok=True)
         raise
+
+
+def dumps(doc: dict) -> str:
+    """The document as indented JSON, but each point and each run on one line. It is rewritten after every
+    run, and indenting every run took a third of a second per 10 runs at the default sweep's 3 520
+    (98 ms a rewrite, against 30 ms so); a line per run also reads and diffs as one."""
+    def item(key, value):
+        if key in ONE_LINE_EACH and value:
+            lines = ",\n".join(f"    {json.dumps(entry, ensure_ascii=False)}" for entry in value)
+            return f"  {json.dumps(key)}: [\n{lines}\n  ]"
+        return f"  {json.dumps(key)}: " + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    return "{\n" + ",\n".join(item(k, v) for k, v in doc.items()) + "\n}"
 
 
 def utc_now() -> str:

@@ -199,7 +199,7 @@ def test_an_unknown_or_missing_flag_exits_2(tmp_path, flags):
 def test_help_lists_flags_and_knobs(tmp_path):
     run = run_script(SCRIPT, ["-h"], tmp_path, timeout=20)
     assert run.rc == 0
-    for word in ("-a", "-s", "-S", "-t", "-P", "DURATION=0.25", "REPEATS=38", "WARMUP=0.1", "BUDGET=", "TUNE=1",
+    for word in ("-a", "-s", "-S", "-t", "-P", "DURATION=0.1", "REPEATS=80", "WARMUP=0.1", "BUDGET=", "TUNE=1",
                  "SEED=", "INTERVALS=",
                  "PONG_CPUS=0"):
         assert word in run.stdout[0] or word in run.output

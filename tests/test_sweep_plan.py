@@ -34,8 +34,8 @@ def planned(flags="St", context="localhost", icmp_unusable=None, **env):
 
 def test_defaults_fill_unset_and_empty_knobs_but_an_empty_cpu_list_stays():
     values, given = knobs.read({"DURATION": "", "PING_CPUS": "", "MODE": "rtt"})
-    assert values["DURATION"] == "0.25" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
-    assert values["REPEATS"] == "38" and values["SEED"] == ""
+    assert values["DURATION"] == "0.1" and values["PING_CPUS"] == "" and values["PONG_CPUS"] == "0"
+    assert values["REPEATS"] == "80" and values["SEED"] == ""
     # MODE=throughput keeps the run length it was measured with; MODE=micro one repeat of many timed ones.
     throughput = knobs.read({"MODE": "throughput"})[0]
     assert (throughput["REPEATS"], throughput["DURATION"], throughput["WARMUP"]) == ("14", "1", "0.25")
@@ -217,7 +217,7 @@ def test_each_end_of_a_run_has_its_whole_command_line_and_its_time_limit():
         "/b/asyncstd-pong", "--address", "10.0.0.2:0", "--protocol", "tcp", "--connections", "1", "--threads", "1"]
     assert commands.system_ping(icmp.point.interval, str(k.size), "10.0.0.2") == [
         "ping", "-D", "-n", "-i", "0", "-W", "1", "-s", "64", "10.0.0.2"]
-    assert (modes.of("rtt").limit_s(k), modes.of("icmp").limit_s(k)) == (25, 5.5)
+    assert (modes.of("rtt").limit_s(k), modes.of("icmp").limit_s(k)) == (25, 5.1)
     throughput = checked("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp", DURATION="4", WARMUP="1",
                          BIN_DIR="/b").spec()
     (point,) = planned("a", MODE="throughput", SIZES="1024", PROTOCOLS="udp")
@@ -321,7 +321,7 @@ def test_the_eta_counts_what_is_left_at_the_overhead_seen_so_far():
 def test_the_estimate_counts_each_kind_of_run_at_its_overhead():
     k = checked("SP", INTERVALS="0.001", PROTOCOLS="tcp", DURATION="4", WARMUP="1").spec()
     points = planned("SP", INTERVALS="0.001", PROTOCOLS="tcp")
-    assert progress.estimate_s(plan.runs(points, 3, seed=1), k) == pytest.approx(3 * (5 + 0.06) + 3 * (5 + 1.0))
+    assert progress.estimate_s(plan.runs(points, 3, seed=1), k) == pytest.approx(3 * (5 + 0.03) + 3 * (5 + 0.15))
 
 
 def test_the_progress_line_keeps_its_layout_and_shows_the_round():

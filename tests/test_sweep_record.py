@@ -179,7 +179,7 @@ def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, caps
     folder = sweep.folder
     sweep.start({"kind": "localhost", "target": "a=b"}, state.hosts({}))
     doc = state.load(folder / "sweep.json")
-    assert doc["status"] == "running" and doc["target"] == "a=b" and doc["estimated_s"] == 4.24  # 4 × (1 + 0.06)
+    assert doc["status"] == "running" and doc["target"] == "a=b" and doc["estimated_s"] == 4.12  # 4 × (1 + 0.03)
     assert (doc["repeats"], doc["seed"]) == (2, 3) and [r["stem"] for r in doc["runs"]] == order
 
     first_stem, second_stem = order[:2]

@@ -9,14 +9,16 @@ from ..outcome import Outcome
 from ..spec import Spec
 from .rtt import Rtt
 
-ICMP_TAIL_S = 0.5  # the system ping is stopped this long after warm-up + duration, for the last replies
+# The system ping is stopped this long after warm-up + duration, for the replies to the window's last
+# echoes: they come within a millisecond over loopback or a LAN, and a reply slower than this to one of the
+# last echoes is left out. It was 0.5 s, a fifth of a default sweep's time (four ICMP points a round).
+ICMP_TAIL_S = 0.1
 
 
 class Icmp(Rtt):
     kind = "icmp"
-    # Its 0.5 s tail (ICMP_TAIL_S) and the conversion of its output: 0.05 s at a paced interval and 2 s
-    # back-to-back at the default 5 s (docs/sweeps.md, "Time").
-    overhead_guess_s = 1.0
+    # Its tail (ICMP_TAIL_S), the one-echo probe and the conversion of its output (docs/sweeps.md, "Time").
+    overhead_guess_s = 0.15
 
     def limit_s(self, spec: Spec) -> float:
         return spec.measured_s + ICMP_TAIL_S

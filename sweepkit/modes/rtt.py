@@ -17,8 +17,8 @@ BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p
 class Rtt(Mode):
     kind = "rtt"
     figure_keys = ("p50_ns", "achieved_rate")
-    # Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.03 to 0.07 s a runtime's RTT run.
-    overhead_guess_s = 0.06
+    # Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.02 s a runtime's RTT run, its record included.
+    overhead_guess_s = 0.03
     header = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
               "p99 µs", "p99.9 µs", "max µs", "lost", "starved"]
 
