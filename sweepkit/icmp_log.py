@@ -17,12 +17,14 @@ DESCRIPTION = """Turns the output of iputils `ping -D -n` into the suite's log p
 The ICMP baseline is measured by the kernel's own echo reply, so it has the same log format as
 the runtimes with framework `ping`, transport `icmp`, and null for what does not apply. Per reply:
 the send time is the `-D` receive timestamp minus the RTT; replies sent in the first WARMUP
-seconds (counted from the first send) or after WARMUP + DURATION are dropped. ping prints RTTs in
+seconds (counted from the first send) or after WARMUP + DURATION are dropped, a paced send counted
+at the slot of the schedule it is nearest. ping prints RTTs in
 microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are
 analysis/percentile.py's nearest rank, as in rtt-core; the log is checked against the logs'
 JSON schema. Loss is counted between the first and last sequence number answered in the window.
 """
 
+EDGE_S = 1e-9  # both edges a nanosecond early: k × interval is a float (3 × 0.1 = 0.30000000000000004)
 SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
 # A CSV row's cells by column of the schema's header: one stream of echoes is connection 0, and ping
 # keeps no schedule of its own to correct for, so latency_ns is empty as in a runtime's closed loop.
@@ -71,6 +73,15 @@ def replies(lines):
         yield seq, stamp - rtt_ns / 1e9, rtt_ns
 
 
+def in_window(since_first_s, interval, warmup, duration):
+    """Whether a send this long after the first is measured. A paced send counts by the slot of the
+    schedule it is nearest (k × interval), as the suite's pings count theirs, so that ping's timer sending
+    a little early or late never moves it across an edge: at 10 msg/s the default window of 0.1 s after
+    0.1 s of warm-up holds exactly one send, where by its own time it held none when that send was early."""
+    at = round(since_first_s / interval) * interval if interval > 0 else since_first_s
+    return warmup - EDGE_S <= at < warmup + duration - EDGE_S
+
+
 def convert(lines, csv_out, interval, warmup, duration):
     """Writes the CSV rows of the measured window; returns (rtts, first_seq, last_seq, t0)."""
     rtts = array("q")
@@ -83,7 +94,7 @@ def convert(lines, csv_out, interval, warmup, duration):
             # The first send: earlier than this reply's by the sequences before it.
             t0 = sent_at - (seq - 1) * interval
         since_start = sent_at - t0 - warmup
-        if since_start < 0 or since_start >= duration:
+        if not in_window(sent_at - t0, interval, warmup, duration):
             continue
         if first_seq is None:
             first_seq = seq

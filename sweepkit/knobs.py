@@ -21,9 +21,9 @@ SUITE_DIR = Path(__file__).resolve().parents[1]
 DEFAULTS = {
     "MODE": "rtt",  # rtt: round-trip times per interval; throughput: msg/s and Gb/s per size
     # Many short runs: the spread is between processes and drifts within seconds, not within a run
-    # (docs/sweeps.md, "Choosing the defaults"): on a drifting VM, a run of 0.1 s scattered as much as one of
-    # 0.25 s or 1 s, so 80 rounds of 0.1 + 0.1 s fit the default -asStP in 15 min and resolve about half
-    # the Δ that 38 rounds of 0.1 + 0.25 s did, and a quarter of 14 rounds of 0.25 + 1 s.
+    # (docs/sweeps.md, "Choosing the defaults"): on a drifting VM a run of 0.1 s scattered as much as one of
+    # 0.25 s or 1 s, so 80 rounds of 0.1 + 0.1 s fit the default -asStP in 15 min there and resolved 0.5 to
+    # 0.8 of the Δ that 38 rounds of 0.1 + 0.25 s did, and a third of what 14 rounds of 0.25 + 1 s did.
     "REPEATS": "80",  # fresh pong + ping per point and round; an interval needs R >= 2
     "BUDGET": "",  # a wall time, e.g. 15m: as many rounds as fit (2 at least), fixed before the first run
     "SEED": "",  # the order of each round; empty: a random one, recorded

@@ -67,6 +67,19 @@ def test_warm_up_replies_are_dropped_and_times_start_at_the_window(tmp_path):
         assert log[key] is None, key
 
 
+def test_a_paced_send_counts_at_its_slot_of_the_schedule_early_or_late(tmp_path):
+    # 10 msg/s, the default 0.1 s warm-up and 0.1 s window: the window holds the second send, whether
+    # ping's timer sends it 2 ms early or 2 ms late (by its own time, the early one fell before the window).
+    t0 = 1_700_000_000.0
+    for offset in (-0.002, 0.002):
+        replies = [(t0 + 0.00005, 1, 0.050), (t0 + 0.1 + offset + 0.00007, 2, 0.070), (t0 + 0.2 + 0.00005, 3, 0.050)]
+        rc, log, csv = convert(tmp_path, ping_output(replies), "--interval", "0.1", "--warmup", "0.1", "--duration", "0.1")
+        assert rc == 0 and log["complete"] is True, offset
+        ((seq, t_ns, rtt_ns),) = [tuple(map(int, row.split(",")[:3])) for row in csv[1:]]
+        assert (seq, rtt_ns) == (1, 70_000) and abs(t_ns - max(0, offset) * 1e9) < 2_000, offset
+        assert (log["sent"], log["received"], log["rtt_ns"]["n"]) == (1, 1, 1)
+
+
 def test_sequence_numbers_unwrap_and_gaps_count_as_lost(tmp_path):
     # Back-to-back across the 16-bit wrap of icmp_seq, with two replies missing.
     t0, replies, seq = 1_700_000_000.0, [], 65530
