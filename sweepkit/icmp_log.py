@@ -93,9 +93,10 @@ def convert(lines, csv_out, interval, warmup, duration):
         if t0 is None:
             # The first send: earlier than this reply's by the sequences before it.
             t0 = sent_at - (seq - 1) * interval
-        since_start = sent_at - t0 - warmup
-        if not in_window(sent_at - t0, interval, warmup, duration):
+        since_first = sent_at - t0
+        if not in_window(since_first, interval, warmup, duration):
             continue
+        since_start = since_first - warmup
         if first_seq is None:
             first_seq = seq
         last_seq = seq

@@ -1,6 +1,6 @@
 """sweep.json, the sweep's one state file: its layout, atomic rewrites, machine facts, a ping's outcome."""
 
-# Rewritten as runs end (at most once a second: sweepkit/runner.py) and at the end, so an interrupted
+# Rewritten as runs end (how often: sweepkit/runner.py's REWRITE_SHARE) and at the end, so an interrupted
 # sweep still says how far it got.
 
 import json
