@@ -1,4 +1,4 @@
-"""The knob checks' shared parts: the shapes and bounds of a knob's words, and the checks every mode makes.
+"""The knob checks' shared parts: a knob's words' shapes and bounds, the checks of every mode and of a network sweep.
 
 They read the knob strings (a dict from sweepkit.knobs.read), note every problem and normalise what they
 accept ("010" is 10); they run at the entry only (sweepkit.knobs.check, and each mode's own `check_*`).
@@ -6,6 +6,13 @@ accept ("010" is 10); they run at the entry only (sweepkit.knobs.check, and each
 
 import os
 import re
+
+from suite import transports
+
+from . import variants as variants_mod
+from .dimensions import applying
+from .selection import extra_args, pong_entries
+from .spec import budget_s
 
 MAX_UDP_SIZE = 65507  # the largest UDP payload over IPv4
 MAX_TCP_SIZE = 64 << 20  # the largest payload the pings accept
@@ -75,3 +82,103 @@ def check_every_mode(k: dict, problems: list[str]) -> None:
         problems.append(f"DRY_RUN='{k['DRY_RUN']}': expected 1 (print the plan only) or 0 (run it)")
     if not k["OUT_DIR"]:
         problems.append("OUT_DIR is empty")
+
+
+def check_network(result, environ, context: str, mode) -> None:
+    """MODE=rtt, throughput and wrk (`mode`, whose `check` calls this; an unknown MODE is checked as rtt, after its
+    problem): every knob."""
+    k, problems = result.knobs, result.errors
+    result.variants = variants_mod.parse(k["VARIANTS"], problems)
+    if k["MODE"] != mode.kind:  # a MODE no mode has, checked with rtt's (knobs.check: modes.named)
+        problems.append(f"MODE='{k['MODE']}': expected rtt (round-trip times), throughput (msg/s and Gb/s), "
+                        "micro (in-process benchmarks) or wrk (the HTTP figures cross-checked with wrk)")
+    check_repeats(k, problems)
+    if k["BUDGET"]:
+        if budget_s(k["BUDGET"]) is None:
+            problems.append(f"BUDGET='{k['BUDGET']}': expected a wall time like 900, 900s, 15m or 1.5h")
+        if environ.get("REPEATS"):
+            problems.append("REPEATS and BUDGET both given: BUDGET chooses the number of rounds; drop one")
+    duration = seconds(k, "DURATION", problems)
+    warmup = seconds(k, "WARMUP", problems, positive=False)
+    mode.check_measure(k, problems)
+    for dimension in applying(k["MODE"]):
+        dimension.check(k, problems)
+    mode.check_load(k, problems)
+    protocols = k["PROTOCOLS"].split()
+    check_protocols(k, protocols, problems)
+    if "udp" in protocols:
+        mode.check_udp(k, warmup, duration, problems)
+    check_setup(k, problems, mode, len(result.variants))
+    if problems:
+        return
+    mode.warn(result)
+    if result.usage is None and context == "serve" and len(result.selection) > 1:
+        for e in result.selection:
+            if extra_args(e, "pong"):  # e.g. --busy-poll, which may spin while the others are measured
+                result.warnings.append(f"-{e.flag}: its pong ({' '.join(extra_args(e, 'pong'))}) stays up beside "
+                                       f"the others for the whole sweep; to be sure it takes no CPU time from "
+                                       f"them, serve it on its own (--serve -{e.flag})")
+
+
+def check_protocols(k: dict, protocols: list[str], problems: list[str]) -> None:
+    """PROTOCOLS against suite/transports.py and the MODE; an HTTP/1.1 connection has one request in flight."""
+    swept = transports.swept_in(k["MODE"]) or transports.swept_in("rtt")
+    if not protocols:
+        problems.append(f'PROTOCOLS is empty: expected transports, e.g. "{transports.DEFAULT}" '
+                        f"(of {', '.join(swept)})")
+    for x in protocols:
+        if x not in transports.SWEPT:
+            problems.append(f"PROTOCOLS: '{x}' is not {transports.listing(swept)}")
+        elif x not in swept:
+            rest = " ".join(p for p in dict.fromkeys(protocols) if p in swept) or transports.DEFAULT
+            problems.append(f"PROTOCOLS: {x} is swept with MODE={'/'.join(transports.by_name(x).modes)} only, not "
+                            f'MODE={k["MODE"]}; drop it (PROTOCOLS="{rest}") or sweep it with MODE=rtt')
+    if "open" not in k["LOAD"].split():
+        return
+    for x in dict.fromkeys(protocols):
+        cap = transports.by_name(x).window if transports.by_name(x) else None
+        window = _option(k["PING_EXTRA"].split(), "--window")
+        if cap is not None and window is not None and not (window.isdigit() and int(window) <= cap):
+            problems.append(f"PING_EXTRA: --window {window} with {x} in open load: {x} has at most {cap} "
+                            f"request{'s' if cap != 1 else ''} in flight per connection; drop --window, or {x} "
+                            "from PROTOCOLS")
+
+
+def _option(words: list[str], name: str) -> str | None:
+    """The value of `name` among a command line's words (`--name V` or `--name=V`); None: not given."""
+    for i, word in enumerate(words):
+        if word == name:
+            return words[i + 1] if i + 1 < len(words) else ""
+        if word.startswith(f"{name}="):
+            return word.split("=", 1)[1]
+    return None
+
+
+def check_setup(k: dict, problems: list[str], mode, variants: int = 0) -> None:
+    """Pinning, priority, folders, time limits, extra arguments and (across hosts) ports: one per
+    pong, then one per variant."""
+    if not CPU_LIST.fullmatch(k["PONG_CPUS"]):
+        problems.append(f"PONG_CPUS='{k['PONG_CPUS']}': expected a CPU list like 0 or 2-3")
+    if not CPU_LIST.fullmatch(k["PING_CPUS"]):
+        problems.append(f"PING_CPUS='{k['PING_CPUS']}': expected a CPU list like 1 or 4,6")
+    check_every_mode(k, problems)
+    seconds(k, "READY_TIMEOUT", problems)
+    seconds(k, "PING_GRACE", problems)
+    mode.check_extra(k, problems)
+    # The plan gives each end its dimensions' options (sweepkit/dimensions.py), e.g. --connections.
+    for extra, end in (("PING_EXTRA", "ping"), ("PONG_EXTRA", "pong")):
+        knob_of = {d.option(end): d.knob for d in applying(k["MODE"]) if d.option(end)}
+        for x in k[extra].split():
+            if x.split("=")[0] in knob_of:
+                problems.append(f"{extra}: {x.split('=')[0]} is set by the sweep for each point; "
+                                f"use the {knob_of[x.split('=')[0]]} knob")
+    if "BASE_PORT" in k:
+        # One port per pong from BASE_PORT on, a block of them per transport of one port space (suite/transports.py).
+        protocols = [p for p in k["PROTOCOLS"].split() if transports.by_name(p)]
+        blocks = 1 + max((transports.port_block(p, protocols) for p in protocols), default=0)
+        last = MAX_PORT - (blocks * (len(pong_entries()) + variants) - 1)
+        port = k["BASE_PORT"]
+        if not (UINT.fullmatch(port) and len(port) <= 5 and 1 <= int(port) <= last):
+            problems.append(f"BASE_PORT='{port}': expected a port from 1 to {last}")
+        else:
+            k["BASE_PORT"] = str(int(port))

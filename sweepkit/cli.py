@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import checks, commands, entry, hostfacts, local, modes, network, prepare, procs, signals, space, syscheck, usage
 from . import knobs as knobs_mod
-from .knobs import SUITE_DIR
+from .defaults import SUITE_DIR
 from .pongs import LocalPongs, PeerPongs
 from .runner import Sweep
 from .spec import Spec

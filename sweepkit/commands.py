@@ -2,12 +2,12 @@
 
 # `prefix` is what goes before the binary on this host: taskset and nice (sweepkit.local.Ends).
 # A remote pong's command is the same list, quoted for B's login shell by `remote_pong`. What a kind
-# of point adds (--interval, --mode throughput) is its mode's (sweepkit.modes).
+# of point adds (--interval, --mode throughput) is its mode's, which the point and the spec carry (sweepkit.modes
+# sits above this module: it builds its commands here).
 
 import shlex
 from pathlib import Path
 
-from . import modes
 from .spec import Spec
 
 
@@ -15,13 +15,13 @@ def pong(bin_dir, binary: str, transport: str, address: str, args, spec: Spec, p
     """BINARY-pong on ADDRESS (port 0: any) with a point's pong arguments (Point.end_args) and PONG_EXTRA;
     BIN_DIR is B's for a remote pong."""
     return [*prefix, str(Path(bin_dir) / f"{binary}-pong"), "--address", address, "--protocol", transport,
-            *modes.of(spec.mode).pong_mode(), *args, *spec.pong_extra]
+            *spec.sweep_mode.pong_mode(), *args, *spec.pong_extra]
 
 
 def ping(spec: Spec, point, target: str, stem: Path, prefix=()) -> list[str]:
     """A runtime's ping of one run against the pong at TARGET, writing STEM.json and STEM.csv; what it
-    measures (--interval, --mode throughput) is its point's mode's (sweepkit.modes)."""
-    return [*prefix, str(spec.bin_dir / f"{point.binary}-ping"), *modes.of(point.kind).ping_measure(point),
+    measures (--interval, --mode throughput) is its point's mode's."""
+    return [*prefix, str(spec.bin_dir / f"{point.binary}-ping"), *point.mode.ping_measure(point),
             "--address", target,
             "--protocol", point.transport, "--size", str(point.payload), "--duration", str(spec.duration),
             "--warmup", str(spec.warmup), *point.end_args("ping"), *spec.ping_extra, "--out", str(stem)]
@@ -31,7 +31,7 @@ def probe(spec: Spec, binary: str, target: str, transport: str, duration: str, u
     """A short ping that only checks a pong answers (run-network.sh's preflight); `udp_timeout`: give up on
     a lost UDP reply after 0.5 s."""
     return [str(spec.bin_dir / f"{binary}-ping"), "--address", target, "--protocol", transport,
-            "--duration", duration, "--warmup", "0", *modes.of(spec.mode).probe_measure(udp_timeout), "--json"]
+            "--duration", duration, "--warmup", "0", *spec.sweep_mode.probe_measure(udp_timeout), "--json"]
 
 
 def system_ping(interval: str, size: str, address: str, prefix=()) -> list[str]:

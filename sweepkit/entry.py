@@ -9,7 +9,8 @@ from pathlib import Path
 
 from . import knobs as knobs_mod
 from . import modes, variants
-from .knobs import SUITE_DIR, Checked
+from .defaults import SUITE_DIR
+from .knobs import Checked
 from .spec import Spec
 
 

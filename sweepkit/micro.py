@@ -9,6 +9,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from suite.benchmarks import BENCHES, DEFAULT_EVENT_SIZE, DEFAULTS, EVENT_TYPES, STRING_EVENTS
 
@@ -50,7 +51,11 @@ class MicroPoint:
     sizes: tuple[tuple[str, object], ...] = ()  # (option, value) beyond the binary's defaults
     skipped: str | None = None
     estimated_s: float = 0.0  # estimate_s(spec), set by build
-    kind: str = "micro"
+    mode: Any = None  # MODE=micro's mode (sweepkit.modes.micro), set by build from the spec
+
+    @property
+    def kind(self) -> str:
+        return self.mode.kind  # micro
 
     @property
     def setting(self) -> tuple:
@@ -206,5 +211,5 @@ def build(spec, selection) -> list[MicroPoint]:
                 sizes = channel_sizes(e, types, event_sizes, workers)
             else:
                 sizes = [()]
-            points += [MicroPoint(e.label, e.binary_prefix, bench, s) for s in sizes]
+            points += [MicroPoint(e.label, e.binary_prefix, bench, s, mode=spec.sweep_mode) for s in sizes]
     return [dataclasses.replace(p, estimated_s=p.estimate_s(spec)) for p in points]

@@ -1,16 +1,17 @@
 """The plan of a sweep: its points (what is skipped and why), and the ordered list of runs: rounds of shuffled blocks or points."""
 
 # sweep.json holds one record per point (`Point.record`) and one per run (`Run.record`); each end's
-# command line is sweepkit.commands'. Nothing here runs anything.
+# command line is sweepkit.commands'. Nothing here runs anything. The modes (sweepkit.modes) sit above: each
+# point carries its kind's mode, and the spec its MODE's, so that nothing here looks a mode up.
 
 import dataclasses
 import itertools
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from suite import runtimes, transports
 
-from . import modes
 from .dimensions import DIMENSIONS, applying
 from .checks import ORDERS
 from .selection import extra_args, has_pong
@@ -29,12 +30,17 @@ class Point:
     transport: str  # tcp, udp, http (suite/transports.py); icmp for the ping reference
     payload: int  # bytes
     interval: str | None  # seconds, as written in INTERVALS (the stem keeps it); None: as fast as it can
-    kind: str = "rtt"  # its mode (sweepkit.modes): the sweep's MODE, or icmp for the ping reference
+    mode: Any  # its kind's mode (sweepkit.modes.base.Mode): the sweep's MODE's, or icmp's for the ping reference
     values: tuple[tuple[str, object], ...] = ()  # (name, value) of sweepkit/dimensions.py's; unset: the default
     port: int | None = None  # the pong's port under run-network.sh --serve/--peer
     skipped: str | None = None  # why the plan skips it
     ping_args: tuple[str, ...] = ()  # a reference's own arguments (runtimes.json), or a variant's
     pong_args: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """Its kind: rtt, icmp, throughput, wrk or wrk-ping (its mode's)."""
+        return self.mode.kind
 
     def get(self, name: str):
         """The point's value of a dimension (tasks, connections, load, ...)."""
@@ -54,7 +60,7 @@ class Point:
         (-wrk). A sweep of one connection in a closed loop keeps the names of the sweeps before those knobs."""
         measure = "throughput" if self.interval is None else f"{self.interval}s"
         return f"{self.framework}-{self.transport}-{self.payload}B-{measure}" + "".join(
-            d.stem(self.get(d.name)) for d in DIMENSIONS) + modes.of(self.kind).stem_suffix
+            d.stem(self.get(d.name)) for d in DIMENSIONS) + self.mode.stem_suffix
 
     def end_args(self, end: str) -> tuple[str, ...]:
         """The `ping` or `pong` arguments of this point: a reference's or a variant's own, then each of its
@@ -89,14 +95,14 @@ class Run:
     def record(self) -> dict:
         """The run's entry in sweep.json, before it runs."""
         return {"stem": self.stem, "point": self.point.stem, "round": self.round, "status": "planned",
-                "start_s": None, "wall_s": None, **modes.of(self.point.kind).run_fields(), "message": None}
+                "start_s": None, "wall_s": None, **self.point.mode.run_fields(), "message": None}
 
 
 def build(spec: Spec, selection, icmp_unusable: str | None = None, variants=()) -> list:
     """Every point of the sweep's MODE, in the list's order (its mode's `points`), each with why it cannot
     be measured (its own mode's `why_skipped`), decided before the sweep starts."""
-    points = modes.of(spec.mode).points(spec, selection, variants)
-    return [dataclasses.replace(p, skipped=modes.of(p.kind).why_skipped(p, spec, icmp_unusable)) for p in points]
+    points = spec.sweep_mode.points(spec, selection, variants)
+    return [dataclasses.replace(p, skipped=p.mode.why_skipped(p, spec, icmp_unusable)) for p in points]
 
 
 def network_points(spec: Spec, selection, measures, variants=()) -> list[Point]:
@@ -127,8 +133,8 @@ def network_points(spec: Spec, selection, measures, variants=()) -> list[Point]:
     def at_port(at, proto):
         return None if at is None else at + block * transports.port_block(proto, spec.protocols)
 
-    return [Point(label, binary, proto, size, interval, spec.mode, values, at_port(at, proto), ping_args=ping_args,
-                  pong_args=pong_args)
+    return [Point(label, binary, proto, size, interval, spec.sweep_mode, values, at_port(at, proto),
+                  ping_args=ping_args, pong_args=pong_args)
             for (label, binary, at, ping_args, pong_args), proto, (size, interval), values
             in itertools.product(lines, spec.protocols, measures, grid)
             if not (dict(values).get("load") == "open" and float(interval) == 0)]

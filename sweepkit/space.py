@@ -1,13 +1,12 @@
 """Room for the logs: the bytes a sweep will write, estimated before its first run, and a write error, named."""
 
 # The estimate is samples × a CSV row's bytes, plus each run's JSON, as each kind's mode guesses them
-# (sweepkit.modes: run_bytes). Warm-up samples are counted too: what the ping writes, not what is analysed.
+# (run_bytes: each run's point carries its mode). Warm-up samples are counted too: what the ping writes, not
+# what is analysed.
 
 import os
 import re
 from pathlib import Path
-
-from . import modes
 
 # How a ping or a micro binary says it could not write a log (rtt-core's output.rs, then `{name}: error: …`).
 WRITE_ERROR = re.compile(r".*: error: (?:writing|creating) (.+?)(?: \(check --out\))?: (.*)")
@@ -16,7 +15,7 @@ WRITE_ERROR = re.compile(r".*: error: (?:writing|creating) (.+?)(?: \(check --ou
 def estimate_bytes(runs, spec) -> int:
     """What the whole plan writes (each run's its mode's `run_bytes`), sweep.json included (a few hundred
     bytes a run, twice while it is rewritten)."""
-    return sum(modes.of(r.point.kind).run_bytes(r.point, spec) for r in runs) + 2 * 600 * len(runs)
+    return sum(r.point.mode.run_bytes(r.point, spec) for r in runs) + 2 * 600 * len(runs)
 
 
 def free_bytes(directory: Path) -> int:

@@ -3,12 +3,14 @@
 sweepkit.knobs reads and checks the environment's strings; `parse` turns them into a Spec, and nothing
 below the entry (sweepkit.cli) sees the strings again but sweep.json's `knobs`, which records them as given
 (normalised by the checks). A knob the sweep changes later (one CPU for both ends, BUDGET's rounds) is
-changed here, in the record and the typed field together (`Spec.with_knobs`).
+changed here, in the record and the typed field together (`Spec.with_knobs`). The spec sits below the modes
+(sweepkit.modes): the entry hands `parse` the MODE's mode, which the spec keeps for the modules below.
 """
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .dimensions import applying
 
@@ -47,7 +49,8 @@ class Spec:
 
     knobs: tuple[tuple[str, str], ...]  # (KNOB, text) in sweep.json's order
     given: tuple[str, ...]  # the knobs set in the environment
-    mode: str  # rtt, throughput or micro
+    mode: str  # rtt, throughput, micro or wrk
+    sweep_mode: Any  # that MODE's mode (sweepkit.modes.base.Mode), handed by the entry: what the plan asks
     repeats: int
     seed: int
     order: str  # blocks or rounds
@@ -93,7 +96,7 @@ class Spec:
 
     def with_knobs(self, **changes: str) -> "Spec":
         """The spec with knobs changed (their texts, recorded as such), parsed again."""
-        return parse(self.record() | changes, self.given)
+        return parse(self.record() | changes, self.given, self.sweep_mode)
 
     def values(self, name: str) -> tuple:
         """The values a dimension (tasks, connections, load) sweeps."""
@@ -109,20 +112,18 @@ class Spec:
         return self.warmup.s + self.duration.s
 
 
-def parse(knobs: dict[str, str], given) -> Spec:
+def parse(knobs: dict[str, str], given, mode) -> Spec:
     """The spec of knobs that passed sweepkit.knobs.check (so every parse here succeeds); the fields only one
-    MODE has are its mode's to parse (sweepkit.modes: `fields`)."""
-    from . import modes  # the modes build on the spec: imported once both exist
-
+    MODE has are its mode's to parse (`mode`, the MODE's: sweepkit.modes, `fields`)."""
     k = knobs
-    return Spec(knobs=tuple(k.items()), given=tuple(given), mode=k["MODE"], repeats=int(k["REPEATS"]),
-                seed=int(k["SEED"]), order=k["ORDER"], budget=k["BUDGET"],
+    return Spec(knobs=tuple(k.items()), given=tuple(given), mode=k["MODE"], sweep_mode=mode,
+                repeats=int(k["REPEATS"]), seed=int(k["SEED"]), order=k["ORDER"], budget=k["BUDGET"],
                 budget_s=budget_s(k["BUDGET"]) if k["BUDGET"] else None, dry_run=k["DRY_RUN"] == "1",
                 tune=k["TUNE"] == "1", nice=int(k["NICE"]), out_dir=Path(k["OUT_DIR"]), bin_dir=Path(k["BIN_DIR"]),
                 ping_grace=seconds(k["PING_GRACE"]), pong_cpus=k["PONG_CPUS"], ping_cpus=k["PING_CPUS"],
                 ping_extra=tuple(k["PING_EXTRA"].split()), pong_extra=tuple(k["PONG_EXTRA"].split()),
                 ssh_opts=tuple(k.get("SSH_OPTS", "").split()),
-                base_port=int(k["BASE_PORT"]) if "BASE_PORT" in k else None, **modes.of(k["MODE"]).fields(k))
+                base_port=int(k["BASE_PORT"]) if "BASE_PORT" in k else None, **mode.fields(k))
 
 
 def network_fields(k: dict[str, str]) -> dict:

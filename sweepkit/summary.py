@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from . import modes, table
-from .knobs import SUITE_DIR
+from .defaults import SUITE_DIR
 
 
 def figures(log: dict) -> tuple:

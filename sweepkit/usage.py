@@ -3,7 +3,7 @@
 from suite import runtimes, transports
 
 from .dimensions import DIMENSIONS
-from .knobs import DEFAULTS, MICRO_DEFAULTS, NETWORK_DEFAULTS, THROUGHPUT_OVERRIDES
+from .defaults import DEFAULTS, MICRO_DEFAULTS, NETWORK_DEFAULTS, THROUGHPUT_OVERRIDES
 from .selection import pong_entries
 
 KNOBS_HELP = """\

@@ -3,14 +3,16 @@
 Each mode (sweepkit/modes/base.py's Mode) says, for its kind, how a point is measured and judged, each end's
 options, its time limit and overhead, its run's fields in sweep.json, its progress and table lines; rtt,
 throughput, micro and wrk (whose points are wrk's and wrk-ping's, the suite's own ping beside it) are also
-the sweep's MODE. The runner, the plan, the progress lines and the tables
-ask a point's mode (`of`), or the sweep's (`of(spec.mode)`).
+the sweep's MODE. This registry sits above the modes, and they above what they use: the entry hands the spec
+its MODE's mode (`of`), each point carries its own, and so the plan, the commands and the space estimate ask
+them without importing this; the runner, the progress lines and the tables above ask it (`of`, `of_log`).
 """
 
 from . import icmp, micro, rtt, throughput, wrk
 from .base import Mode
 
-KINDS: dict[str, Mode] = {m.kind: m for m in (rtt.MODE, icmp.MODE, throughput.MODE, micro.MODE, wrk.MODE, wrk.PING)}
+RTT = rtt.Rtt(references={"icmp": icmp.MODE})  # the ICMP baseline's points are the icmp mode's
+KINDS: dict[str, Mode] = {m.kind: m for m in (RTT, icmp.MODE, throughput.MODE, micro.MODE, wrk.MODE, wrk.PING)}
 SWEEPS = ("rtt", "throughput", "micro", "wrk")  # the MODEs of a sweep
 LOG_KINDS = SWEEPS  # a log's "kind" (an ICMP log is an rtt one), the closing tables' order
 
@@ -22,9 +24,10 @@ def of(kind: str) -> Mode:
 
 def of_log(log: dict) -> Mode:
     """The mode whose table and figures a log takes: its "kind", rtt when it names none."""
-    return KINDS[log["kind"]] if log.get("kind") in LOG_KINDS else rtt.MODE
+    return KINDS[log["kind"]] if log.get("kind") in LOG_KINDS else RTT
 
 
 def named(mode: str) -> Mode:
-    """The mode an unchecked MODE knob names (--check reads the knobs without checking them); rtt when none."""
-    return KINDS.get(mode, rtt.MODE)
+    """The mode an unchecked MODE knob names (--check reads the knobs without checking them); rtt's when it names
+    no MODE of a sweep, whose checks then refuse it (sweepkit.checks.check_network)."""
+    return KINDS[mode] if mode in SWEEPS else RTT

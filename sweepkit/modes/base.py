@@ -1,10 +1,12 @@
 """What the network modes share: a fresh pong, then a ping, judged by its exit status and logs; the defaults of a mode."""
 
-# A mode is one kind of point (rtt, icmp, throughput, micro) and, for rtt, throughput and micro, one
-# MODE of a sweep; sweepkit.modes maps each kind to its one instance. The runner, the plan, the
+# A mode is one kind of point (rtt, icmp, throughput, micro, wrk, wrk-ping) and, for rtt, throughput, micro and
+# wrk, one MODE of a sweep; sweepkit.modes maps each kind to its one instance. The runner, the plan, the
 # progress lines and the tables ask a point's mode; nothing outside sweepkit/modes/ branches on the kind.
+# The modes sit above what they use (the spec, the plan, the commands, the processes): a point made here
+# carries its mode, and the spec its MODE's, so that nothing below imports sweepkit.modes.
 
-from .. import commands, disturbance, knobs, plan, procs, state
+from .. import checks, commands, disturbance, plan, procs, state
 from .. import spec as spec_mod
 from ..outcome import Outcome
 from ..selection import has_pong
@@ -28,7 +30,7 @@ class Mode:
 
     # -- the checks of a sweep of this MODE, at the entry, on the knob strings ----------------------------
     def defaults(self) -> dict[str, str]:
-        """Knobs this MODE adds to every sweep's (sweepkit.knobs.DEFAULTS), or whose defaults it changes."""
+        """Knobs this MODE adds to every sweep's (sweepkit.defaults.DEFAULTS), or whose defaults it changes."""
         return {}
 
     def fields(self, k: dict[str, str]) -> dict:
@@ -36,8 +38,8 @@ class Mode:
         return spec_mod.network_fields(k)
 
     def check(self, result, environ, context: str) -> None:
-        """Every knob of a network sweep (sweepkit.knobs.check_network), this mode's checks and warnings in it."""
-        knobs.check_network(result, environ, context, self)
+        """Every knob of a network sweep (sweepkit.checks.check_network), this mode's checks and warnings in it."""
+        checks.check_network(result, environ, context, self)
 
     def check_measure(self, k: dict, problems: list[str]) -> None:
         """What the sweep measures over (SIZE and INTERVALS, or SIZES); normalises them."""

@@ -4,8 +4,9 @@ from suite import fmt as style
 
 from suite import runtimes
 
-from .. import commands, knobs, micro, procs, state, table
+from .. import commands, micro, procs, state, table
 from ..checks import CPU_LIST, check_every_mode, check_repeats, seconds
+from ..defaults import MICRO_DEFAULTS, MICRO_OVERRIDES, NOT_MICRO
 from ..selection import flag_list
 from ..outcome import Outcome
 from .. import spec as spec_mod
@@ -23,7 +24,7 @@ class Micro(Mode):
     drops_entries = True
 
     def defaults(self) -> dict[str, str]:
-        return knobs.MICRO_OVERRIDES | knobs.MICRO_DEFAULTS
+        return MICRO_OVERRIDES | MICRO_DEFAULTS
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.micro_fields(k)
@@ -44,7 +45,7 @@ class Micro(Mode):
         seconds(k, "PING_GRACE", problems)
         if problems:
             return
-        unused = [name for name in knobs.NOT_MICRO if name in result.given]
+        unused = [name for name in NOT_MICRO if name in result.given]
         if unused:
             result.warnings.append(f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to "
                                    "MODE=micro (in-process benchmarks: see BENCHES and the MICRO_* knobs)")

@@ -16,6 +16,12 @@ BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p
 
 class Rtt(Mode):
     kind = "rtt"
+
+    def __init__(self, references: dict[str, Mode] | None = None):
+        # The mode of each reference without a pong, by its transport (icmp: the system ping's), handed by the
+        # registry (sweepkit.modes), which sits above both.
+        self.reference_modes = references or {}
+
     figure_keys = ("p50_ns", "achieved_rate")
     # Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.02 s a runtime's RTT run, its record included.
     overhead_guess_s = 0.03
@@ -98,7 +104,7 @@ class Rtt(Mode):
 
     def references(self, spec: Spec, selection) -> list:
         """Each reference without a pong × intervals; it is the kind of its transport (icmp)."""
-        return [plan.Point(e.label, None, e.transport, spec.size, interval, e.transport)
+        return [plan.Point(e.label, None, e.transport, spec.size, interval, self.reference_modes[e.transport])
                 for e in selection if not has_pong(e) for interval in spec.intervals]
 
     def plan_lines(self, spec: Spec) -> list[str]:
@@ -120,5 +126,3 @@ class Rtt(Mode):
         connections = spec.text("CONNECTIONS")
         return f"CONNECTIONS={shlex.quote(connections)} " if connections != "1" else ""
 
-
-MODE = Rtt()

@@ -2,10 +2,11 @@
 
 from suite import fmt as style
 
-from .. import knobs, table
+from .. import table
 from .. import spec as spec_mod
 from ..spec import Spec
 from ..checks import MAX_TCP_SIZE, MAX_UDP_SIZE, MAX_UDP_THROUGHPUT_S, payload
+from ..defaults import THROUGHPUT_OVERRIDES
 from ..dimensions import DIMENSIONS
 from ..selection import flag_list, has_pong, pong_entries
 from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
@@ -22,7 +23,7 @@ class Throughput(Mode):
               "msg/s p95", "Gb/s p5", "Gb/s p50", "Gb/s p95", "lost"]
 
     def defaults(self) -> dict[str, str]:
-        return knobs.THROUGHPUT_OVERRIDES
+        return THROUGHPUT_OVERRIDES
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"sizes": spec_mod.ints(k["SIZES"])}

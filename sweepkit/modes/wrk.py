@@ -174,10 +174,9 @@ class Wrk(Mode):
         """Each runtime and variant twice: wrk's point, then its own ping's, both against a pong with --connections 64."""
         lines = plan.network_points(spec, [e for e in selection if e.is_runtime], [(spec.size, "0")], variants)
         both, pong = (("connections", CLIENT_CONNECTIONS),), ("--connections", str(PONG_CONNECTIONS))
-        return [plan.Point(p.framework, p.binary, p.transport, p.payload, p.interval, kind, both, p.port,
+        return [plan.Point(p.framework, p.binary, p.transport, p.payload, p.interval, mode, both, p.port,
                            ping_args=(*p.ping_args, *ping), pong_args=(*p.pong_args, *pong))
-                for p in lines for kind, ping in ((self.kind, ()), (PING.kind, ("--connections",
-                                                                               str(CLIENT_CONNECTIONS))))]
+                for p in lines for mode, ping in ((self, ()), (PING, ("--connections", str(CLIENT_CONNECTIONS))))]
 
     def each(self, spec: Spec, points: list[dict]) -> str:
         warmup = f"{spec.warmup} s warm-up + " if spec.warmup.s else ""
