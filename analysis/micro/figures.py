@@ -1,11 +1,10 @@
 """Pages of a micro report (-k micro): the scheduler bars, Notify vs oneshot against N, channel throughput, the table."""
 
-# Each figure function draws points (micro/__init__.py: one row per framework × benchmark × sizes)
+# Each figure function draws points (micro/runs.py: one row per framework × benchmark × sizes)
 # onto the axis it is given; each page function (FIGURES in micro/__init__.py names them) lays them out
 # with the page kit (analysis/pages.py), which saves them. Points that were not run (std above its
 # thread cap) are left out of every figure: the table says why. Micro logs have no variants: the
 # colours are runtimes.json's.
-
 
 import numpy as np
 import pandas as pd
@@ -14,12 +13,17 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from suite import fmt
+from suite.benchmarks import SCHEDULER
 from suite.palette import FRAMEWORK_ORDER, NO_VARIANTS, is_reference, micro_line, order_key
 
 from .. import pages as kit
 from ..plots import SI, error_bars, minor_labels
-from . import DRAWN, EVENT_ORDER, OPERATION, SCHEDULER, size_label
-from . import text as table_text
+from .runs import EVENT_ORDER
+from .table import OPERATION, size_label
+from .table import text as table_text
+
+# The points each figure draws, by benchmark.
+DRAWN = {"scheduler": SCHEDULER, "notify": ("notify", "oneshot"), "channel": ("channel",)}
 
 PRIMITIVE_STYLES = dict(zip(DRAWN["notify"], (("-", "o"), ("--", "s")), strict=True))  # Notify, oneshot
 REFERENCE_HATCH = "///"  # a reference's bars (kotlin: the only one with scheduler benchmarks)

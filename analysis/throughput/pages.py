@@ -13,7 +13,7 @@ from suite.palette import NO_VARIANTS, Palette
 from .. import pages as kit
 from .. import plots
 from ..plots import PLAIN, SI, error_bars
-from . import text
+from .table import text
 
 THROUGHPUT_LABELS = {"msg_per_s": "messages received per second", "gbit_per_s": "Gb/s received (10⁹ bit/s)"}
 _MAX_SIZE_TICKS = 9
