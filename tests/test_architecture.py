@@ -1,5 +1,5 @@
 """ARCHITECTURE.md's invariants that no other test checks: no import-path edits, kind branches only in
-the kind packages, and a one-line summary at the top of every module."""
+the kind packages, a one-line summary at the top of every module, and small modules and crates."""
 
 import ast
 import re
@@ -169,3 +169,33 @@ def test_the_dimension_table_is_read_by_the_sweep_and_the_analysis():
     assert [d.name for d in swept.DIMENSIONS] == [d.name for d in dimensions.DIMENSIONS]
     assert rtt.runs.SETTING[-len(dimensions.names("rtt")):] == dimensions.names("rtt")
     assert throughput.KEYS[-len(dimensions.names("throughput")):] == dimensions.names("throughput")
+
+
+# Packages of small modules (STYLE.md): a Python module of 300 lines at most, the packages' tests included; a crate
+# of 4 000 lines at most, its unit tests (a `#[cfg(test)] mod` at a file's end) left out, blank lines and comments in.
+MAX_MODULE_LINES = 300
+MAX_CRATE_LINES = 4000
+SIZED_PACKAGES = ("suite", "sweepkit", "analysis", "findings")
+
+
+def crate_lines(source: str) -> int:
+    """A Rust file's lines before its unit tests' module."""
+    lines = source.splitlines()
+    for n, line in enumerate(lines[:-1]):
+        if line.strip() == "#[cfg(test)]" and re.match(r"\s*mod \w+\s*\{", lines[n + 1]):
+            return n
+    return len(lines)
+
+
+def test_no_python_module_is_over_300_lines():
+    paths = [*(p for package in SIZED_PACKAGES for p in sorted((REPO / package).rglob("*.py"))),
+             *(REPO / name for name in ENTRY_POINTS)]
+    sizes = {str(p.relative_to(REPO)): len(p.read_text().splitlines()) for p in paths}
+    assert len(sizes) > 100 and {name: n for name, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+def test_no_crate_is_over_4000_lines_without_its_unit_tests():
+    sizes = {crate.name: sum(crate_lines(p.read_text()) for p in sorted((crate / "src").rglob("*.rs")))
+             for crate in sorted((REPO / "crates").iterdir()) if (crate / "src").is_dir()}
+    assert "rtt-net" in sizes and {name: n for name, n in sizes.items() if n > MAX_CRATE_LINES} == {}
+    assert crate_lines("fn a() {}\n\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n") == 2
