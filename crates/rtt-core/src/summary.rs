@@ -1,5 +1,6 @@
 //! The few lines a person reads after a run, in the spirit of `ping`'s summary, and the warning
-//! of a run that missed its rate: built from the typed log alone, so they say what the log says.
+//! of a run off its rate, either way: built from the typed log alone, so they say what the log
+//! says.
 
 use crate::log::{Log, MicroLog, Range, RttLog, RttSummary, RunContext, ThroughputLog};
 
@@ -92,14 +93,32 @@ impl RttLog {
 
     fn warning(&self) -> Option<String> {
         let target = self.target_rate?;
-        let shortfall = (target - self.achieved_rate) / target;
-        (shortfall.abs() > RATE_TOLERANCE && self.context.header.complete).then(|| {
-            format!(
-                "achieved {:.1} msg/s, {:+.1} % off the target {target:.1} msg/s ({} of {} messages late)",
-                self.achieved_rate, -shortfall * 100.0, shown(&self.late), self.sent
-            )
-        })
+        self.context
+            .header
+            .complete
+            .then(|| rate_warning(self.achieved_rate, target, &self.late, self.sent))
+            .flatten()
     }
+}
+
+/// A run's achieved rate more than [`RATE_TOLERANCE`] off its `target`, either way, and which:
+/// below, the pong or the ping could not keep up (how many sends were late says which); above,
+/// the window held more sends than its length at the target (a window of a few intervals can
+/// catch one more at its edge).
+fn rate_warning(achieved: f64, target: f64, late: &Option<u64>, sent: u64) -> Option<String> {
+    let off = (achieved - target) / target;
+    if off.abs() <= RATE_TOLERANCE {
+        return None;
+    }
+    let side = if off > 0.0 { "above" } else { "below" };
+    let mut text = format!(
+        "achieved {achieved:.1} msg/s, {:.1} % {side} the target {target:.1} msg/s",
+        off.abs() * 100.0
+    );
+    if off < 0.0 {
+        text += &format!(" ({} of {sent} messages late)", shown(late));
+    }
+    Some(text)
 }
 
 impl ThroughputLog {
@@ -198,6 +217,33 @@ fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rate_off_its_target_either_way_is_flagged_saying_which_way() {
+        let above = rate_warning(1968.0, 10.0, &Some(0), 1).expect("flagged");
+        assert_eq!(
+            above,
+            "achieved 1968.0 msg/s, 19580.0 % above the target 10.0 msg/s"
+        );
+        let below = rate_warning(90.0, 100.0, &Some(7), 90).expect("flagged");
+        assert_eq!(
+            below,
+            "achieved 90.0 msg/s, 10.0 % below the target 100.0 msg/s (7 of 90 messages late)"
+        );
+    }
+
+    #[test]
+    fn a_rate_within_five_percent_either_way_is_not_flagged() {
+        for achieved in [95.5, 100.0, 104.5] {
+            assert_eq!(
+                rate_warning(achieved, 100.0, &Some(0), 100),
+                None,
+                "{achieved}"
+            );
+        }
+        assert!(rate_warning(105.5, 100.0, &None, 105).is_some());
+        assert!(rate_warning(94.5, 100.0, &None, 94).is_some());
+    }
 
     #[test]
     fn durations_read_at_a_glance() {

@@ -98,6 +98,32 @@ fn paced_runs_log_everything_and_hit_their_rate(runtime: &str) {
     }
 }
 
+/// A default sweep's run at 10 msg/s: a 0.1 s warm-up, then a 0.1 s window that holds one send,
+/// made at its start. The ping has nothing left to send and reports at once; its rate is still
+/// that one send over the whole window, the target, and no warning is printed.
+fn a_slow_paced_run_reports_its_rate_over_the_whole_window(runtime: &str) {
+    const TARGET: f64 = 10.0;
+    for protocol in ["tcp", "udp", "http"] {
+        let what = format!("{runtime} {protocol}");
+        let pong = Pong::start(runtime, protocol);
+        let args = format!(
+            "--address {} --protocol {protocol} --rate {TARGET} --duration 0.1 --warmup 0.1",
+            pong.address
+        );
+        let run = ping(runtime, &args, Duration::from_secs(20));
+        assert_eq!(run.code(), Some(0), "{what}: {}", run.stderr);
+        let log = rtt_log(&run, &what);
+        assert_eq!(log.target_rate, Some(TARGET), "{what}");
+        let rate = log.achieved_rate;
+        assert!(
+            (rate - TARGET).abs() <= 0.05 * TARGET,
+            "{what}: achieved {rate} msg/s at a target of {TARGET} ({} sent)",
+            log.sent
+        );
+        assert!(!run.stderr.contains("warning"), "{what}: {}", run.stderr);
+    }
+}
+
 /// The achieved rate of a short back-to-back run of `runtime` over `protocol`, and its log.
 fn back_to_back(runtime: &str, protocol: &str) -> RttLog {
     let pong = Pong::start(runtime, protocol);
@@ -187,6 +213,7 @@ fn sleep_pacing_at_interval_zero_sleeps_on_the_runtimes_timer() {
 
 for_each_runtime!(
     paced_runs_log_everything_and_hit_their_rate,
+    a_slow_paced_run_reports_its_rate_over_the_whole_window,
     back_to_back_runs_are_not_slowed_by_a_timer,
     sleep_pacing_records_the_lower_rate_it_really_achieves,
 );

@@ -3,7 +3,7 @@
 
 use std::{
     io::{self, Write},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use rtt_core::{
@@ -37,7 +37,7 @@ impl RttReport {
         let measured_for = recorders
             .iter()
             .find_map(|r| r.window)
-            .map(|(start, end)| Instant::now().clamp(start, end) - start)
+            .map(|window| measured_for(window, Instant::now(), context.header.complete))
             .unwrap_or_default();
         let achieved_rate = if measured_for.is_zero() {
             0.0
@@ -73,6 +73,17 @@ impl RttReport {
             http,
         }));
         Self { log, recorders }
+    }
+}
+
+/// The time a run's sends are counted over, its measured `window` (start, end): the whole window
+/// when the run completed it, since a paced ping has sent its last message a while before the
+/// window ends (at 10 msg/s in a 0.1 s window, one message, at its start), and reports then;
+/// until `now` for a run that ended early, on an error, so it keeps the rate it really held.
+fn measured_for((start, end): (Instant, Instant), now: Instant, completed: bool) -> Duration {
+    match completed {
+        true => end - start,
+        false => now.clamp(start, end) - start,
     }
 }
 
@@ -126,5 +137,38 @@ impl Outcome for RttReport {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_completed_run_is_measured_over_its_whole_window() {
+        let start = Instant::now();
+        let window = (start, start + Duration::from_millis(100));
+        // A ping at 10 msg/s sends its one message at the window's start and reports at once.
+        let reported = start + Duration::from_micros(500);
+        assert_eq!(
+            measured_for(window, reported, true),
+            Duration::from_millis(100)
+        );
+        let late = start + Duration::from_millis(130);
+        assert_eq!(measured_for(window, late, true), Duration::from_millis(100));
+    }
+
+    #[test]
+    fn a_run_ended_early_keeps_the_time_it_measured() {
+        let start = Instant::now();
+        let window = (start, start + Duration::from_secs(5));
+        let failed = start + Duration::from_millis(700);
+        assert_eq!(
+            measured_for(window, failed, false),
+            Duration::from_millis(700)
+        );
+        assert_eq!(measured_for(window, start, false), Duration::ZERO);
+        let past = start + Duration::from_secs(9);
+        assert_eq!(measured_for(window, past, false), Duration::from_secs(5));
     }
 }
