@@ -1,7 +1,7 @@
 //! The pong: echoes every TCP client byte for byte as read, every UDP datagram back to its
 //! sender, and every HTTP `POST /echo`'s body in its response (`http`), until killed (`--mode throughput`: counts them instead). A client that misbehaves
-//! only ever loses its own connection. `--delay-ns` holds each echo back by a known time, to
-//! plant a difference a sweep should call.
+//! only ever loses its own connection. `--delay-ns` holds each echo (or, with `--delay-every N`,
+//! one in N) back by a known time, to plant a difference a sweep should call.
 
 use std::{
     io::Write,
@@ -18,7 +18,7 @@ use rtt_core::{
 };
 
 use crate::{
-    delay::spin,
+    delay::PlantedDelay,
     http::{self, ServerSpec},
     options::{self, Mode, PingOptions, PongOptions},
     throughput,
@@ -44,7 +44,12 @@ pub fn main<R: Runtime>(name: &'static str) -> ExitCode {
 
 async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
     let address = options.address;
-    let delay = Duration::from_nanos(options.delay_ns);
+    // Counted over the whole pong, every transport and client together (`delay`).
+    let delay = PlantedDelay::new(
+        Duration::from_nanos(options.delay_ns),
+        options.delay_every(),
+    )
+    .leak();
     match options.protocol {
         Protocol::Tcp => {
             let listener = R::listen(address)
@@ -103,7 +108,7 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
                 let received;
                 (received, buf) = socket.recv_from(buf).await;
                 if let Ok((len, peer)) = received {
-                    spin(delay);
+                    delay.before_echo();
                     (_, buf) = socket.send_to(buf, len, peer).await;
                 }
             }
@@ -119,12 +124,13 @@ fn announce(address: SocketAddr, protocol: Protocol) -> anyhow::Result<()> {
 }
 
 /// Echoes one client until it leaves; any error ends this client only.
-async fn echo_tcp<S: TcpIo>(mut stream: S, delay: Duration) {
+async fn echo_tcp<S: TcpIo>(mut stream: S, delay: &'static PlantedDelay) {
     let mut buf = vec![0; BUFFER];
     loop {
         let (read, lent) = stream.read(buf).await;
         let Ok(len @ 1..) = read else { return };
-        spin(delay);
+        // An echo is what one read brought (a whole message, unless the ping has several in flight).
+        delay.before_echo();
         let (written, lent) = stream.write_all(lent, len).await;
         if written.is_err() {
             return;

@@ -65,7 +65,7 @@ pub async fn serve<R: Runtime>(mut stream: R::TcpStream, spec: ServerSpec) {
         }
         let body: &[u8] = match head.route {
             Route::Echo => {
-                crate::delay::spin(spec.delay);
+                spec.delay.before_echo();
                 &buffer[head.len..end]
             }
             Route::Hello => HELLO,

@@ -81,7 +81,7 @@ async fn answer<R: Runtime>(
                 };
             match collected {
                 Some(Ok(collected)) => {
-                    crate::delay::spin(spec.delay);
+                    spec.delay.before_echo();
                     collected.to_bytes()
                 }
                 Some(Err(error)) if error.is::<LengthLimitError>() => {

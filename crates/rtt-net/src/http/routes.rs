@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::delay::PlantedDelay;
+
 /// The method and path the ping sends its messages with.
 pub const ECHO_METHOD: &str = "POST";
 pub const ECHO_PATH: &str = "/echo";
@@ -22,8 +24,8 @@ pub struct ServerSpec {
     /// A connection whose next request head is not in within this time is closed (an idle
     /// keep-alive connection included, as hyper counts it).
     pub header_timeout: Duration,
-    /// Spun before each answer to `POST /echo` (the pong's `--delay-ns`).
-    pub delay: Duration,
+    /// Spun before an answer to `POST /echo` (the pong's `--delay-ns`, one in `--delay-every`).
+    pub delay: &'static PlantedDelay,
 }
 
 /// What a request gets, by its method and path.

@@ -200,6 +200,10 @@ pub struct PongOptions {
     /// known difference planted to calibrate what a sweep can resolve (rtt mode only)
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
     pub delay_ns: u64,
+    /// With --delay-ns: delay one echo in N only (the pong's N-th, 2N-th, … echo, all its
+    /// clients counted together), a planted rare tail; 1 delays every echo
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=1_000_000_000))]
+    pub delay_every: Option<u64>,
     /// HTTP: close a connection whose next request head is not in within this time, idle
     /// keep-alive time included (hyper's header-read timeout, on every runtime)
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_HEADER_TIMEOUT_MS, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
@@ -225,17 +229,42 @@ pub fn check_ping(options: &PingOptions, command: &mut Command) {
     }
 }
 
+impl PongOptions {
+    /// One echo in this many is delayed by `--delay-ns`.
+    pub fn delay_every(&self) -> u64 {
+        self.delay_every.unwrap_or(1)
+    }
+
+    /// Checks that need more than one option at a time.
+    fn check(&self) -> Result<(), String> {
+        if self.mode == Mode::Throughput {
+            let delays = match (self.delay_ns > 0, self.delay_every.is_some()) {
+                (true, true) => Some("--delay-ns and --delay-every delay echoes: drop them"),
+                (true, false) => Some("--delay-ns delays each echo: drop it"),
+                (false, true) => Some("--delay-every delays echoes: drop it"),
+                (false, false) => None,
+            };
+            if let Some(problem) = delays {
+                return Err(format!(
+                    "{problem}, or --mode throughput (which echoes nothing)"
+                ));
+            }
+            if self.protocol == Protocol::Http {
+                return Err(HTTP_THROUGHPUT.to_owned());
+            }
+        }
+        match self.delay_every {
+            Some(0) => Err("--delay-every 0 names no echo to delay: give N of 1 or more (one echo in N is delayed by --delay-ns)".to_owned()),
+            Some(n) if self.delay_ns == 0 => Err(format!("--delay-every {n} says which echoes --delay-ns delays, and there is no --delay-ns: add --delay-ns D (in ns), or drop --delay-every")),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Rejects the options of a pong, once parsed.
 pub fn check_pong(options: &PongOptions, command: &mut Command) {
-    if options.delay_ns > 0 && options.mode == Mode::Throughput {
-        let problem =
-            "--delay-ns delays each echo: drop it, or --mode throughput (which echoes nothing)";
-        command.error(ErrorKind::ArgumentConflict, problem).exit();
-    }
-    if options.protocol == Protocol::Http && options.mode == Mode::Throughput {
-        command
-            .error(ErrorKind::ArgumentConflict, HTTP_THROUGHPUT)
-            .exit();
+    if let Err(message) = options.check() {
+        command.error(ErrorKind::ArgumentConflict, message).exit();
     }
     // A UDP pong serves every peer from its one socket.
     if options.protocol != Protocol::Udp {
@@ -271,6 +300,57 @@ mod tests {
     fn ping(args: &[&str]) -> Result<PingOptions, clap::Error> {
         let argv = ["ping", "--address", "127.0.0.1:9009"].iter().chain(args);
         Cli::try_parse_from(argv).map(|cli| cli.ping)
+    }
+
+    #[derive(Parser, Debug)]
+    struct PongCli {
+        #[command(flatten)]
+        pong: PongOptions,
+    }
+
+    /// The pong's options, parsed and checked: the problem found, if any.
+    fn pong(args: &[&str]) -> Result<PongOptions, String> {
+        let argv = ["pong"].iter().chain(args);
+        let options = PongCli::try_parse_from(argv)
+            .map_err(|e| e.to_string())?
+            .pong;
+        options.check().map(|()| options)
+    }
+
+    #[test]
+    fn a_pong_delays_every_echo_unless_told_one_in_n() {
+        let o = pong(&["--delay-ns", "2000"]).expect("valid");
+        assert_eq!((o.delay_ns, o.delay_every()), (2000, 1));
+        let o = pong(&["--delay-ns", "2000", "--delay-every", "100"]).expect("valid");
+        assert_eq!(o.delay_every(), 100);
+        assert_eq!(pong(&[]).expect("valid").delay_every(), 1);
+    }
+
+    #[test]
+    fn delay_every_without_a_delay_or_with_throughput_is_refused() {
+        for (args, named) in [
+            (
+                &["--delay-ns", "2000", "--delay-every", "0"][..],
+                "--delay-every 0",
+            ),
+            (&["--delay-every", "10"], "add --delay-ns"),
+            (
+                &["--delay-every", "10", "--delay-ns", "0"],
+                "add --delay-ns",
+            ),
+            (
+                &["--mode", "throughput", "--delay-every", "10"],
+                "--mode throughput",
+            ),
+            (
+                &["--mode", "throughput", "--delay-ns", "5"],
+                "--mode throughput",
+            ),
+        ] {
+            let error = pong(args).expect_err("refused");
+            assert!(error.contains(named), "{args:?}: {error}");
+            assert_eq!(error.lines().count(), 1, "{args:?}: {error}");
+        }
     }
 
     #[test]
