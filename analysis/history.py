@@ -25,7 +25,9 @@ from suite import fmt
 from . import summary
 from . import uncertainty as u
 
-SERIES = ["machine_id", "kind", "benchmark", "measure"]  # what a series is, over the sweeps
+# What a series is, over the sweeps: a point's metric on one machine, made of its runs one way (tracked.POOLED or
+# PER_RUN): the p99 of pooled samples is not the mean of the runs' p99s, and the switch is not a change.
+SERIES = ["machine_id", "kind", "benchmark", "measure", "estimator"]
 CHANGES = ("slower", "faster")
 
 
@@ -79,11 +81,30 @@ def candidates(sweeps: pd.DataFrame, noise: float) -> list[int]:
     return [b for b in found if b < n]
 
 
+def _from_intervals(before: pd.DataFrame, after: pd.DataFrame) -> u.Estimate | None:
+    """after / before from the sweeps' values and 95 % intervals alone: the mean log value of each side, its
+    standard error from the intervals' widths (a pooled quantile keeps no repeats' values where its runs are too
+    small to carry it), a normal interval; None where a sweep has no interval."""
+    sides = []
+    for sweeps in (before, after):
+        value, low, high = (sweeps[c].to_numpy(dtype=float) for c in ("value", "low", "high"))
+        if not (np.isfinite(low).all() and np.isfinite(high).all() and (low > 0).all() and (value > 0).all()):
+            return None
+        se = (np.log(high) - np.log(low)) / (2 * u.z_quantile(u.CONFIDENCE))
+        sides.append((float(np.mean(np.log(value))), float(np.sqrt(np.sum(se**2))) / len(value)))
+    (old, se_old), (new, se_new) = sides
+    half = u.z_quantile(u.CONFIDENCE) * math.hypot(se_old, se_new)
+    point = math.exp(new - old)
+    return u.Estimate(point, point * math.exp(-half), point * math.exp(half), min(len(before), len(after)),
+                      u.ACROSS_RUNS)
+
+
 def _test(before: pd.DataFrame, after: pd.DataFrame, lower_is_better: bool, noise: float) -> Change | None:
     old, new = _pooled(before), _pooled(after)
+    kept = all(len(_positive(v)) for v in (*before["values"], *after["values"]))
     if not len(old) or not len(new):
         return None
-    change = u.ratio(new, old)
+    change = (None if kept else _from_intervals(before, after)) or u.ratio(new, old)
     call = u.verdict(change, 1.0, noise, higher_is_slower=lower_is_better, no_change=1.0)
     return Change(0, change, call)
 

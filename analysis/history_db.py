@@ -36,11 +36,15 @@ MIGRATIONS = (
     # 2: a series (one point's metric on one machine) read in time order without a scan of every point
     """CREATE INDEX sweeps_by_machine ON sweeps (machine_id, kind, started_at);
     CREATE INDEX points_by_series ON points (benchmark, measure)""",
+    # 3: how a point's value was made of its runs (tracked.POOLED or PER_RUN); every point recorded before it was
+    # a statistic of each run averaged over the repeats
+    """ALTER TABLE points ADD COLUMN estimator TEXT NOT NULL DEFAULT 'per-run'""",
 )
 VERSION = len(MIGRATIONS)
+ESTIMATOR_SINCE = 3  # the schema version that added points.estimator
 DEFAULT = Path("latency-logs") / "history.sqlite"
 POINT_COLUMNS = ("benchmark", "measure", "unit", "lower_is_better", "value", "low", "high", "repeats", "method",
-                 "verdict", "runtime", "runtime_version")
+                 "verdict", "runtime", "runtime_version", "estimator")
 
 
 class Unusable(UsageError):
@@ -114,7 +118,7 @@ def record(path: Path, facts, rows: pd.DataFrame, folder: Path) -> int:
                     " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (facts.identity, facts.kind, facts.started_at, facts.seed, facts.suite_version, facts.machine_id,
                      json.dumps(facts.machine, sort_keys=True), str(folder), _now())).lastrowid
-                _insert_points(conn, sweep_id, rows)
+                _insert_points(conn, sweep_id, rows, version(conn, path))
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -125,15 +129,18 @@ def record(path: Path, facts, rows: pd.DataFrame, folder: Path) -> int:
     return sweep_id
 
 
-def _insert_points(conn: sqlite3.Connection, sweep_id: int, rows: pd.DataFrame) -> None:
+def _insert_points(conn: sqlite3.Connection, sweep_id: int, rows: pd.DataFrame, schema: int) -> None:
+    """The rows of a sweep, in the columns of the file's schema version (before 3, without the estimator: a suite
+    of that version wrote none)."""
     def nullable(value):
         return None if pd.isna(value) else float(value)
 
+    columns = POINT_COLUMNS if schema >= ESTIMATOR_SINCE else POINT_COLUMNS[:-1]
     conn.executemany(
-        f"INSERT INTO points (sweep_id, {', '.join(POINT_COLUMNS)}, repeat_values) "
-        f"VALUES ({', '.join('?' * (len(POINT_COLUMNS) + 2))})",
+        f"INSERT INTO points (sweep_id, {', '.join(columns)}, repeat_values) VALUES ({', '.join('?' * (len(columns) + 2))})",
         [(sweep_id, r.benchmark, r.measure, r.unit, int(r.lower_is_better), float(r.value), nullable(r.low),
-          nullable(r.high), int(r.repeats), r.method, r.verdict, r.runtime, r.runtime_version, json.dumps(r.values))
+          nullable(r.high), int(r.repeats), r.method, r.verdict, r.runtime, r.runtime_version,
+          *([r.estimator] if schema >= ESTIMATOR_SINCE else []), json.dumps(r.values))
          for r in rows.itertuples()])
 
 

@@ -8,8 +8,9 @@
 # imports no kind. A figure's function imports its drawing module when called, so that a table alone
 # never loads matplotlib.
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Protocol
 
 
@@ -80,6 +81,9 @@ class Kind(Protocol):
     tracked: tuple[Tracked, ...] = ()  # what exports and the history carry of a point
     # The runs of a JSON + CSV log (sweep.py, points.py); the kinds that read their own way leave them empty.
     metrics: tuple[str, ...] = ()  # given a 95 % interval per point; the first says how many repeats
+    # Quantiles of the samples pooled across a point's runs (points.py, quantiles.py): a run's column of sorted
+    # samples → {metric: q}. RTT's; a kind without samples per run has none.
+    pooled: Mapping[str, Mapping[str, float]] = MappingProxyType({})
     means: tuple[str, ...] = ()  # averaged over a point's repeats
     sums: tuple[str, ...] = ()  # summed over them
 

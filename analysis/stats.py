@@ -29,7 +29,15 @@ LATENCY_PERCENTILES = {"latency_p50": 50, "latency_p99": 99, "latency_p999": 99.
 LATENCY_WITHIN_RUN = {"p99": 0.99}  # named latency_p99_wlow, …_whigh
 # Each connection's own p50 and p99 of RTT: their smallest and largest across a run's connections.
 CONNECTION_SPREAD = {"p50": 50, "p99": 99}
+# A run's samples, sorted, kept for its point's pooled quantiles (quantiles.py): in 4 bytes each where they fit
+# (below 4.3 s), so that a sweep of millions of samples stays within tens of MB.
+SORTED, LATENCY_SORTED = "sorted_ns", "latency_sorted_ns"
 _RTT_BITS = 40  # RTTs below 2**40 ns (18 min) pack under a time-bin index into one int64
+
+
+def compact(ordered: np.ndarray) -> np.ndarray:
+    """Sorted non-negative samples in 4 bytes each where every one fits, else as they are."""
+    return ordered.astype(np.uint32) if len(ordered) and 0 <= ordered[0] and ordered[-1] < 2**32 else ordered
 
 
 def ranks(n: int, percentiles) -> np.ndarray:
@@ -62,7 +70,7 @@ def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None, conn: np.ndarra
     """Scalar statistics of a run and its Shape (None when it has no samples).
 
     The scalars are n, min, mean, stdev (divided by n - 1, as rtt-core; 0 for one sample), max and
-    every entry of PERCENTILES, in ns; NaN without samples; and for each of WITHIN_RUN the bounds of
+    every entry of PERCENTILES, in ns; NaN without samples; the samples sorted (SORTED, compact); and for each of WITHIN_RUN the bounds of
     its within-run order-statistics interval (p50_wlow, p50_whigh…), used when a point has one repeat.
     `t_ns` (send times, same length) gives the RTT-over-time curve; without it that is empty.
     `conn` (each reply's connection) gives the spread across connections (`connection_spread`; without
@@ -74,8 +82,9 @@ def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None, conn: np.ndarra
     if n == 0:
         scalars.update(dict.fromkeys(["min", "mean", "stdev", "max", *PERCENTILES, *_within_names(""),
                                       *_spread_names()], np.nan))
-        return scalars, None
+        return scalars | {SORTED: np.empty(0, np.uint32)}, None
     ordered = np.sort(rtt_ns)
+    scalars[SORTED] = compact(ordered)
     values = percentiles(ordered, list(PERCENTILES.values()))
     scalars.update(zip(PERCENTILES, values.tolist(), strict=True))
     scalars.update(min=int(ordered[0]), max=int(ordered[-1]), mean=float(ordered.mean()),
@@ -98,10 +107,12 @@ def latency(latency_ns: np.ndarray | None) -> dict:
     max in ns, and latency_p99's within-run bounds; NaN where there is none (closed loop)."""
     names = ["latency_n", *LATENCY_PERCENTILES, "latency_max", *_within_names("latency_", LATENCY_WITHIN_RUN)]
     if latency_ns is None or len(latency_ns) == 0:
-        return dict.fromkeys(names, np.nan) | ({"latency_n": 0} if latency_ns is not None else {})
+        return (dict.fromkeys(names, np.nan) | ({"latency_n": 0} if latency_ns is not None else {})
+                | {LATENCY_SORTED: np.empty(0, np.uint32)})
     ordered = np.sort(latency_ns)
     values = percentiles(ordered, list(LATENCY_PERCENTILES.values()))
-    return {"latency_n": len(ordered), **dict(zip(LATENCY_PERCENTILES, values.tolist(), strict=True)),
+    return {"latency_n": len(ordered), LATENCY_SORTED: compact(ordered),
+            **dict(zip(LATENCY_PERCENTILES, values.tolist(), strict=True)),
             "latency_max": int(ordered[-1]),
             **_within(ordered, "latency_", which=LATENCY_WITHIN_RUN)}
 

@@ -1,7 +1,8 @@
 """What a sweep gives to tracking over time: each point's tracked metrics by a stable name, and the sweep's facts.
 
 One row per point and metric (the kind's `tracked`: RTT p50 and p99, throughput msg/s, micro ns/op and op/s),
-with its 95 % interval, its repeats' own values and the runtime's version; and the facts that say which sweep
+with its 95 % interval, its repeats' own values, how it was made of them (estimator) and the runtime's version; a
+metric its samples cannot carry is left out, and said (left_out); and the facts that say which sweep
 it was (start, seed, suite commit, machine fingerprint). The exports (export.py) and the history
 (history_db.py) read these and nothing else of a sweep, so that a point has the same name in each.
 """
@@ -16,6 +17,7 @@ import pandas as pd
 from suite import dimensions
 
 from .sweep import NothingUsable
+from . import uncertainty as u
 from .uncertainty import INTERVAL_METHOD
 
 # The host facts of sweep.json that decide a latency (the system check's): a history compares only the
@@ -24,7 +26,11 @@ MACHINE = ("host", "cpu_model", "arch", "cpus_online", "kernel", "cpuidle_driver
            "guest_halt_poll_ns", "clocksource")
 UNKNOWN = "unknown"
 COLUMNS = ["benchmark", "measure", "unit", "lower_is_better", "value", "low", "high", "repeats", "method",
-           "verdict", "runtime", "runtime_version", "values"]
+           "verdict", "runtime", "runtime_version", "values", "estimator"]
+# How a point's value was made of its runs: a quantile of all their samples pooled (RTT since issue 39), or a
+# statistic of each run combined across them (a mean over repeats: RTT before, throughput and micro). A history
+# keeps the two apart, so that a change of method is never read as a change of the runtime.
+POOLED, PER_RUN = "pooled", "per-run"
 
 
 @dataclass(frozen=True)
@@ -121,14 +127,15 @@ def measures(sweep, kind) -> pd.DataFrame:
     run_names = pd.Series([name(r, keys) for r in runs[keys].to_dict("records")], index=runs.index)
     versions = runs["details"].map(lambda d: str(d.get("framework_version") or UNKNOWN) if isinstance(d, dict)
                                    else UNKNOWN).groupby(run_names, sort=False).first()
-    repeats = {t.column: pd.to_numeric(runs[t.column], errors="coerce").groupby(run_names, sort=False).agg(
+    repeats = {t.column: _own_values(runs, kind, t.column).groupby(run_names, sort=False).agg(
         lambda v: v.dropna().tolist()) for t in kind.tracked}  # each point's repeats' own values
+    pooled = {metric for wanted in kind.pooled.values() for metric in wanted}
     rows = []
     for point in points.to_dict("records"):  # a loop over points
         benchmark = name(point, keys)
         for tracked in kind.tracked:
             value = point.get(tracked.column)
-            if not _known(value):
+            if not _known(value):  # never measured, or refused: the samples cannot carry it (left_out says so)
                 continue
             method = tracked.method or INTERVAL_METHOD.get(point.get("method"), UNKNOWN)
             rows.append({"benchmark": benchmark, "measure": tracked.measure, "unit": tracked.unit,
@@ -138,5 +145,29 @@ def measures(sweep, kind) -> pd.DataFrame:
                          "repeats": int(point["repeats"]), "method": method,
                          "verdict": point.get("verdict") or "", "runtime": point["framework"],
                          "runtime_version": versions.get(benchmark, UNKNOWN),
-                         "values": repeats[tracked.column].get(benchmark, [])})
+                         "values": repeats[tracked.column].get(benchmark, []),
+                         "estimator": POOLED if tracked.column in pooled else PER_RUN})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _own_values(runs: pd.DataFrame, kind, column: str) -> pd.Series:
+    """Each run's own value of a tracked metric; for a pooled quantile only where the run's samples carry it
+    (uncertainty.min_samples), NaN elsewhere: a run's p99 of 100 samples is its maximum, not a p99."""
+    values = pd.to_numeric(runs[column], errors="coerce")
+    for samples, wanted in kind.pooled.items():
+        if column in wanted:
+            return values.where(runs[samples].map(len) >= u.min_samples(wanted[column]))
+    return values
+
+
+def left_out(sweep, kind) -> list[str]:
+    """The tracked metrics a sweep's points could not carry, in words: "std/tcp/…/closed p99-latency: n = 80: too
+    few for p99". The exports and the history leave them out, and say so with these."""
+    keys = list(kind.keys)
+    out = []
+    for point in sweep.points.to_dict("records"):  # a loop over points
+        for tracked in kind.tracked:
+            reason = point.get(f"{tracked.column}_refused")
+            if reason:
+                out.append(f"{name(point, keys)} {tracked.measure}: {reason}")
+    return out

@@ -42,10 +42,17 @@ def _history_options(p) -> None:
 def _tracked(kind, folder: Path, filters: Filters):
     """A sweep's tracked metrics and facts; NothingUsable when its kind tracks none of them."""
     sweep = kind.collect(folder, filters, False, kit.warn, NOISE)
-    rows = tracked.measures(sweep, kind)
+    rows, left = tracked.measures(sweep, kind), tracked.left_out(sweep, kind)
     if rows.empty:
-        raise NothingUsable(f"no {kind.name} point of {folder} has a value to track")
-    return rows, tracked.facts(sweep.infos, sweep.runs, kind.name)
+        raise NothingUsable(f"no {kind.name} point of {folder} has a value to track"
+                            + (f" ({left[0]}; {len(left)} such)" if left else ""))
+    return rows, tracked.facts(sweep.infos, sweep.runs, kind.name), left
+
+
+def _say_left_out(left: list[str]) -> None:
+    """The metrics left out because their samples cannot carry them: a line each, on stderr."""
+    for line in left:
+        print(f"parse.py: left out {line}", file=sys.stderr)
 
 
 def resolve_export(ns) -> request.Export:
@@ -72,7 +79,7 @@ def cmd_export(asked: request.Export) -> int:
 
     One benchmark per point, named by its dimensions (tokio/tcp/64B/1000msg_s/0tasks/1conn/closed), with each
     metric's 95 % interval across repeats; each file names the suite's commit, the machine and the seed."""
-    rows, facts = _tracked(asked.kind, asked.folder, asked.filters)
+    rows, facts, left = _tracked(asked.kind, asked.folder, asked.filters)
     measures = [t.measure for t in asked.kind.tracked]
     for path, text, what in export.files(asked.form, rows, facts, measures, asked.out):
         try:
@@ -83,15 +90,17 @@ def cmd_export(asked: request.Export) -> int:
             raise NothingUsable(f"cannot write {path}: {e.strerror or e}") from None
         print(f"wrote {path} ({what})", file=sys.stderr)
     print(f"parse.py: exported {rows['benchmark'].nunique()} points of {export.note(facts)}", file=sys.stderr)
+    _say_left_out(left)
     return 0
 
 
 def cmd_record(asked: request.Record) -> int:
     """Append a sweep's points to the history (SQLite, one transaction); a sweep already there is refused."""
-    rows, facts = _tracked(asked.kind, asked.folder, Filters())
+    rows, facts, left = _tracked(asked.kind, asked.folder, Filters())
     number = history_db.record(asked.db, facts, rows, asked.folder)
     print(f"parse.py: recorded {asked.folder} in {asked.db} as sweep {number}: {rows['benchmark'].nunique()} points "
           f"({export.note(facts)})", file=sys.stderr)
+    _say_left_out(left)
     return 0
 
 

@@ -41,9 +41,12 @@ NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
 ACROSS_RUNS = "across runs"
 SIGNED_RANK = "signed rank"
 WITHIN_RUN = "within-run only"
+RESAMPLED = "runs resampled"  # a difference of pooled quantiles: its interval from the rounds drawn again
+ACROSS_RUNS_POOLED = "pooled, across runs"  # a pooled quantile's interval from its runs' spread (Woodruff)
 # How an interval was computed, as the CSV files name it (a script must not take one for the other).
 INTERVAL_METHOD = {ACROSS_RUNS: "t-across-repeats", SIGNED_RANK: "hodges-lehmann-signed-rank",
-                   WITHIN_RUN: "within-run"}
+                   WITHIN_RUN: "within-run", RESAMPLED: "bootstrap-over-rounds",
+                   ACROSS_RUNS_POOLED: "woodruff-across-runs"}
 EXACT_UP_TO = 200  # pairs: beyond, the signed-rank statistic's normal approximation (its error is < 1 rank)
 
 
@@ -79,12 +82,29 @@ def across_runs(values, confidence: float = CONFIDENCE, floor: float | None = No
     return Estimate(mean, low, mean + half, len(values), ACROSS_RUNS, len(values) - 1)
 
 
+TAIL_BEYOND = 10  # samples beyond a quantile (above it, or below one under the median) before it is printed
+
+
+def min_samples(q: float) -> int:
+    """The samples a q-quantile (0–1) needs before it is printed, or given an interval: TAIL_BEYOND of them
+    beyond it, n · min(q, 1 − q) ≥ 10 (p99: 1 000, p99.9: 10 000, p50: 20). Fewer, and the interval's far end
+    is one of the few most extreme samples, whose place says little: below n · (1 − q) ≈ 3.7 no
+    distribution-free 95 % interval has an upper end inside the samples at all, and the resampled intervals
+    of docs/analysis.md's coverage study fall below 93 % before 10."""
+    # 1 − 0.9999 is 0.99999999999989e-4 in binary: without the slack p99.99 would need 100 001.
+    return max(1, math.ceil(TAIL_BEYOND / min(q, 1 - q) - 1e-6)) if 0 < q < 1 else 1
+
+
 def within_run_quantile(sorted_samples, q: float, confidence: float = CONFIDENCE) -> Estimate:
     """One run's nearest-rank quantile q (0–1) with the distribution-free interval of order
-    statistics: the ranks n·q ± z·√(n·q·(1−q)), by the normal approximation to the binomial."""
+    statistics: the ranks n·q ± z·√(n·q·(1−q)), by the normal approximation to the binomial. Its
+    bounds are NaN below min_samples(q): the samples cannot carry the quantile."""
     n = len(sorted_samples)
     if n == 0:
         raise ValueError("no samples")
+    if n < min_samples(q):
+        value = float(sorted_samples[max(1, math.ceil(q * n - 1e-9)) - 1])
+        return Estimate(value, math.nan, math.nan, 1, WITHIN_RUN)
     z = z_quantile(confidence)
     rank = max(1, math.ceil(q * n - 1e-9))
     spread = z * math.sqrt(n * q * (1 - q))
@@ -203,14 +223,15 @@ def ratio(new, old, confidence: float = CONFIDENCE) -> Estimate:
 
 def detectable(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
     """The minimum detectable effect of a difference with an interval across runs (across_runs,
-    paired_difference): the smallest true change its test calls with probability `power`, in the
-    difference's unit, its interval's half-width times the t test's factor. A signed-rank interval is
-    not symmetric: its half-width is half its span, and the factor is the t test's of the same pairs,
+    paired_difference, quantiles.paired_difference): the smallest true change its test calls with probability
+    `power`, in the difference's unit, its interval's half-width times the t test's factor. A signed-rank or
+    resampled interval is not symmetric: its half-width is half its span, and the factor is the t test's of the same pairs,
     which its test matches within a few percent on normal noise (efficiency 3/π ≈ 0.955) and beats
     on the bursty kind. NaN without an interval across runs (one repeat)."""
     if not change.df or math.isnan(change.high):
         return math.nan
-    half = (change.high - change.low) / 2 if change.method == SIGNED_RANK else change.high - change.value
+    symmetric = change.method not in (SIGNED_RANK, RESAMPLED)
+    half = change.high - change.value if symmetric else (change.high - change.low) / 2
     return half * detectable_factor(change.df, confidence, power)
 
 

@@ -64,7 +64,7 @@ class Rtt(Kind):
     name, what, figures = "rtt", "round-trip time", FIGURES
     tables = {"text": table.text, "csv": table.csv, "markdown": table.markdown}
     compare = Comparing({"p50": "p50", "p99": "p99"}, lower_is_better=True, unit="µs", value=fmt.us, digits=0)
-    keys, metrics, means, sums = runs.KEYS, runs.METRICS, runs.MEANS, runs.SUMS
+    keys, metrics, pooled, means, sums = runs.KEYS, runs.METRICS, runs.POOLED, runs.MEANS, runs.SUMS
     tracked = (Tracked("latency", "p50", "ns", True), Tracked("p99-latency", "p99", "ns", True))
     reads_older, spread = True, True
 

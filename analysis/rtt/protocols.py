@@ -12,14 +12,14 @@ rtt/pages.py's (protocol_pages), drawn by rtt/figures.py (stack_cost).
 import io
 import math
 
-import numpy as np
 import pandas as pd
 
 from suite import fmt
 
+from .. import quantiles
 from .. import uncertainty as u
 from ..summary import aligned, has_shape, integers, interval, markdown_table, signed
-from .runs import KEYS, SHAPE
+from .runs import KEYS, SHAPE, samples_by_round
 
 BASE = "tcp"  # the stack underneath
 OVER = "http"  # the one on top of it
@@ -33,12 +33,12 @@ CSV_COLUMNS = ["framework", "payload", "interval_s", "target_rate", "tasks", "co
 NOTES = (
     "HTTP − TCP: what the protocol costs on that runtime (HTTP/1.1 POST /echo against the TCP echo, the same "
     "payload, the same TCP underneath): the request's and response's parse and the service, and their heads on "
-    "the wire; the mean of the per-round differences with a paired 95 % t interval (= HTTP p50 − TCP p50 when "
-    "both ran every round)",
+    "the wire; HTTP p50 − TCP p50 over the rounds both ran, each the p50 of its runs' samples pooled, with the 95 % "
+    "interval of the rounds resampled together",
     "Δ vs std: what the runtime costs, over each transport (its std: plain threads, a small blocking HTTP/1.1 "
     "server); paired by round as in the summary table. A runtime whose HTTP − TCP exceeds std's pays for its "
     "HTTP stack (hyper on its sockets) beyond what std's costs",
-    "∞ = back-to-back; p50: the mean over repeats of each run's median",
+    "∞ = back-to-back; p50: of all the point's samples pooled, each repeat weighing the same",
 )
 
 
@@ -57,19 +57,18 @@ def stack_cost(points: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     """A row per runtime and setting swept over both: each p50 with its interval, HTTP − TCP paired by round,
     and each transport's Δ vs std, in the points' order (runtimes, then rates ascending)."""
     table = pairs(points)
-    per_round = runs.groupby([*KEYS, "round"], sort=False)["p50"].mean().dropna()
-    rounds = {key: group.droplevel(list(KEYS)) for key, group in per_round.groupby(level=list(KEYS), sort=False)}
+    rounds = samples_by_round(runs)
     found = {c: [] for c in ("cost", "cost_low", "cost_high", "pairs")}
     for key in table[_SETTING].itertuples(index=False, name=None):  # a loop over points
-        over, base = (rounds.get((key[0], t, *key[1:])) for t in (OVER, BASE))
-        common = over.index.intersection(base.index) if over is not None and base is not None else []
-        diffs = (over[common] - base[common]).to_numpy(dtype=float) if len(common) else np.array([])
-        change = (u.across_runs(diffs) if len(diffs) > 1 else
-                  u.Estimate(float(diffs[0]), math.nan, math.nan, 1, u.WITHIN_RUN) if len(diffs) else None)
+        over, base = (rounds.get((key[0], t, *key[1:]), {}) for t in (OVER, BASE))
+        common = [r for r in over if r in base]
+        change = quantiles.paired_difference([over[r] for r in common], [base[r] for r in common],
+                                             {"p50": 0.5}).get("p50") if common else None
+        change = change if isinstance(change, u.Estimate) else None
         found["cost"].append(change.value if change else math.nan)
         found["cost_low"].append(change.low if change else math.nan)
         found["cost_high"].append(change.high if change else math.nan)
-        found["pairs"].append(len(diffs))
+        found["pairs"].append(len(common))
     return table.copy().assign(**found)  # a copy: the merge left it in many blocks
 
 

@@ -12,7 +12,7 @@ from suite import dimensions
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
-from .. import load, stats
+from .. import load, quantiles, stats
 from .. import uncertainty as u
 
 DIMENSIONS = dimensions.names("rtt")  # tasks, connections, load: suite/dimensions.py's table
@@ -23,12 +23,18 @@ KEYS = ("framework", *SETTING)
 # The dimensions that split a sweep's pages and name a point's shape in titles: all but the decoy count,
 # which every title names and the tasks figure draws on its axis.
 SHAPE = tuple(name for name in DIMENSIONS if name != "tasks")
-# Given an interval; p5, p90, p95 and the rest are plain means over repeats.
-METRICS = ("p50", "p99", "p999", "latency_p99")
-MEANS = ("p5", "p50", "p90", "p95", "p99", "p999", "p9999", "mean", "achieved_rate", "latency_p50", "latency_p99",
-         "latency_p999", "conn_p50_min", "conn_p50_max", "conn_p99_min", "conn_p99_max")
+# A point's quantiles, of its runs' samples pooled (points.py, quantiles.py), each with its interval: a run's
+# column of sorted samples → {metric: q}.
+POOLED = {stats.SORTED: {name: p / 100 for name, p in stats.PERCENTILES.items()},
+          stats.LATENCY_SORTED: {name: p / 100 for name, p in stats.LATENCY_PERCENTILES.items()}}
+METRICS = ()  # every statistic with an interval is a pooled quantile
+# Plain means over the repeats: the mean RTT (each run's mean, so every run weighs the same), the rate, and
+# each run's own spread across its connections.
+MEANS = ("mean", "achieved_rate", "conn_p50_min", "conn_p50_max", "conn_p99_min", "conn_p99_max")
 SUMS = ("n", "lost", "http_not_2xx")
-MISSED_BY = 0.05  # an achieved rate this far below the target is flagged
+MISSED_BY = 0.05  # an achieved rate this far from the target, either way, is flagged
+# Tails compared as the median is: a Δ vs std of each of these, paired by round (quantiles.paired_difference).
+TAIL_DELTAS = {"p99": 0.99}
 
 
 def run_meta(data: dict) -> dict:
@@ -99,9 +105,9 @@ def older_runs(found: load.Found, with_time: bool, warn):
 
 
 def missed(frame: pd.DataFrame) -> pd.Series:
-    """Whether the rate achieved fell more than MISSED_BY short of the one asked for."""
+    """Whether the rate achieved is more than MISSED_BY off the one asked for, short of it or beyond it."""
     achieved, target = frame["achieved_rate"].astype(float), frame["target_rate"].astype(float)
-    return np.isfinite(target) & (achieved < (1 - MISSED_BY) * target)
+    return np.isfinite(target) & ((achieved - target).abs() > MISSED_BY * target)
 
 
 def tidy(runs: pd.DataFrame) -> pd.DataFrame:
@@ -117,7 +123,7 @@ def finish(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFram
     extremes = runs[["min", "max", "starved"]].apply(pd.to_numeric, errors="coerce").groupby(
         [runs[c] for c in point], sort=False).agg({"min": "min", "max": "max", "starved": "max"}).reset_index()
     table = table.merge(extremes, on=point, how="left")
-    return with_deltas(table.assign(missed_rate=missed(table)), runs, noise)
+    return with_tail_deltas(with_deltas(table.assign(missed_rate=missed(table)), runs, noise), runs, noise)
 
 
 def has_deltas(points: pd.DataFrame) -> bool:
@@ -159,3 +165,48 @@ def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Dat
         values["mde_p50"].append(mde)
         values["mde_p50_pct"].append(100 * mde / p50_of[base] if change else math.nan)
     return table.assign(**values)
+
+
+def samples_by_round(runs: pd.DataFrame) -> dict:
+    """Point key → {round: its sorted samples} (two logs of one point and round: both, pooled)."""
+    point = list(KEYS)
+    out: dict = {}
+    for (*key, round_), group in runs.groupby([*point, "round"], sort=False)[stats.SORTED]:  # a loop over runs
+        samples = list(group)
+        out.setdefault(tuple(key), {})[round_] = samples[0] if len(samples) == 1 else np.sort(np.concatenate(samples))
+    return out
+
+
+def with_tail_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
+    """For each of TAIL_DELTAS (p99): its Δ = runtime − std at the same setting over the rounds both measured,
+    each side's quantile of its runs' samples pooled, with the interval of the rounds resampled together
+    (quantiles.paired_difference), a verdict and the minimum detectable Δ (delta_p99, …_low, …_high,
+    verdict_p99, mde_p99, mde_p99_pct, delta_p99_refused); refused where either side cannot carry the quantile;
+    empty for std and the references."""
+    point = list(KEYS)
+    samples = samples_by_round(runs)
+    columns = {f"{c}_{name}": [] for name in TAIL_DELTAS for c in ("delta", "verdict", "mde")}
+    columns |= {f"{c}_{name}{s}": [] for name in TAIL_DELTAS for c, s in
+                (("delta", "_low"), ("delta", "_high"), ("mde", "_pct"), ("delta", "_refused"))}
+    for row in table.to_dict("records"):  # a loop over points
+        framework, *setting = key = tuple(row[c] for c in point)
+        base = (BASELINE, *setting)
+        mine, theirs = samples.get(key, {}), samples.get(base, {})
+        common = [r for r in mine if r in theirs]
+        found = {} if framework == BASELINE or is_reference(framework) or not common else \
+            quantiles.paired_difference([mine[r] for r in common], [theirs[r] for r in common], TAIL_DELTAS)
+        reference = table.loc[(table[point] == pd.Series(dict(zip(point, base)))).all(axis=1)]
+        for name in TAIL_DELTAS:
+            change = found.get(name)
+            base_value = float(reference[name].iloc[0]) if len(reference) else math.nan
+            estimate = change if isinstance(change, u.Estimate) else None
+            columns[f"delta_{name}"].append(estimate.value if estimate else math.nan)
+            columns[f"delta_{name}_low"].append(estimate.low if estimate else math.nan)
+            columns[f"delta_{name}_high"].append(estimate.high if estimate else math.nan)
+            columns[f"delta_{name}_refused"].append(str(change) if isinstance(change, quantiles.Refused) else "")
+            called = u.verdict(estimate, base_value, noise) if estimate and math.isfinite(base_value) else ""
+            columns[f"verdict_{name}"].append(called)
+            mde = max(u.detectable(estimate), noise * base_value) if called and called != "unknown" else math.nan
+            columns[f"mde_{name}"].append(mde)
+            columns[f"mde_{name}_pct"].append(100 * mde / base_value if math.isfinite(mde) else math.nan)
+    return table.assign(**columns)

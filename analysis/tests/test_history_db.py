@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import history_db
+from analysis import history_db, tracked
 from analysis.cli import main
 
 from .logs import write_repeats, write_sweep_info
@@ -71,8 +71,16 @@ def test_a_history_of_an_older_version_is_upgraded_and_keeps_its_sweeps(tmp_path
         assert history_db.version(conn, db) == history_db.VERSION
         indexes = {name for name, in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"sweeps_by_machine", "points_by_series"} <= indexes
-    assert list(history_db.read(db).drop_duplicates("sweep")["started_at"]) == ["2026-01-01T00:00:00Z",
-                                                                                "2026-01-02T00:00:00Z"]
+    history = history_db.read(db)
+    assert list(history.drop_duplicates("sweep")["started_at"]) == ["2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"]
+    # A point recorded before the estimator was recorded was a mean of its runs' own statistics; this suite's
+    # are quantiles of the samples pooled, and a history keeps the two in separate series.
+    made = history.groupby("sweep")["estimator"].agg(set).to_dict()
+    if older < history_db.ESTIMATOR_SINCE:
+        assert made == {1: {tracked.PER_RUN}, 2: {tracked.POOLED}}
+        assert main(["history", "--db", db, "--format", "csv"]) == 0
+    else:
+        assert made == {1: {tracked.POOLED}, 2: {tracked.POOLED}}
 
 
 def _refused(tmp_path, db: Path, needle: str) -> None:
@@ -115,8 +123,8 @@ import sys, time
 from pathlib import Path
 from analysis import history_db, cli
 insert = history_db._insert_points
-def paused(conn, sweep_id, rows):
-    insert(conn, sweep_id, rows)
+def paused(*args):
+    insert(*args)
     Path(sys.argv[1]).write_text("inside")
     time.sleep(60)
 history_db._insert_points = paused

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from pypdf import PdfReader
 
-from analysis import rtt
-from suite import fmt, palette
+from analysis import quantiles, rtt
+from suite import fmt, palette, percentile
 from analysis import uncertainty as u
 from analysis.load import round_of
 from analysis.rtt.table import CSV_COLUMNS
@@ -22,6 +22,7 @@ NEW_COLUMNS = ("repeats,p50_low_ns,p50_high_ns,p99_low_ns,p99_high_ns,p999_low_n
                "delta_p50_ns,delta_p50_low_ns,delta_p50_high_ns,verdict")
 CONNECTION_COLUMNS = "connections,load,latency_p99_ns,latency_p99_low_ns,latency_p99_high_ns,starved"
 SENSITIVITY_COLUMNS = "mde_p50_ns,mde_p50_pct,interval_method,delta_interval_method"
+TAIL_COLUMNS = "p9999_ns,delta_p99_ns,delta_p99_low_ns,delta_p99_high_ns,verdict_p99,mde_p99_ns,mde_p99_pct,refused"
 
 
 def csv_table(capsys, *args) -> pd.DataFrame:
@@ -54,7 +55,8 @@ def test_the_round_comes_from_the_stem_and_is_1_without_a_suffix():
 
 def test_csv_keeps_its_columns_and_adds_exactly_the_interval_and_connection_columns(capsys, paired_dir):
     table = csv_table(capsys, "-d", paired_dir)
-    assert ",".join(CSV_COLUMNS).endswith(f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS}")
+    assert ",".join(CSV_COLUMNS).endswith(
+        f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS},{TAIL_COLUMNS}")
     assert list(table.columns) == CSV_COLUMNS
 
 
@@ -63,10 +65,12 @@ def test_every_repeat_is_used(capsys, paired_dir):
     std = row(table, "std")
     assert std["repeats"] == 5 and std["n"] == 5 * 2_000
     values = [pd.read_csv(paired_dir / f"std-tcp-64B-0s-0t-r{k}.csv")["rtt_ns"].to_numpy() for k in range(1, 6)]
-    p50s = [int(np.sort(v)[len(v) // 2 - 1]) for v in values]  # nearest rank of 2000: rank 1000
-    expected = u.across_runs(p50s)
-    assert std["p50_ns"] == round(expected.value)
-    assert (std["p50_low_ns"], std["p50_high_ns"]) == (round(expected.low), round(expected.high))
+    pooled = np.sort(np.concatenate(values))  # runs of one size: the pooled nearest rank, rank 5 000 of 10 000
+    assert std["p50_ns"] == pooled[5_000 - 1] == percentile.of(pooled, 50)
+    _, low, high, inside = quantiles.woodruff([np.sort(v) for v in values], [0.5])
+    assert inside[0] and (std["p50_low_ns"], std["p50_high_ns"]) == (low[0], high[0])
+    assert low[0] < pooled[5_000 - 1] < high[0]
+    assert std["interval_method"] == "woodruff-across-runs"
     assert std["delta_p50_ns"] == "" and std["verdict"] == ""  # std is the baseline
 
 
@@ -84,7 +88,7 @@ def test_delta_is_paired_by_round_and_calls_a_5_percent_slowdown(capsys, paired_
     detectable, share = float(tokio["mde_p50_ns"]), float(tokio["mde_p50_pct"])
     assert detectable == pytest.approx(max(mde, 0.02 * std["p50_ns"]), abs=1)
     assert detectable < delta and share == pytest.approx(100 * detectable / std["p50_ns"], abs=0.1)
-    assert tokio["interval_method"] == std["interval_method"] == "t-across-repeats"
+    assert tokio["interval_method"] == std["interval_method"] == "woodruff-across-runs"
     assert tokio["delta_interval_method"] == "t-across-repeats" and std["delta_interval_method"] == ""  # 5 rounds
 
 
