@@ -31,7 +31,6 @@ BOOTSTRAP = 1000  # replicates: the 2.5 % tail is the 25th of them
 GRID = 4096  # ECDF points a replicate's quantiles are read from
 SEED = 39  # the replicates are drawn the same way every time: a table does not change when read again
 _CHUNK = 250  # replicates per matrix product: 250 × GRID floats at a time
-SKEWED = 10  # runs from which a point's interval is corrected for their skewness (_pivots)
 _EPS = 1e-9  # cumulative weights are sums of floats: a rank exactly at q must count as reaching it
 
 
@@ -87,49 +86,25 @@ def pooled_quantiles(runs: list[np.ndarray], qs) -> np.ndarray:
     return values[np.minimum(_at(cumulative, qs), len(values) - 1)].astype(np.float64)
 
 
-def _pivots(own: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """The studentized mean's lower and upper quantiles for each column of `own` (R runs × quantiles), corrected
-    for the runs' skewness by Hall's transformation (Hall 1992, "On the removal of skewness by transformation",
-    JRSS B 54: g(T) = T + γ̂T²/(3√R) + γ̂²T³/(27R) + γ̂/(6√R), monotone, inverted in closed form), with t(R−1)
-    in place of the normal quantile. A run's ECDF value at a p99 is very skewed across runs where the runs
-    drift (the slowest few runs hold most of the tail): the plain t interval of their mean then misses the
-    truth on one side, 12 % at 80 runs on analysis/tests/synthetic.py's VM; corrected, 7 %. Below SKEWED runs
-    the plain t: a skewness of so few values is noise (its sd is √(6/R)), and its correction would be too."""
-    rounds = own.shape[0]
-    t = t_quantile(rounds - 1, confidence)
-    if rounds < SKEWED:
-        return np.full(own.shape[1], -t), np.full(own.shape[1], t)
-    centred = own - own.mean(axis=0)
-    m2, m3 = (centred**2).mean(axis=0), (centred**3).mean(axis=0)
-    skew = np.divide(m3, m2**1.5, out=np.zeros_like(m3), where=m2 > 0)
-    a, shift = skew / (3 * math.sqrt(rounds)), skew / (6 * math.sqrt(rounds))
-    tiny = np.abs(a) < 1e-12
-
-    def inverse(y: float) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(tiny, y - shift, (np.cbrt(1 + 3 * a * (y - shift)) - 1) / np.where(tiny, 1.0, a))
-
-    # T = (mean − F̄(x))/se, so x is accepted where q lies in [F̂(x) − g⁻¹(t)·se, F̂(x) − g⁻¹(−t)·se]: read back
-    # through the pooled ECDF, the ends are at q + g⁻¹(−t)·se and q + g⁻¹(t)·se.
-    return inverse(-t), inverse(t)
-
-
 def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE) -> tuple[np.ndarray, ...]:
     """The pooled q-quantiles and their 95 % intervals by Woodruff's method for clustered samples (Woodruff
     1952; Francisco & Fuller 1991): the pooled ECDF at the estimate is the mean of the runs' own ECDFs there,
     so its standard error comes from their spread across runs (drift and sampling alike); the interval
-    q + [lo, hi]·se in probability (lo, hi: _pivots, the t quantiles corrected for skewness) is read back
-    through the pooled ECDF, one sample further out at each end (the ECDF is a step function: at one sample a
-    run, the nearest step alone covers 92 %). Returns (values, lows, highs, inside): `inside` False where an
-    end falls beyond the samples (refused)."""
+    q ± t(R−1)·se in probability is read back through the pooled ECDF, one sample further out at each end
+    (the ECDF is a step function: at one sample a run, the nearest step alone covers 92 %). Returns
+    (values, lows, highs, inside): `inside` False where an end falls beyond the samples (refused).
+    Its coverage on synthetic sweeps with a known truth: docs/analysis.md, python3 -m analysis.tests.coverage."""
+    # Where runs drift, the runs' ECDF values at a p99 are very skewed (the slowest few runs hold most of the
+    # tail), and this t interval of their mean misses on the low side: 0.89–0.92 at 80 runs, 0.87 at 14. Hall's
+    # skewness correction (1992) leaves 40–75 % of p99s with an end beyond the samples and still covers < 0.93;
+    # a logit scale moves the interval the wrong way at the estimate. Neither is used.
     values, cumulative = _pooled(runs)
     qs = np.asarray(qs, dtype=np.float64)
     at = np.minimum(_at(cumulative, qs), len(values) - 1)
     estimate = values[at].astype(np.float64)
     own = np.stack([np.searchsorted(r, estimate, side="right") / len(r) for r in runs])  # a loop over runs
-    se = own.std(axis=0, ddof=1) / math.sqrt(len(runs))
-    lo, hi = _pivots(own, confidence)
-    low_at, high_at = _at(cumulative, qs + lo * se) - 1, _at(cumulative, qs + hi * se) + 1
+    half = t_quantile(len(runs) - 1, confidence) * own.std(axis=0, ddof=1) / math.sqrt(len(runs))
+    low_at, high_at = _at(cumulative, qs - half) - 1, _at(cumulative, qs + half) + 1
     inside = (low_at >= 0) & (high_at <= len(values) - 1)
     last = len(values) - 1
     return (estimate, values[np.clip(low_at, 0, last)].astype(np.float64),
