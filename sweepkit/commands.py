@@ -23,7 +23,7 @@ def ping(spec: Spec, point, target: str, stem: Path, prefix=()) -> list[str]:
     measures (--interval, --mode throughput) is its point's mode's."""
     return [*prefix, str(spec.bin_dir / f"{point.binary}-ping"), *point.mode.ping_measure(point),
             "--address", target,
-            "--protocol", point.transport, "--size", str(point.payload), "--duration", str(spec.duration),
+            "--protocol", point.transport, "--size", str(point.payload), "--duration", str(spec.window(point.interval)),
             "--warmup", str(spec.warmup), *point.end_args("ping"), *spec.ping_extra, "--out", str(stem)]
 
 

@@ -37,12 +37,26 @@ def plan_lines(doc: dict, runs, spec: Spec) -> list[str]:
              + ("in blocks of one setting's frameworks back to back, " if spec.order == "blocks" else "in an order ")
              + f"shuffled with SEED={doc['seed']} (ORDER={spec.order})"]
     lines += mode.plan_lines(spec)
+    lines += mode.sample_lines(spec, runs, estimate_s)
+    lines += guessed_lines(runs, spec)
     for i, p in enumerate(points, 1):
         if p["status"] == "skipped":
             lines.append(f"  {i:3d}  {p['stem']:<38} skipped: {p['message']}")
         else:
             lines.append(f"  {i:3d}  {p['stem']}")
     return lines
+
+
+def guessed_lines(runs, spec: Spec) -> list[str]:
+    """The points whose runs' cost the plan can only guess (their modes' `guessed`), each with why; the first round
+    tells, and BUDGET re-plans its rounds from it (sweepkit.costs)."""
+    guessed = {r.point.stem: why for r in runs if r.round == 1 for why in [r.point.mode.guessed(r.point, spec)] if why}
+    if not guessed:
+        return []
+    then = ", and BUDGET's rounds are re-planned from it" if spec.budget else ", and the ETA learns it"
+    return [f"  What a run costs is a guess for {len(guessed)} point{'s' if len(guessed) != 1 else ''} (their "
+            f"processes may start or stop slowly); the first round will tell{then}:",
+            *(f"    {stem}: {why}" for stem, why in guessed.items())]
 
 
 def order_lines(runs, order: str) -> list[str]:
@@ -64,12 +78,13 @@ def result(run: dict, kind: str, connections: int | None = None) -> str:
     return modes.of(kind).result(run, connections)
 
 
-def progress_line(doc: dict, index: int, elapsed_s: float, spec: Spec, kind: str) -> str:
-    """[ 3/12 r1] std-tcp-64B-0.001s-0t   p50 21.35 µs   1 k msg/s   (1.31 s)   ETA 9s; `kind`: the run's."""
+def progress_line(doc: dict, index: int, elapsed_s: float, spec: Spec, kind: str, eta_s: float | None = None) -> str:
+    """[ 3/12 r1] std-tcp-64B-0.001s-0t   p50 21.35 µs   1 k msg/s   (1.31 s)   ETA 9s; `kind`: the run's; `eta_s`:
+    the time left as the runs so far say (sweepkit.costs), else the mode's from the plan's constant."""
     runs = doc["runs"]
     n, run = len(runs), runs[index]
     wall = UNKNOWN if run["wall_s"] is None else seconds(run["wall_s"])
-    eta = duration(modes.of(spec.mode).eta_s(doc, index, elapsed_s, spec))
+    eta = duration(modes.of(spec.mode).eta_s(doc, index, elapsed_s, spec) if eta_s is None else eta_s)
     where = f"{index + 1:>{len(str(n))}}/{n} r{run['round']:<{len(str(doc['repeats']))}}"
     point = next((p for p in doc.get("points", ()) if p["stem"] == run["point"]), {})
     return f"[{where}] {run['point']:<34} {result(run, kind, point.get('connections'))}   ({wall} s)   ETA {eta}"
@@ -89,9 +104,9 @@ def tails(paths, count: int = 6) -> list[str]:
     return lines
 
 
-def totals(runs: list[dict], wall_s: float, spec: Spec) -> dict:
-    """sweep.json's closing figures, as the sweep's mode counts them."""
-    return modes.of(spec.mode).totals(runs, wall_s, spec)
+def totals(runs: list[dict], wall_s: float, spec: Spec, planned=None) -> dict:
+    """sweep.json's closing figures, as the sweep's mode counts them (`planned`: the plan's runs, plan.Run)."""
+    return modes.of(spec.mode).totals(runs, wall_s, spec, planned)
 
 
 def closing_lines(doc: dict, sweep_dir) -> list[str]:

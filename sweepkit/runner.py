@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import costs as costs_mod
 from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
 from .outcome import Outcome
 from .space import WriteFault
@@ -42,6 +43,9 @@ class Sweep:
         self.t0 = self.clock()
         self._ping_version: str | None = None
         self.saved_at, self.save_took = float("-inf"), 0.0  # the last write of sweep.json: time.monotonic(), s
+        # What each point's runs cost, learned as they end: the ETA, and BUDGET's rounds after each round.
+        self.costs = costs_mod.Costs({r.point.stem: modes.of(r.point.kind).run_estimate_s(r.point, spec) for r in runs})
+        self.given_up: dict[str, str] = {}  # point stem → why its later rounds are not run (state.unfinished)
 
     def save(self, *, throttled: bool = False) -> None:
         """sweep.json written whole; `throttled`: unless its last write took over 1/REWRITE_SHARE of the time since."""
@@ -67,8 +71,10 @@ class Sweep:
         print(f"Logs: {self.folder}", flush=True)
         self.t0 = self.clock()
         try:
-            for index, run in enumerate(self.runs):
-                self.measure(index, run)
+            index = 0
+            while index < len(self.runs):  # BUDGET may re-plan the rounds after each one (self.replan)
+                self.measure(index, self.runs[index])
+                index += 1
         except signals.Stop as stop:
             self.stopped(stop)
             return stop.code
@@ -80,10 +86,41 @@ class Sweep:
     def measure(self, index: int, run: plan_mod.Run) -> None:
         self.current, self.pending = index, None
         self.run_start = (self.clock(), disturbance.snapshot())
-        outcome = modes.of(run.point.kind).measure(self, run)
+        given_up = self.given_up.get(run.point.stem)
+        if given_up is not None:
+            outcome = Outcome(status="skipped", message=f"not run: an earlier round's run was {given_up.split(';')[0]}")
+        else:
+            outcome = modes.of(run.point.kind).measure(self, run)
         if self.current is not None:  # it ended before its binary ran (a pong not ready, a skipped ICMP point)
             self.ended(outcome)
         self.record()
+        if self.spec.budget_s and (index + 1 == len(self.runs) or self.runs[index + 1].round > run.round):
+            self.replan(run.round, index + 1)
+
+    def replan(self, done: int, next_index: int) -> None:
+        """BUDGET, after round `done`: the rounds re-planned from what each point's runs cost so far, so that the
+        sweep ends within the budget; one line when they change. Rounds 1..done keep their order (plan.runs draws
+        round k's alike, whatever follows), and nothing measured but times decides."""
+        spec, doc = self.spec, self.doc
+        order = {p["stem"]: i for i, p in enumerate(doc["points"])}
+        points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
+        round_s = self.costs.left_s(p.stem for p in points)
+        fitted = costs_mod.fit(spec.budget_s, self.clock() - self.t0, done, round_s)
+        before = spec.repeats
+        if fitted.rounds == before:
+            return
+        runs = plan_mod.runs(points, fitted.rounds, spec.seed, spec.order)
+        assert [r.stem for r in runs[:next_index]] == [r.stem for r in self.runs[:next_index]]
+        self.spec = spec = spec.with_knobs(REPEATS=str(fitted.rounds))
+        budget = doc["budget"]
+        budget.setdefault("replans", []).append({"after_round": done, "rounds_before": before,
+                                                 "rounds_after": fitted.rounds, "round_s": progress.tidy(round_s),
+                                                 "short": fitted.short})
+        doc |= {"knobs": spec.record(), "repeats": fitted.rounds,
+                "runs": doc["runs"][:next_index] + [r.record() for r in runs[next_index:]]}
+        self.runs = runs
+        print(costs_mod.line(spec.budget, fitted, before, done, round_s, budget["round_estimate_s"],
+                             self.costs.costliest(p.stem for p in points)), flush=True)
 
     def ended(self, outcome: Outcome) -> Outcome:
         """The run's binary is over: its logs are final and the run counts, whatever comes next."""
@@ -95,7 +132,7 @@ class Sweep:
         """sweepkit/icmp_log.py in this process, its messages into `err`: 0 when it wrote a usable log pair. A
         write error stops the sweep; any other failure of the converter fails this run only."""
         spec = self.spec
-        args = [str(raw), str(stem), "--interval", interval, "--size", str(spec.size), "--duration", str(spec.duration),
+        args = [str(raw), str(stem), "--interval", interval, "--size", str(spec.size), "--duration", str(spec.window(interval)),
                 "--warmup", str(spec.warmup), "--address", self.icmp_addr, "--cpus-allowed", spec.ping_cpus,
                 "--suite-version", self.suite_version, "--framework-version", self.ping_version(),
                 "--started-at", started, "--exit-status", str(code)]
@@ -108,9 +145,9 @@ class Sweep:
                 print(f"icmp_log.py failed: {error!r}", file=errors)
                 return 1
 
-    def probe_s(self) -> float:
+    def probe_s(self, point=None) -> float:
         """When a run's ends are read, from the start of its ping (disturbance.PROBE_AT)."""
-        return disturbance.probe_s(self.spec.warmup.s, self.spec.duration.s)
+        return disturbance.probe_s(self.spec.warmup.s, self.spec.window(point and point.interval).s)
 
     def ping_version(self) -> str:
         if self._ping_version is None:
@@ -135,8 +172,14 @@ class Sweep:
                     self.remove_logs(run["stem"])
                     state.settle(run, "failed", f"cannot write {fault.path}: {fault.reason}", t1 - t0)
                     raise fault
-                status, message = mode.judge(outcome.exit_code, progress.seconds(mode.limit_s(self.spec)), stem)
+                limit_s = mode.limit_s(self.spec, self.runs[index].point)
+                status, message = mode.judge(outcome.exit_code, progress.seconds(limit_s), stem)
             status, message = state.skip_unavailable(status, message, outcome.tails, stem)
+            unfinished = state.unfinished(status, outcome.tails)
+            if unfinished:  # the point's own finding (std with 1 000 timer threads): not run again
+                status, message = "skipped", unfinished
+                self.given_up[self.runs[index].point.stem] = unfinished
+                self.costs.drop(self.runs[index].point.stem)
             log = table.read(stem.with_name(f"{stem.name}.json")) if status == "ok" else None
             run["start_s"] = round(t0 - self.t0, 2)
             run["disturbance"] = disturbance.measure(stat0, stat1, own0, own1, t1 - t0) | (outcome.ends or {})
@@ -144,13 +187,16 @@ class Sweep:
                          dict(zip(mode.figure_keys, mode.figures(log))) if log is not None else None,
                          table.starved(log) if log is not None else None)
             self.save(throttled=True)
-            lines = [progress.progress_line(self.doc, index, t1 - self.t0, self.spec, mode.kind)]
+            self.costs.add(self.runs[index].point.stem, self.clock() - t0)  # start to stop, its record included
+            left = [r.point.stem for r, record in zip(self.runs[index + 1:], self.doc["runs"][index + 1:])
+                    if record["status"] == "planned"]
+            eta = self.costs.left_s(left) if self.costs.seen else None  # else the plan's constant (Mode.eta_s)
+            lines = [progress.progress_line(self.doc, index, t1 - self.t0, self.spec, mode.kind, eta)]
             if status == "failed":
                 lines += progress.tails(outcome.tails)
             if noise.due(self.runs, index):  # the first rounds measured the machine's noise: name it if loud
-                repeats = self.doc["repeats"]
-                lines += filter(None, [noise.line(self.runs, self.doc["runs"], repeats,
-                                                  self.doc["estimated_s"] / repeats)])
+                round_s = self.costs.left_s(dict.fromkeys(r.point.stem for r in self.runs))
+                lines += filter(None, [noise.line(self.runs, self.doc["runs"], self.doc["repeats"], round_s)])
             print("\n".join(lines), flush=True)
 
     def remove_logs(self, stem: str) -> None:
@@ -192,7 +238,7 @@ class Sweep:
         """The closing figures in sweep.json, the summary table and the closing lines; 1 if a run failed."""
         with signals.held():
             doc = self.doc
-            doc.update(progress.totals(doc["runs"], self.clock() - self.t0, self.spec))
+            doc.update(progress.totals(doc["runs"], self.clock() - self.t0, self.spec, self.runs))
             doc["finished_at"] = state.utc_now()
             failed = any(r["status"] == "failed" for r in doc["runs"])
             doc["status"] = "failed" if failed else "complete"

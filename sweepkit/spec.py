@@ -85,6 +85,7 @@ class Spec:
     micro_repeat: int = 0
     micro_timeout: int = 0
     wrk: str = ""  # MODE=wrk's: the wrk that runs, as found on PATH (the entry checks it is there)
+    min_messages: int = 0  # MODE=rtt's MIN_MESSAGES: a paced run's window holds at least this many; 0: DURATION only
 
     def record(self) -> dict[str, str]:
         """sweep.json's `knobs`: every knob's text, in order."""
@@ -110,6 +111,19 @@ class Spec:
     def measured_s(self) -> float:
         """Warm-up + duration: what a network run measures, besides its overhead."""
         return self.warmup.s + self.duration.s
+
+    def window(self, interval: str | None) -> Seconds:
+        """A run's measured window at `interval` (None: not paced): DURATION, or MIN_MESSAGES × the interval where
+        that is longer, so that a run at a low rate holds at least MIN_MESSAGES messages."""
+        if self.min_messages and interval is not None and float(interval) > 0:
+            longer = round(self.min_messages * float(interval), 6)
+            if longer > self.duration.s:
+                return Seconds(f"{longer:g}", longer)
+        return self.duration
+
+    def measured_at(self, interval: str | None) -> float:
+        """Warm-up + the window at `interval`: what a run of a point measures, besides its overhead."""
+        return self.warmup.s + self.window(interval).s
 
 
 def parse(knobs: dict[str, str], given, mode) -> Spec:

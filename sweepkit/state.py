@@ -25,6 +25,9 @@ TIMED_OUT = (124, 137)
 # What an io_uring runtime's ping or pong prints, then exits 1, when the kernel refuses io_uring
 # (io_uring_disabled, seccomp, an old kernel): the run is skipped with that line, not failed.
 UNAVAILABLE = re.compile(r"io_uring is unavailable: .*")
+# What a ping's watchdog prints when the runtime under test never ran the measurement to its end (rtt-net's
+# ping.rs; std with 1 000 timer threads on 2 CPUs): a finding about the point, not a fault of the sweep.
+UNFINISHED = re.compile(r"the run did not end within ([0-9]+) s: the runtime under test never ran the measurement")
 
 
 def load(path) -> dict:
@@ -172,6 +175,22 @@ def skip_unavailable(status: str, message: str | None, stderr_files, stem: Path)
     for log in (stem.with_name(f"{stem.name}.json"), stem.with_name(f"{stem.name}.csv")):
         log.unlink(missing_ok=True)
     return "skipped", reason
+
+
+def unfinished(status: str, stderr_files) -> str | None:
+    """Why a failed run is the point's own finding: its ping's watchdog ended it, the runtime never having run the
+    measurement to its end (its later rounds are given up, said in this reason); None for any other outcome."""
+    if status != "failed":
+        return None
+    for path in map(Path, stderr_files):
+        try:
+            found = UNFINISHED.search(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if found:
+            return (f"unfinished: the runtime never ran the measurement to its end within the ping's {found[1]} s "
+                    "(its watchdog ended it); its later rounds are not run")
+    return None
 
 
 def micro_outcome(exit_code: int, limit_s: str, stem: Path) -> tuple[str, str | None]:

@@ -14,7 +14,8 @@ Knobs (environment variables, with their defaults):
                          (run-localhost.sh only; REPEATS=6 DURATION=3 WARMUP=0; WRK=wrk)
   REPEATS={REPEATS:<15}runs per point, each a fresh pong and ping; one round runs every point once
                          (MODE=throughput: {THROUGHPUT_REPEATS}; MODE=micro: 1, each run repeats MICRO_REPEAT times)
-  BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit
+  BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit,
+                         re-planned after each round from what its runs really cost
   SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)
   ORDER={ORDER:<17}blocks: in each round, the frameworks of one setting back to back, so that
                          a Δ pairs runs seconds apart; rounds: each round shuffled whole
@@ -23,6 +24,9 @@ Knobs (environment variables, with their defaults):
   WARMUP={WARMUP:<16}warm-up seconds per run, excluded from the statistics (MODE=throughput: {THROUGHPUT_WARMUP})
   SIZE=64                MODE=rtt: payload bytes (at least 8; UDP at most 65507)
   INTERVALS="0.1 0.01 0.001 0.0001 0"   MODE=rtt: seconds between messages; 0 = back-to-back
+  MIN_MESSAGES={MIN_MESSAGES:<10}MODE=rtt: a paced run's window holds at least this many messages
+                         (max(DURATION, MIN_MESSAGES × interval)); 0: off. The plan says which
+                         quantiles each rate carries, and what carries its p99
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
                          (UDP points above 65507 bytes are skipped)
 {dimensions}

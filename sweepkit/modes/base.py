@@ -70,11 +70,16 @@ class Mode:
         """Why no point of this kind can run at all (the system ping's, found by sweepkit.local: `unusable`)."""
         return None
 
-    def limit_s(self, spec: Spec) -> float:
-        """How long a point's measuring process may run before it is stopped. Past warm-up + duration a ping may
+    def limit_s(self, spec: Spec, point=None) -> float:
+        """How long a point's measuring process may run before it is stopped. Past warm-up + its window a ping may
         wait one UDP timeout, or 5 s for a stalled TCP peer, then write its logs, which takes seconds on a busy
         disk: PING_GRACE covers all of that."""
-        return spec.measured_s + spec.ping_grace.s
+        return spec.measured_at(point and point.interval) + spec.ping_grace.s
+
+    def guessed(self, point, spec: Spec) -> str | None:
+        """Why the plan can only guess what a run of this point costs (its processes may start or stop slowly),
+        or None: the first round will tell. Across hosts every run pays an ssh connection."""
+        return "across hosts (ssh)" if spec.base_port is not None else None
 
     def run_fields(self) -> dict:
         """A run's fields in sweep.json before it runs, besides those of every run."""
@@ -94,8 +99,8 @@ class Mode:
             ping_err = sweep.tmp / "ping.err"
             argv = commands.ping(sweep.spec, point, target, sweep.folder / run.stem, sweep.ends.prefix["ping"])
             ends = {}
-            code = procs.run(argv, sweep.tmp / "ping.out", ping_err, self.limit_s(sweep.spec),
-                             at=(sweep.probe_s(), lambda pid: ends.update(ping=disturbance.threads(pid),
+            code = procs.run(argv, sweep.tmp / "ping.out", ping_err, self.limit_s(sweep.spec, point),
+                             at=(sweep.probe_s(point), lambda pid: ends.update(ping=disturbance.threads(pid),
                                                                           pong=sweep.pongs.threads())))
             return sweep.ended(Outcome(exit_code=code, tails=(ping_err, pong_err), ends=ends))
         finally:
@@ -144,9 +149,13 @@ class Mode:
         """The plan's lines after the order's, before the points."""
         return []
 
+    def sample_lines(self, spec: Spec, runs, estimate) -> list[str]:
+        """The plan's lines on the samples each point will pool and the quantiles they carry (MODE=rtt's)."""
+        return []
+
     def run_estimate_s(self, point, spec: Spec) -> float:
-        """A run's guessed wall time."""
-        return spec.measured_s + self.overhead_guess_s
+        """A run's guessed wall time: warm-up + its window (MIN_MESSAGES may lengthen it) and the overhead."""
+        return spec.measured_at(point.interval) + self.overhead_guess_s
 
     def eta_s(self, doc: dict, index: int, elapsed_s: float, spec: Spec) -> float:
         """Time left after run `index`: each run still planned costs warm-up + duration plus the overhead
@@ -161,12 +170,15 @@ class Mode:
         overhead = max(0.0, elapsed_s - other_s - ok * spec.measured_s) / max(ok, 1)
         return left * (spec.measured_s + overhead)
 
-    def totals(self, runs: list[dict], wall_s: float, spec: Spec) -> dict:
-        """sweep.json's closing figures. The overhead per measured run excludes failed and skipped runs."""
+    def totals(self, runs: list[dict], wall_s: float, spec: Spec, planned=None) -> dict:
+        """sweep.json's closing figures. The overhead per measured run excludes failed and skipped runs.
+        `planned`: the plan's runs (plan.Run), whose windows MIN_MESSAGES may have lengthened."""
         ok = sum(r["status"] == "ok" for r in runs)
+        windows = [spec.window(p.point.interval).s if planned else spec.duration.s for p in planned or runs]
+        measured = sum(w for w, r in zip(windows, runs) if r["status"] == "ok")
         other_s = sum(r["wall_s"] or 0 for r in runs if r["status"] != "ok")
-        overhead = (wall_s - other_s - ok * spec.measured_s) / ok if ok else 0.0
-        return {"wall_s": round(wall_s, 3), "measured_s": tidy(ok * spec.duration.s),
+        overhead = (wall_s - other_s - ok * spec.warmup.s - measured) / ok if ok else 0.0
+        return {"wall_s": round(wall_s, 3), "measured_s": tidy(round(measured, 6)),
                 "warmup_total_s": tidy(ok * spec.warmup.s), "overhead_per_run_s": round(overhead, 3)}
 
     def local_target(self, spec: Spec) -> tuple[str, str]:

@@ -20,8 +20,8 @@ class Icmp(Rtt):
     # Its tail (ICMP_TAIL_S), the one-echo probe and the conversion of its output (docs/sweeps.md, "Time").
     overhead_guess_s = 0.15
 
-    def limit_s(self, spec: Spec) -> float:
-        return spec.measured_s + ICMP_TAIL_S
+    def limit_s(self, spec: Spec, point=None) -> float:
+        return spec.measured_at(point and point.interval) + ICMP_TAIL_S
 
     def why_skipped(self, point, spec: Spec, icmp_unusable: str | None) -> str | None:
         problem = self.problem(spec, icmp_unusable)
@@ -62,8 +62,8 @@ class Icmp(Rtt):
         try:
             # ping stops at SIGINT and prints its statistics; the limit leaves time for the last replies.
             code = procs.run(commands.system_ping(interval, size, addr, sweep.ends.prefix["ping"]), raw, err,
-                             self.limit_s(sweep.spec), sig=signal.SIGINT,
-                             at=(sweep.probe_s(), lambda pid: ends.update(ping=disturbance.threads(pid))))
+                             self.limit_s(sweep.spec, run.point), sig=signal.SIGINT,
+                             at=(sweep.probe_s(run.point), lambda pid: ends.update(ping=disturbance.threads(pid))))
             if code not in (0, procs.TIMED_OUT):
                 with open(err, "a", encoding="utf-8") as errors:
                     print(f"ping exited with status {code}", file=errors)

@@ -61,7 +61,7 @@ class Micro(Mode):
                 return
             result.warnings.append(f"-{entry.flag}: {why}; skipped with MODE=micro")
 
-    def limit_s(self, spec: Spec) -> float:
+    def limit_s(self, spec: Spec, point=None) -> float:
         """A micro benchmark binary stops itself after MICRO_TIMEOUT and gets PING_GRACE to write its log."""
         return spec.micro_timeout + spec.ping_grace.s
 
@@ -134,7 +134,7 @@ class Micro(Mode):
         scale = elapsed_s / done if done > 0 else 1.0
         return scale * sum(g for g, r in zip(guesses[index + 1:], runs[index + 1:]) if r["status"] == "planned")
 
-    def totals(self, runs: list[dict], wall_s: float, spec: Spec) -> dict:
+    def totals(self, runs: list[dict], wall_s: float, spec: Spec, planned=None) -> dict:
         """measured_s is the wall time of the runs that are ok, warm-up iterations included; its runs have no
         warm-up seconds or overhead of their own."""
         return {"wall_s": round(wall_s, 3), "measured_s": round(sum(r["wall_s"] or 0 for r in runs

@@ -4,13 +4,16 @@ import shlex
 
 from suite import fmt as style
 
-from .. import plan, table
+from .. import carry, plan, table
 from ..checks import DECIMAL, MAX_UDP_SIZE, payload
 from ..selection import has_pong
 from .. import spec as spec_mod
 from ..spec import Spec
 from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
 
+MAX_MIN_MESSAGES = 1_000_000  # a run's window at 10 msg/s would be a day
+# Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
+MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
 BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
 
 
@@ -29,7 +32,8 @@ class Rtt(Mode):
               "p99 µs", "p99.9 µs", "max µs", "lost", "starved"]
 
     def fields(self, k: dict[str, str]) -> dict:
-        return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split())}
+        return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split()),
+                                             "min_messages": int(k["MIN_MESSAGES"])}
 
     def check_measure(self, k: dict, problems: list[str]) -> None:
         size = payload(k["SIZE"], 8, 10**9)
@@ -43,6 +47,12 @@ class Rtt(Mode):
         for x in intervals:
             if not DECIMAL.fullmatch(x):
                 problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
+        count = k["MIN_MESSAGES"]
+        if not (count.isascii() and count.isdigit() and int(count) <= MAX_MIN_MESSAGES):
+            problems.append(f"MIN_MESSAGES='{count}': expected a whole number of messages from 0 (off) to "
+                            f"{MAX_MIN_MESSAGES}, e.g. 13")
+        else:
+            k["MIN_MESSAGES"] = str(int(count))
 
     def check_load(self, k: dict, problems: list[str]) -> None:
         """Open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
@@ -77,8 +87,15 @@ class Rtt(Mode):
         """A paced point sends 1/interval messages a second (shared by its connections); a back-to-back
         point as fast as a round trip allows, guessed from loopback here."""
         interval = float(point.interval)
-        rows = spec.measured_s * (1 / interval if interval > 0 else BACK_TO_BACK_PER_S)
+        rows = spec.measured_at(point.interval) * (1 / interval if interval > 0 else BACK_TO_BACK_PER_S)
         return int(rows * CSV_ROW_BYTES) + JSON_BYTES
+
+    def guessed(self, point, spec: Spec) -> str | None:
+        """Many decoys (1 000 of std's timer threads took 15 s a run, against 0.3 s), many connections, HTTP."""
+        tasks, connections = point.get("tasks"), point.get("connections")
+        reasons = [f"{tasks} decoys" if tasks >= MANY else "", f"{connections} connections" if connections >= MANY else "",
+                   "HTTP" if point.transport == "http" else "", super().guessed(point, spec) or ""]
+        return ", ".join(filter(None, reasons)) or None
 
     def result(self, run: dict, connections: int | None) -> str:
         """Connections that starved (of `connections`, its point's) are a finding, so they are said."""
@@ -113,6 +130,14 @@ class Rtt(Mode):
             return [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
                     f"rate/N); load: {load}"]
         return []
+
+    def each(self, spec: Spec, points: list[dict]) -> str:
+        longest = max((spec.window(x) for x in spec.intervals), key=lambda w: w.s, default=spec.duration)
+        longer = f" (at least {spec.min_messages} messages: up to {longest} s)" if longest.s > spec.duration.s else ""
+        return super().each(spec, points) + longer
+
+    def sample_lines(self, spec: Spec, runs, estimate) -> list[str]:
+        return carry.lines(spec, runs, estimate)
 
     def parse_args(self) -> list[str]:
         return []  # parse.py's default kind

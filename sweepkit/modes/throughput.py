@@ -55,6 +55,8 @@ class Throughput(Mode):
             result.warnings.append(f'SIZE applies to MODE=rtt; this throughput sweep uses SIZES="{k["SIZES"]}"')
         if "INTERVALS" in given:
             result.warnings.append("INTERVALS applies to MODE=rtt: a throughput point sends as fast as it can")
+        if "MIN_MESSAGES" in given:
+            result.warnings.append("MIN_MESSAGES applies to MODE=rtt: a throughput run lasts DURATION")
         rtt_only = [d.knob for d in DIMENSIONS if self.kind not in d.kinds and d.knob in given]
         if rtt_only:
             result.warnings.append(f"{' and '.join(rtt_only)} {'applies' if len(rtt_only) == 1 else 'apply'} to "
@@ -67,7 +69,7 @@ class Throughput(Mode):
                 return
             result.warnings.append(f"{baseline}; skipped with MODE=throughput")
 
-    def limit_s(self, spec: Spec) -> float:
+    def limit_s(self, spec: Spec, point=None) -> float:
         return spec.measured_s + THROUGHPUT_HANDSHAKE_S + spec.ping_grace.s
 
     def why_skipped(self, point, spec: Spec, icmp_unusable: str | None) -> str | None:

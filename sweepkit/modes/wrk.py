@@ -100,7 +100,7 @@ class Wrk(Mode):
                 "or WRK=/path/to/wrk); nothing was run")
 
     # -- a wrk point --------------------------------------------------------------------------------
-    def limit_s(self, spec: Spec) -> float:
+    def limit_s(self, spec: Spec, point=None) -> float:
         return spec.duration.s + spec.ping_grace.s
 
     def run_estimate_s(self, point, spec: Spec) -> float:
