@@ -70,7 +70,7 @@ def _compare_options(p) -> None:
     p.add_argument("--fail-above", type=options.percent, metavar="PCT",
                    help="exit 1 when a point is `slower` by more than PCT %%")
     p.add_argument("--figure", action="store_true", help="draw the ratios with their intervals to a PDF too")
-    options.add_out(p, "NEW/KIND-compare.pdf; implies --figure")
+    options.add_out(p, "NEW/KIND-compare.pdf; .html writes the table and the figure on one page; implies --figure")
 
 
 def _variance_options(p) -> None:
@@ -119,9 +119,9 @@ def resolve_compare(ns) -> request.Compare:
             raise NothingUsable(f"--compare {name}: {folder}: no such folder")
     drawn = ns.figure or ns.out is not None
     out = kit.writable(ns.out or ns.new / f"{kind.name}-compare.pdf") if drawn else None
-    if out is not None:
-        kit.written_as(out, "compare", ("pdf",))
-    return request.Compare(kind, ns.old, ns.new, kit.filters(ns), ns.format, ns.noise / 100, ns.fail_above, out)
+    writes = kit.written_as(out, "compare", ("pdf", "html")) if out is not None else "pdf"
+    return request.Compare(kind, ns.old, ns.new, kit.filters(ns), ns.format, ns.noise / 100, ns.fail_above, out,
+                           writes)
 
 
 def resolve_variance(ns) -> request.Variance:
@@ -193,12 +193,21 @@ def cmd_compare(asked: request.Compare) -> int:
         for side, names in (("OLD", result.only_old), ("NEW", result.only_new)):
             for name in names:
                 print(f"only in {side}: {name}", file=sys.stderr)
+        for name in result.refused:
+            print(f"left out, {name}", file=sys.stderr)
     if asked.out is not None:
         from . import compare_pages
 
         palette = Palette(old.palette.variants | new.palette.variants)
-        kit.save(compare_pages.compare_pages(result, str(asked.old), str(asked.new), palette), asked.out,
-              f"{kind.name} compare — {asked.old.name} → {asked.new.name}")
+        drawn = compare_pages.compare_pages(result, str(asked.old), str(asked.new), palette)
+        title = f"{kind.name} compare — {asked.old.name} → {asked.new.name}"
+        if asked.writes == "html":
+            from . import html_report
+
+            kit.written(asked.out, lambda: html_report.compare_page(asked.out, title, compare.layout(result), drawn),
+                        "figure")
+        else:
+            kit.save(drawn, asked.out, title)
     if asked.fail_above is not None:
         slower = compare.slower_than(result, asked.fail_above)
         if slower:

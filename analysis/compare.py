@@ -1,19 +1,21 @@
-"""Sweep-to-sweep comparison: each common point's new/old ratio with a Welch t interval on logs, and a verdict."""
+"""Sweep-to-sweep comparison: each common point's new/old ratio with its 95 % interval, and a verdict."""
 
 # Points of two sweeps are matched by their kind's keys; for each metric the kind compares (its
-# Comparing: RTT p50 and p99, throughput the median msg/s) the repeats' values of the old and the
-# new sweep give uncertainty.ratio (no pairing: the sweeps ran at different times) and a verdict.
+# Comparing: RTT p50 and p99, throughput the median msg/s) and a verdict. A quantile of pooled samples (the
+# kind's `pooled`: RTT's) is each sweep's estimate (quantiles.py), and the ratio's interval comes from theirs
+# on the log scale; a quantile one sweep cannot carry is left out and said. Another metric's repeats' values
+# give uncertainty.ratio, a Welch t interval on their logs. No pairing: the sweeps ran at different times.
 # Points in one sweep only are listed, never dropped silently.
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from suite import dimensions, fmt
 
-from . import summary
+from . import quantiles, summary
 from . import uncertainty as u
 
 COLUMNS = ["framework", "transport", "payload", "interval_s", "tasks", "metric", "old", "new", "ratio",
@@ -33,6 +35,7 @@ class Comparison:
     only_new: list[str]
     kind: object  # the Kind compared
     noise: float
+    refused: list[str] = field(default_factory=list)  # "LABEL p99: n = 80: too few for p99", left out
 
 
 def columns(kind) -> list[str]:
@@ -59,28 +62,45 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, kind, noise: float = u.NOISE) 
     point, how = list(kind.keys), kind.compare
     olds = {key: group for key, group in old.groupby(point, sort=False)}
     news = {key: group for key, group in new.groupby(point, sort=False)}
-    rows = []
+    pooled = {metric: (samples, q) for samples, wanted in kind.pooled.items() for metric, q in wanted.items()}
+    rows, refused = [], []
     for key, fresh in news.items():  # a loop over points
         if key not in olds:
             continue
         named = dict(zip(point, key, strict=True))
         for metric, column in how.metrics.items():
-            a, b = (_values(g, column) for g in (olds[key], fresh))
-            if len(a) and len(b):
-                change = u.ratio(b, a)
-                call = u.verdict(change, 1.0, noise, higher_is_slower=how.lower_is_better, no_change=1.0)
+            if column in pooled:
+                found = _pooled_ratio(olds[key], fresh, column, *pooled[column])
+                if isinstance(found, quantiles.Refused):
+                    refused.append(f"{label(named)} {metric}: {found}")
+                    continue
+                change, before, after, counts = found
             else:
-                change, call = u.Estimate(np.nan, np.nan, np.nan, 0, u.WITHIN_RUN), "unknown"
+                a, b = (_values(g, column) for g in (olds[key], fresh))
+                change = u.ratio(b, a) if len(a) and len(b) else u.Estimate(np.nan, np.nan, np.nan, 0, u.WITHIN_RUN)
+                before, after, counts = a.mean() if len(a) else np.nan, b.mean() if len(b) else np.nan, (len(a), len(b))
+            call = (u.verdict(change, 1.0, noise, higher_is_slower=how.lower_is_better, no_change=1.0)
+                    if change.repeats else "unknown")
             mde = max(u.detectable_ratio(change), noise)  # NaN stays NaN: max keeps its first argument
-            rows.append({**named, "metric": metric, "old": a.mean() if len(a) else np.nan,
-                         "new": b.mean() if len(b) else np.nan, "ratio": change.value, "ratio_low": change.low,
-                         "ratio_high": change.high, "verdict": call, "label": label(named),
-                         "repeats_old": len(a), "repeats_new": len(b), "mde_pct": 100 * mde,
+            rows.append({**named, "metric": metric, "old": before, "new": after, "ratio": change.value,
+                         "ratio_low": change.low, "ratio_high": change.high, "verdict": call, "label": label(named),
+                         "repeats_old": counts[0], "repeats_new": counts[1], "mde_pct": 100 * mde,
                          "interval_method": u.INTERVAL_METHOD[change.method]})
     only_old = [label(dict(zip(point, k, strict=True))) for k in olds if k not in news]
     only_new = [label(dict(zip(point, k, strict=True))) for k in news if k not in olds]
     table = pd.DataFrame(rows, columns=[*columns(kind), "label", "repeats_old", "repeats_new"])
-    return Comparison(table, only_old, only_new, kind, noise)
+    return Comparison(table, only_old, only_new, kind, noise, refused)
+
+
+def _pooled_ratio(old: pd.DataFrame, new: pd.DataFrame, metric: str, samples: str, q: float):
+    """new / old of a pooled quantile: (the ratio with its interval, old value, new value, (runs old, runs new)), or
+    the Refused of a side whose samples cannot carry it."""
+    found = [quantiles.estimates(list(side[samples]), {metric: q}).get(metric) for side in (old, new)]
+    for estimate in found:
+        if not isinstance(estimate, u.Estimate):
+            return estimate if estimate is not None else quantiles.Refused(0, u.min_samples(q), metric)
+    before, after = found
+    return u.ratio_of(after, before), before.value, after.value, (before.repeats, after.repeats)
 
 
 def _values(runs: pd.DataFrame, column: str) -> np.ndarray:
@@ -101,7 +121,7 @@ def _ratio(value: float) -> str:
     return f"{value:.3f}"
 
 
-def _layout(c: Comparison) -> tuple[list[str], list[list[str]], list[str]]:
+def layout(c: Comparison) -> tuple[list[str], list[list[str]], list[str]]:
     how, rated = c.kind.compare, "interval_s" in c.kind.keys
     headers = ["framework", "transport", "size B", *(["target msg/s"] if rated else []), "tasks", "metric",
                "repeats old/new", f"old {how.unit}", f"new {how.unit}", "new/old [95 % CI]", "MDE", "verdict"]
@@ -113,14 +133,18 @@ def _layout(c: Comparison) -> tuple[list[str], list[list[str]], list[str]]:
              summary.interval(r.ratio, r.ratio_low, r.ratio_high, _ratio), _mde(r.mde_pct), _called(r)]
             for r in c.rows.itertuples()]
     better = better_when(how.lower_is_better, "the new sweep is faster")
-    notes = [f"new/old: ratio of the geometric means over the repeats ({better}), 95 % Welch t interval on "
-             "the logarithms (Kalibera & Jones 2013); old, new: arithmetic means",
+    pooled = any(c.kind.pooled.values())
+    notes = [(f"new/old: ratio of each sweep's quantile of its samples pooled ({better}), 95 % interval from each "
+              "sweep's own on the logarithms" if pooled else
+              f"new/old: ratio of the geometric means over the repeats ({better}), 95 % Welch t interval on "
+              "the logarithms (Kalibera & Jones 2013); old, new: arithmetic means"),
              f"verdict: slower/faster when the interval excludes 1 and the change is at least "
              f"{fmt.percent(c.noise)}; same otherwise, within ±MDE; unknown with one repeat on a side (no spread "
              "measured)",
              f"MDE: the smallest change this comparison calls 4 times in 5 (80 % power), from the repeats and their "
              f"spread, never below {fmt.percent(c.noise)}"]
     notes += [f"only in OLD: {name}" for name in c.only_old] + [f"only in NEW: {name}" for name in c.only_new]
+    notes += [f"left out, {name}" for name in c.refused]
     return headers, body, notes
 
 
@@ -134,11 +158,11 @@ def _called(row) -> str:
 
 
 def text(c: Comparison) -> str:
-    return summary.aligned(*_layout(c))
+    return summary.aligned(*layout(c))
 
 
 def markdown(c: Comparison) -> str:
-    return summary.markdown_table(*_layout(c))
+    return summary.markdown_table(*layout(c))
 
 
 def better_when(lower_is_better: bool, what: str) -> str:

@@ -159,6 +159,18 @@ def sweep_page(path: Path, kind, sweep, plot: str, drawn) -> int:
                  figures, kit.context(sweep, sweep.runs))
 
 
+def compare_page(path: Path, title: str, layout, pages) -> int:
+    """The comparison's page (parse.py compare OLD NEW -o FILE.html): its table (compare.layout: a row per common
+    point and metric), filterable by runtime and metric, and its forest plot."""
+    headers, rows, notes = layout
+    ids = unique_ids(row[:-6] for row in rows)  # the point and the metric
+    facets = {"runtime": [row[0] for row in rows], "metric": [row[headers.index("metric")] for row in rows]}
+    table = Table(headers, rows, notes, ids, {name: values for name, values in facets.items() if len(set(values)) > 1})
+    figures = (("compare", "Each common point's new / old with its 95 % interval: left of 1 the new sweep is faster "
+                "(a latency); a bar across 1 is a change this comparison cannot tell from none.", page) for page in pages)
+    return write(path, title, [], table, figures, title)
+
+
 def history_page(path: Path, layout, pages, db: str) -> int:
     """The history's page (parse.py history -o FILE.html): its table (history.layout: a row per series, the
     sweeps' numbers in its notes), filterable by metric and machine, and a figure per metric."""

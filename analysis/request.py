@@ -47,7 +47,8 @@ class Compare:
     form: str
     noise: float
     fail_above: float | None  # %: exit 1 when a point is slower by more
-    out: Path | None  # the forest plot's PDF, checked writable; None: no figure
+    out: Path | None  # the forest plot's PDF or HTML page, checked writable; None: no figure
+    writes: str = "pdf"  # what `out` is: pdf, or html (the table and the forest plot on one page)
 
 
 @dataclass(frozen=True)

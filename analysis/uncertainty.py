@@ -221,6 +221,24 @@ def ratio(new, old, confidence: float = CONFIDENCE) -> Estimate:
     return Estimate(point, point * math.exp(-half), point * math.exp(half), repeats, ACROSS_RUNS, df)
 
 
+def ratio_of(new: Estimate, old: Estimate, confidence: float = CONFIDENCE) -> Estimate:
+    """new.value / old.value of two independent estimates across runs, its interval from theirs: each side's
+    standard error of its log from its interval's width and t(repeats − 1) (as if t on the log scale), the two
+    added in quadrature with Welch's degrees of freedom, as `ratio` does with the repeats' values. The bare ratio
+    without an interval where either side has none."""
+    point = new.value / old.value
+    repeats = min(new.repeats, old.repeats)
+    if min(new.repeats, old.repeats) < 2 or not all(
+            math.isfinite(v) and v > 0 for v in (new.low, new.high, old.low, old.high)):
+        return Estimate(point, math.nan, math.nan, repeats, WITHIN_RUN)
+    a, b = ((math.log(e.high / e.low) / (2 * t_quantile(e.repeats - 1, confidence))) ** 2 for e in (new, old))
+    if a + b == 0:
+        return Estimate(point, point, point, repeats, ACROSS_RUNS_POOLED, repeats - 1)
+    df = max(1, math.floor((a + b) ** 2 / (a**2 / (new.repeats - 1) + b**2 / (old.repeats - 1))))
+    half = t_quantile(df, confidence) * math.sqrt(a + b)
+    return Estimate(point, point * math.exp(-half), point * math.exp(half), repeats, ACROSS_RUNS_POOLED, df)
+
+
 def detectable(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
     """The minimum detectable effect of a difference with an interval across runs (across_runs,
     paired_difference, quantiles.paired_difference): the smallest true change its test calls with probability

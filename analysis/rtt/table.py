@@ -48,11 +48,13 @@ VERDICT_NOTE = ("Δp50: the Hodges–Lehmann shift of the pairs (runtime − std
                 "Δp99: std's runs of the same rounds, each side's p99 of its runs' samples pooled, the interval from "
                 "the rounds resampled together; its verdict as the p50's, against {noise} of std's p99")
 METHOD_NOTE = ("p50, p99, p99.9: quantiles of all the point's samples pooled, each repeat (a fresh process) weighing "
-               "the same; [low–high]: 95 % interval from the rounds resampled 1 000 times (Kalibera & Jones 2013)\n"
+               "the same; [low–high]: 95 % interval across the repeats (Woodruff's: the spread of the repeats' own "
+               "ECDFs at the quantile, read back through the pooled one); [–]: runs that differ more than their "
+               "number can bound, an interval reaching past the samples\n"
                "1 (within-run): one repeat, its interval from the order statistics of its own samples, blind to "
                "run-to-run spread\n"
-               "n = 80: too few for p99: a quantile is printed from 10 samples beyond it (p99: n ≥ 1 000, p99.9: "
-               "10 000; n counts each repeat alike: repeats × their harmonic-mean size); its Δ likewise")
+               "n = 80: too few for p99: a quantile is printed from 10 samples beyond it (p90: n ≥ 100, p99: 1 000, "
+               "p99.9: 10 000; n counts each repeat alike: repeats × their harmonic-mean size); its Δ likewise")
 
 
 def quantile(point, name: str, bare: bool = False) -> str:

@@ -1,4 +1,4 @@
-"""parse.py --compare OLD NEW on synthetic sweeps with realistic run-to-run spread (5 %, 10 repeats):
+"""parse.py --compare OLD NEW on synthetic sweeps with realistic run-to-run spread (5 %, 20 repeats):
 no change is `same`, a planted 10 % slowdown is `slower`, unmatched points are listed, --fail-above
 gates, and bad input is one line with the right exit status."""
 
@@ -13,7 +13,7 @@ from .logs import windows, write_repeats, write_throughput
 
 COLUMNS = ("framework,transport,payload,interval_s,tasks,metric,old,new,ratio,ratio_low,ratio_high,verdict,"
            "connections,load,mde_pct,interval_method")
-REPEATS, SPREAD = 10, 0.05
+REPEATS, SPREAD = 20, 0.05
 
 
 def write_sweep(folder, seed: int, factor: float = 1.0, only=None) -> None:
@@ -131,3 +131,13 @@ def test_throughput_compare_calls_fewer_messages_per_second_slower(capsys, tmp_p
     table = pd.read_csv(io.StringIO(out), keep_default_na=False)
     assert set(table["metric"]) == {"msg_per_s"} and set(table["verdict"]) == {"slower"}
     assert table["interval_s"].eq("").all() and (table["ratio"] < 0.9).all()
+
+
+def test_a_quantile_one_sweep_cannot_carry_is_left_out_and_said(capsys, tmp_path):
+    for side in ("old", "new"):  # 3 runs of 100 samples: a p50 is carried, a p99 (1 000 samples) is not
+        write_repeats(tmp_path / side, "std", "tcp", 0.001, [0.0, 0.02, -0.02], n=100, seed=len(side))
+    table, err = compare_csv(capsys, tmp_path / "old", tmp_path / "new")
+    assert list(table["metric"]) == ["p50"]
+    assert "left out, std tcp 64 B 1 k msg/s 0 tasks p99: n = 300: too few for p99" in err
+    status, out, _ = cli(capsys, "--compare", tmp_path / "old", tmp_path / "new")
+    assert status == 0 and "left out, std tcp 64 B 1 k msg/s 0 tasks p99: n = 300: too few for p99" in out

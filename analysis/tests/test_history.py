@@ -97,3 +97,30 @@ def test_the_old_form_of_the_tracking_flags_stands_for_its_command(argv, command
 def test_the_old_form_refuses_tracking_flags_that_do_not_go_together(argv, message):
     with pytest.raises(UsageError, match=message):
         legacy.translate(argv)
+
+
+def test_an_export_leaves_out_a_p99_the_samples_cannot_carry_and_says_so(capsys, tmp_path):
+    import json
+
+    from .conftest import cli
+    from .logs import write_repeats, write_sweep_info
+
+    write_repeats(tmp_path, "std", "tcp", 0.01, [0.0, 0.02, -0.01], n=100, seed=1)  # 300 samples: a p50, no p99
+    write_repeats(tmp_path, "std", "tcp", 0.0, [0.0, 0.02, -0.01], n=2_000, seed=2)  # 6 000: both
+    write_sweep_info(tmp_path)
+    out = tmp_path / "bmf.json"
+    status, _, err = cli(capsys, "export", "-d", tmp_path, "--format", "bencher", "-o", out)
+    assert status == 0, err
+    bmf = json.loads(out.read_text())
+    paced, b2b = "std/tcp/64B/100msg_s/0tasks/1conn/closed", "std/tcp/64B/b2b/0tasks/1conn/closed"
+    assert set(bmf[paced]) == {"latency"} and set(bmf[b2b]) == {"latency", "p99-latency"}
+    assert f"left out {paced} p99-latency: n = 300: too few for p99" in err
+    rows = tracked.measures(*_swept(tmp_path))
+    assert set(rows["estimator"]) == {tracked.POOLED}
+
+
+def _swept(folder):
+    from analysis.rtt import KIND
+    from analysis.sweep import Filters, collect
+
+    return collect(folder, KIND, Filters(), False, lambda *a, **k: None), KIND

@@ -44,7 +44,7 @@ def test_one_figure_asked_for_is_the_only_one_in_the_page(capsys, sweep_dir, tmp
     ("figures", "report.htm", "figures writes .pdf, .png, .svg or .html, not .htm (e.g. -o {dir}/report.html)"),
     ("figures", "report", "figures writes .pdf, .png, .svg or .html, not a name without an extension (e.g. -o {dir}/report.html)"),
     ("old flags", "report.txt", "figures writes .pdf, .png, .svg or .html, not .txt (e.g. -o {dir}/report.html)"),
-    ("compare", "compare.html", "compare writes .pdf, not .html (e.g. -o {dir}/compare.pdf)"),
+    ("compare", "compare.htm", "compare writes .pdf or .html, not .htm (e.g. -o {dir}/compare.html)"),
 ])
 def test_an_output_name_the_suite_does_not_write_is_refused_in_one_line(capsys, sweep_dir, tmp_path, command,
                                                                          name, says):
@@ -74,3 +74,17 @@ def test_the_facts_name_each_disturbed_run_and_why():
     assert html_report.disturbed(runs) == [
         "runs the sweep flagged as disturbed (sweep.json runs[].disturbed; ‡ in the table): 1 of 2",
         "  std-tcp-64B-0s-0t-r1: its ends were preempted 410 times", ""]
+
+
+def test_compare_o_html_writes_its_table_and_forest_plot_on_one_page(capsys, sweep_dir, tmp_path):
+    out, pdf = tmp_path / "compare.html", tmp_path / "compare.pdf"
+    status, table, err = cli(capsys, "compare", sweep_dir, sweep_dir, "-o", out)
+    assert status == 0 and f"wrote {out} (1 figure)" in err, err
+    assert cli(capsys, "compare", sweep_dir, sweep_dir, "-o", pdf)[0] == 0
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == pages(pdf) == 1
+    rows = [line for line in table.splitlines()[2:] if line and line[0] != " " and "µs" not in line
+            and not line.startswith(("new/old", "verdict", "MDE", "only in", "left out"))]
+    assert page.count("<tr id=") == len(rows) > 0  # a row per common point and metric, as the text table
+    assert "new / old" in page and 'data-metric="p50"' in page
+    assert not re.search(r"""(src|href)=["'](?!#|data:)|@import|url\((?!#)""", page)

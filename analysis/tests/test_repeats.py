@@ -211,3 +211,35 @@ def test_a_point_with_a_disturbed_repeat_is_marked_and_kept(capsys, paired_dir):
     std = next(line for line in out.splitlines() if line.startswith("std"))
     assert tokio.startswith("tokio ‡") and "‡" not in std and " 5 " in tokio  # all 5 repeats still counted
     assert "‡ a repeat ran while other processes or the hypervisor took far more CPU" in out
+
+
+def test_a_rare_planted_delay_moves_the_p99_and_is_called_there_while_the_p50_is_the_same(capsys, tmp_path):
+    """std and a variant whose every 50th sample is 200 µs late, 30 rounds of 1 000 samples: its Δp99 is called
+    `slower` with an interval near +200 µs, its Δp50 `same`; an A/A variant is `same` on both."""
+    rounds = np.random.default_rng(39).normal(0.0, 0.1, 30)
+    write_repeats(tmp_path, "std", "tcp", 0.0001, rounds, n=1_000, seed=1)
+    write_repeats(tmp_path, "tokio", "tcp", 0.0001, rounds, n=1_000, seed=2)  # the A/A line
+    for k, offset in enumerate(rounds, start=1):
+        delayed = samples(3000 + k, 1_000, 30_000 * np.exp(offset))
+        delayed[::50] += 200_000
+        write_run(tmp_path, "smol", "tcp", 0.0001, delayed, repeat=k)
+    table = csv_table(capsys, "-d", tmp_path)
+    tail, same = row(table, "smol"), row(table, "tokio")
+    assert tail["verdict_p99"] == "slower" and tail["verdict"] == "same", tail
+    assert 100_000 < int(tail["delta_p99_low_ns"]) < int(tail["delta_p99_ns"]) < int(tail["delta_p99_high_ns"])
+    assert same["verdict_p99"] == "same" and same["verdict"] == "same"
+    assert float(tail["mde_p99_pct"]) > 0 and row(table, "std")["verdict_p99"] == ""
+
+
+def test_a_p99_the_samples_cannot_carry_is_left_empty_with_its_reason_and_so_is_its_delta(capsys, tmp_path):
+    rounds = [0.0, 0.02, -0.01, 0.01]
+    write_repeats(tmp_path, "std", "tcp", 0.01, rounds, n=10, seed=1)  # 40 samples a point, as at 100 msg/s
+    write_repeats(tmp_path, "tokio", "tcp", 0.01, rounds, n=10, seed=2)
+    table = csv_table(capsys, "-d", tmp_path)
+    tokio = row(table, "tokio")
+    assert tokio["p50_ns"] != "" and tokio["p99_ns"] == "" and tokio["p90_ns"] == ""  # p90 needs 100
+    assert "n = 40: too few for p99" in tokio["refused"] and "n = 40: too few for p90" in tokio["refused"]
+    assert tokio["delta_p99_ns"] == "" and tokio["verdict_p99"] == ""
+    status, out, _ = cli(capsys, "-d", tmp_path, "--summary")
+    tokio_line = next(line for line in out.splitlines() if line.startswith("tokio"))
+    assert status == 0 and "n = 40: too few" in tokio_line
