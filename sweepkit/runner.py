@@ -24,6 +24,9 @@ from .spec import Spec
 # leaves out of sweep.json is at most the last second's statuses, which parse.py does not need to read
 # those logs.
 REWRITE_SHARE = 50
+# A point whose runs the ping's watchdog ended this often is not run again: each such run costs its 15 s, and
+# what it shows (the runtime never ran the measurement to its end) two runs have shown.
+GIVE_UP_AFTER = 2
 
 
 class Sweep:
@@ -45,7 +48,8 @@ class Sweep:
         self.saved_at, self.save_took = float("-inf"), 0.0  # the last write of sweep.json: time.monotonic(), s
         # What each point's runs cost, learned as they end: the ETA, and BUDGET's rounds after each round.
         self.costs = costs_mod.Costs({r.point.stem: modes.of(r.point.kind).run_estimate_s(r.point, spec) for r in runs})
-        self.given_up: dict[str, str] = {}  # point stem → why its later rounds are not run (state.unfinished)
+        self.unfinished: dict[str, int] = {}  # point stem → its runs the ping's watchdog ended (state.unfinished)
+        self.given_up: dict[str, str] = {}  # point stem → why its later rounds are not run
 
     def save(self, *, throttled: bool = False) -> None:
         """sweep.json written whole; `throttled`: unless its last write took over 1/REWRITE_SHARE of the time since."""
@@ -88,7 +92,8 @@ class Sweep:
         self.run_start = (self.clock(), disturbance.snapshot())
         given_up = self.given_up.get(run.point.stem)
         if given_up is not None:
-            outcome = Outcome(status="skipped", message=f"not run: an earlier round's run was {given_up.split(';')[0]}")
+            outcome = Outcome(status="skipped", message=f"not run: {given_up} (the runtime never ran the "
+                                                        "measurement to its end)")
         else:
             outcome = modes.of(run.point.kind).measure(self, run)
         if self.current is not None:  # it ended before its binary ran (a pong not ready, a skipped ICMP point)
@@ -176,10 +181,14 @@ class Sweep:
                 status, message = mode.judge(outcome.exit_code, progress.seconds(limit_s), stem)
             status, message = state.skip_unavailable(status, message, outcome.tails, stem)
             unfinished = state.unfinished(status, outcome.tails)
-            if unfinished:  # the point's own finding (std with 1 000 timer threads): not run again
+            if unfinished:  # the point's own finding (std with 1 000 timer threads), not a fault of the sweep
                 status, message = "skipped", unfinished
-                self.given_up[self.runs[index].point.stem] = unfinished
-                self.costs.drop(self.runs[index].point.stem)
+                point = self.runs[index].point.stem
+                self.unfinished[point] = self.unfinished.get(point, 0) + 1
+                if self.unfinished[point] == GIVE_UP_AFTER:  # each took the watchdog's 15 s: not run again
+                    message += f"; after {GIVE_UP_AFTER} such runs its later rounds are not run"
+                    self.given_up[point] = f"{GIVE_UP_AFTER} of its runs were unfinished"
+                    self.costs.drop(point)
             log = table.read(stem.with_name(f"{stem.name}.json")) if status == "ok" else None
             run["start_s"] = round(t0 - self.t0, 2)
             run["disturbance"] = disturbance.measure(stat0, stat1, own0, own1, t1 - t0) | (outcome.ends or {})

@@ -179,7 +179,7 @@ def skip_unavailable(status: str, message: str | None, stderr_files, stem: Path)
 
 def unfinished(status: str, stderr_files) -> str | None:
     """Why a failed run is the point's own finding: its ping's watchdog ended it, the runtime never having run the
-    measurement to its end (its later rounds are given up, said in this reason); None for any other outcome."""
+    measurement to its end; None for any other outcome."""
     if status != "failed":
         return None
     for path in map(Path, stderr_files):
@@ -189,7 +189,7 @@ def unfinished(status: str, stderr_files) -> str | None:
             continue
         if found:
             return (f"unfinished: the runtime never ran the measurement to its end within the ping's {found[1]} s "
-                    "(its watchdog ended it); its later rounds are not run")
+                    "(its watchdog ended it)")
     return None
 
 

@@ -188,14 +188,17 @@ def test_a_point_its_runtime_cannot_finish_is_shown_as_such_and_not_run_again(tm
     (bins / "std-pong").symlink_to(BIN_DIR / "std-pong")
     for name in ("tokio-ping", "tokio-pong"):
         (bins / name).symlink_to(BIN_DIR / name)
-    run = run_script("run-localhost.sh", ["-St"], tmp_path / "out", BIN_DIR=bins, REPEATS="3", INTERVALS="0",
+    run = run_script("run-localhost.sh", ["-St"], tmp_path / "out", BIN_DIR=bins, REPEATS="4", INTERVALS="0",
                      PROTOCOLS="tcp", DURATION="0.1", WARMUP="0.1", TUNE="0")
     assert run.rc == 0, run.output
     doc = load_json(sweep_dir(tmp_path / "out") / "sweep.json")
     std = [r for r in doc["runs"] if r["point"] == "std-tcp-64B-0s-0t"]
-    assert std[0]["status"] == "skipped" and std[0]["message"].startswith(
-        "unfinished: the runtime never ran the measurement to its end within the ping's 15 s")
-    assert all(r["status"] == "skipped" and r["message"].startswith("not run: an earlier round's run was unfinished")
-               for r in std[1:])
+    assert [r["status"] for r in std] == ["skipped"] * 4
+    unfinished = ("unfinished: the runtime never ran the measurement to its end within the ping's 15 s (its watchdog "
+                  "ended it)")
+    assert std[0]["message"] == unfinished
+    assert std[1]["message"] == unfinished + "; after 2 such runs its later rounds are not run"
+    assert [r["message"] for r in std[2:]] == ["not run: 2 of its runs were unfinished (the runtime never ran the "
+                                               "measurement to its end)"] * 2
     assert {p["stem"]: p["status"] for p in doc["points"]} == {"std-tcp-64B-0s-0t": "skipped",
                                                                "tokio-tcp-64B-0s-0t": "ok"}
