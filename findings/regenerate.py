@@ -10,14 +10,18 @@ The network sweep runs inside namespace A of two network namespaces joined by a 
 """
 
 import argparse
+import json
 import os
 import shlex
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from suite.fmt import duration
 
 from . import machine, numbers, page
 from .sweeps import BY_NAME, LAB_SUBNET, SWEEPS
@@ -142,12 +146,22 @@ def rel(path: Path) -> str:
     return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
-def command_lines(names) -> str:
+def took(folder: Path | None) -> str:
+    """What the sweep of `folder` took, as its sweep.json says: `, the last took 6m02s`; empty when unknown."""
+    try:
+        wall = json.loads((folder / "sweep.json").read_text())["wall_s"] if folder else None
+    except (OSError, ValueError, KeyError):
+        wall = None
+    return f" (the last took {duration(wall)})" if isinstance(wall, (int, float)) else ""
+
+
+def command_lines(names, folders=None) -> str:
     body = []
     for name in names:
         sweep = BY_NAME[name]
         where = f" (inside namespace A of the lab; B is {LAB_SUBNET}.2)" if sweep.network else ""
-        body.append(f"Sweep `{name}`, {sweep.about}; about {sweep.minutes:g} min here{where}:\n\n"
+        body.append(f"Sweep `{name}`, {sweep.about}; about {sweep.minutes:g} min here{took((folders or {}).get(name))}"
+                    f"{where}:\n\n"
                     f"```sh\n{sweep.command()}\n```\n")
     return "\n".join(body)
 
@@ -179,20 +193,31 @@ def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]
     out = {}
     for block, needs in BLOCK_SWEEPS.items():
         if all(n in folders for n in needs):
-            out[block] = command_lines(needs) + "\n" + "\n".join(parts.get(block, []))
+            out[block] = command_lines(needs, folders) + "\n" + "\n".join(parts.get(block, []))
     if "laptop" in parts:
         out["laptop"] = "\n".join(parts["laptop"])
     if folders:
         out["machine"] = machine.table(folders) + "\nThe system check's warnings as each sweep started:\n\n" + \
             machine.warnings(folders)
-    out["sweeps"] = command_lines(n.name for n in SWEEPS) + \
+    out["sweeps"] = command_lines((n.name for n in SWEEPS), folders) + \
         f"\nIn all about {sum(s.minutes for s in SWEEPS):g} min of sweeps, one after another.\n"
     return out
 
 
 def main(argv=None) -> int:
     asked = parse_args(sys.argv[1:] if argv is None else argv)
-    failed = [name for name in asked.sweeps if run_sweep(name, asked.out_dir) != 0]
+    if asked.sweeps:
+        print(f"findings: {len(asked.sweeps)} sweeps, about {sum(BY_NAME[n].minutes for n in asked.sweeps):g} min",
+              file=sys.stderr, flush=True)
+    failed, start = [], time.monotonic()
+    for name in asked.sweeps:
+        began = time.monotonic()
+        if run_sweep(name, asked.out_dir) != 0:
+            failed.append(name)
+        print(f"findings: sweep {name} took {duration(time.monotonic() - began)} (about {BY_NAME[name].minutes:g} min "
+              "stated)", file=sys.stderr, flush=True)
+    if asked.sweeps:
+        print(f"findings: the sweeps took {duration(time.monotonic() - start)} in all", file=sys.stderr, flush=True)
     folders = {s.name: f for s in SWEEPS if (f := newest(asked.out_dir, s.name)) is not None}
     missing = [s.name for s in SWEEPS if s.name not in folders]
     if missing:
