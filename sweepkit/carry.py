@@ -62,11 +62,32 @@ def lines(spec, runs, estimate) -> list[str]:
         line = (f"    {rate:>12}: {guess}{fmt.count(pooled)} samples ({guess}{fmt.count(each)} a run of {window} s): "
                 f"carries {' '.join(kept) or 'none'}" + (f"; refuses {' '.join(refused)}" if refused else ""))
         if "p99" in refused:
-            needed = messages_for("p99", repeats)
-            longer = spec.with_knobs(MIN_MESSAGES=str(needed))
-            more_s = estimate(runs, longer) - base_s
-            line += (f"; MIN_MESSAGES={needed} carries p99 here (runs of {longer.window(interval)} s), about "
-                     f"+{duration(more_s)}"
-                     + (" at these rounds (BUDGET would hold fewer)" if spec.budget else ""))
+            line += "; " + (within_budget(spec, interval, runs, estimate) if spec.budget_s else
+                            longer_runs(spec, interval, runs, estimate, base_s))
         said.append(line)
     return said
+
+
+def longer_runs(spec, interval: str, runs, estimate, base_s: float) -> str:
+    """The MIN_MESSAGES that carries the p99 at `interval` at the sweep's rounds, and what it adds to its time."""
+    needed = messages_for("p99", spec.repeats)
+    longer = spec.with_knobs(MIN_MESSAGES=str(needed))
+    return (f"MIN_MESSAGES={needed} carries p99 here (runs of {longer.window(interval)} s), about "
+            f"+{duration(estimate(runs, longer) - base_s)}")
+
+
+def within_budget(spec, interval: str, runs, estimate, most: int = 100_000) -> str:
+    """Under BUDGET longer runs cost rounds, not time: the least MIN_MESSAGES whose rounds (as the plan fits them)
+    pool the p99's samples at `interval`, or that none does (rounds × messages approach the budget ÷ a message's
+    cost from below)."""
+    first = [r for r in runs if r.round == 1]
+    want = min_samples(dict(QUANTILES)["p99"])
+    for count in range(max(spec.min_messages, 1), most + 1):
+        longer = spec.with_knobs(MIN_MESSAGES=str(count))
+        rounds = min(spec.repeats if count == spec.min_messages else 1000, int(spec.budget_s // estimate(first, longer)))
+        if rounds < 2:
+            break
+        if rounds * per_run(interval, longer.window(interval).s) >= want:
+            return (f"MIN_MESSAGES={count} carries p99 here within BUDGET={spec.budget} (runs of "
+                    f"{longer.window(interval)} s), at {rounds} rounds, not {spec.repeats}")
+    return f"no MIN_MESSAGES carries p99 here within BUDGET={spec.budget}: raise it, or sweep this rate alone"

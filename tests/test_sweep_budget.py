@@ -105,6 +105,14 @@ def test_the_plan_says_per_rate_which_quantiles_its_points_carry_and_what_carrie
     assert f"MIN_MESSAGES=13 carries p99 here (runs of 1.3 s), about +{progress.duration(more)}" in ten
     assert "100 msg/s: 800 samples" in hundred and "refuses p99 p99.9 p99.99; MIN_MESSAGES=13" in hundred
     assert "1 k msg/s: 8000 samples" in thousand and "carries p50 p90 p99; refuses p99.9 p99.99" in thousand
+    # Under BUDGET longer runs cost rounds: the least MIN_MESSAGES whose rounds still pool 1 000 samples, or none.
+    _, hour = spec_of("StP", BUDGET="1h", SEED="1")
+    hour = hour.with_knobs(REPEATS=str(int(3600 // progress.estimate_s(plan.runs(points, 1, 1), hour))))
+    within = carry.lines(hour, plan.runs(points, hour.repeats, 1), progress.estimate_s)[1]
+    assert re.search(r"MIN_MESSAGES=\d+ carries p99 here within BUDGET=1h \(runs of 0\.\d+ s\), at \d+ rounds, not "
+                     f"{hour.repeats}$", within), within
+    _, short = spec_of("StP", BUDGET="1m", SEED="1")
+    assert "no MIN_MESSAGES carries p99 here within BUDGET=1m" in carry.lines(short, runs, progress.estimate_s)[1]
     _, longer = spec_of("StP", MIN_MESSAGES="13")
     assert "10 msg/s: 1040 samples (13 a run of 1.3 s): carries p50 p90 p99;" in carry.lines(
         longer, runs, progress.estimate_s)[1]
