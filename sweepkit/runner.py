@@ -116,14 +116,16 @@ class Sweep:
             return
         runs = plan_mod.runs(points, fitted.rounds, spec.seed, spec.order)
         assert [r.stem for r in runs[:next_index]] == [r.stem for r in self.runs[:next_index]]
-        self.spec = spec = spec.with_knobs(REPEATS=str(fitted.rounds))
-        budget = doc["budget"]
-        budget.setdefault("replans", []).append({"after_round": done, "rounds_before": before,
-                                                 "rounds_after": fitted.rounds, "round_s": progress.tidy(round_s),
-                                                 "short": fitted.short})
-        doc |= {"knobs": spec.record(), "repeats": fitted.rounds,
-                "runs": doc["runs"][:next_index] + [r.record() for r in runs[next_index:]]}
-        self.runs = runs
+        with signals.held():  # sweep.json, the spec and the runs change together
+            self.spec = spec = spec.with_knobs(REPEATS=str(fitted.rounds))
+            budget = doc["budget"]
+            budget.setdefault("replans", []).append({"after_round": done, "rounds_before": before,
+                                                     "rounds_after": fitted.rounds, "round_s": progress.tidy(round_s),
+                                                     "short": fitted.short})
+            doc |= {"knobs": spec.record(), "repeats": fitted.rounds,
+                    "runs": doc["runs"][:next_index] + [r.record() for r in runs[next_index:]]}
+            self.runs = runs
+            self.save(throttled=True)
         print(costs_mod.line(spec.budget, fitted, before, done, round_s, budget["round_estimate_s"],
                              self.costs.costliest(p.stem for p in points)), flush=True)
 
