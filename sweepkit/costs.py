@@ -65,13 +65,18 @@ class Fit:
     ends_s: float  # the sweep's projected wall time at `rounds`
 
 
-def fit(budget_s: float, elapsed_s: float, done: int, round_s: float) -> Fit:
+def fit(budget_s: float, elapsed_s: float, done: int, round_s: float, planned: int | None = None) -> Fit:
     """The most rounds whose projected end (elapsed + each further round at `round_s`) is within the budget,
-    never fewer than the rounds done, nor than MIN_ROUNDS, nor more than MAX_REPEATS."""
+    never fewer than the rounds done, nor than MIN_ROUNDS, nor more than MAX_REPEATS. The `planned` rounds are
+    kept when they are one off and end less than half a round past the budget: a round's cost wobbles, and a
+    plan that flips between two counts says nothing."""
     more = math.floor((budget_s - elapsed_s) / round_s + 1e-9) if round_s > 0 else MAX_REPEATS
     rounds = min(MAX_REPEATS, done + max(0, more))
     short = rounds < MIN_ROUNDS
     rounds = max(rounds, MIN_ROUNDS)
+    if (planned is not None and not short and abs(planned - rounds) == 1 and planned >= max(done, MIN_ROUNDS)
+            and elapsed_s + (planned - done) * round_s <= budget_s + round_s / 2):
+        rounds = planned
     return Fit(rounds, short, elapsed_s + (rounds - done) * round_s)
 
 

@@ -110,7 +110,7 @@ class Sweep:
         order = {p["stem"]: i for i, p in enumerate(doc["points"])}
         points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
         round_s = self.costs.left_s(p.stem for p in points)
-        fitted = costs_mod.fit(spec.budget_s, self.clock() - self.t0, done, round_s)
+        fitted = costs_mod.fit(spec.budget_s, self.clock() - self.t0, done, round_s, spec.repeats)
         before = spec.repeats
         if fitted.rounds == before:
             return

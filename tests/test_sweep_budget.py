@@ -49,6 +49,9 @@ def test_the_rounds_that_fit_are_the_most_whose_projected_end_is_within_the_budg
     assert costs.fit(60, 50, 1, 20) == costs.Fit(2, True, 70)
     assert costs.fit(60, 70, 3, 20) == costs.Fit(3, False, 70)
     assert costs.fit(1e9, 1, 1, 1).rounds == 1000  # at most MAX_REPEATS
+    # A plan one round off that ends less than half a round past the budget stays: no flip-flop of lines.
+    assert costs.fit(60, 10, 1, 5, planned=10).rounds == 10 and costs.fit(60, 12, 1, 5, planned=11).rounds == 11
+    assert costs.fit(60, 10, 1, 5, planned=12).rounds == 11 and costs.fit(60, 10, 1, 5, planned=13).rounds == 11
 
 
 def test_the_replan_line_says_the_rounds_before_and_after_and_the_costliest_points():
