@@ -22,7 +22,7 @@ DEFAULTS = {
     # 0.25 s or 1 s, so 80 rounds of 0.1 + 0.1 s fit the default -asStP in 15 min there and resolved 0.5 to
     # 0.8 of the Δ that 38 rounds of 0.1 + 0.25 s did, and a third of what 14 rounds of 0.25 + 1 s did.
     "REPEATS": "80",  # fresh pong + ping per point and round; an interval needs R >= 2
-    "BUDGET": "",  # a wall time, e.g. 15m: as many rounds as fit (2 at least), fixed before the first run
+    "BUDGET": "",  # a wall time, e.g. 15m: as many rounds as fit (2 at least), re-planned from run times (costs.py)
     "SEED": "",  # the order of each round; empty: a random one, recorded
     # blocks: each round runs the frameworks of one point back to back, so that a Δ vs std pairs runs
     # seconds apart, not a round apart (docs/sweeps.md, "Repeats and rounds"); rounds: each round shuffled whole.

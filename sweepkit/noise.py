@@ -4,7 +4,7 @@
 # "Choosing the defaults"); a 2-vCPU VM whose noise drifts within seconds by 21 %, and its default
 # sweep then resolved 27 % where a quiet one resolved 9.5 % (issue 29). Two rounds are the fewest
 # that measure a spread, so the line comes once round 2 is over: the sweep goes on either way (its
-# rounds are fixed before the first run), but the user learns early what it will be able to tell.
+# rounds never depend on what the runs measured), but the user learns early what it will be able to tell.
 
 import math
 

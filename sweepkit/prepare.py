@@ -60,8 +60,9 @@ def plan(doc: dict, spec: Spec, icmp_unusable: str | None, prog: str) -> tuple[l
 
 
 def fit_budget(doc: dict, spec: Spec, points) -> tuple[Spec, str | None]:
-    """BUDGET: sets REPEATS to the rounds whose estimated time fits it, from the plan alone (never from
-    results, so the rounds cannot depend on what they measure); or says why not even two fit."""
+    """BUDGET: sets REPEATS to the rounds whose estimated time fits it, from the plan alone; after each round the
+    runner re-plans them from the runs' wall times (sweepkit.costs), never from what they measured, so the rounds
+    cannot depend on the results. Or says why not even two fit."""
     one_round = progress.estimate_s(plan_mod.runs(points, 1, spec.seed), spec)
     budget = spec.budget_s
     rounds = int(budget // one_round) if one_round > 0 else MAX_REPEATS
