@@ -50,10 +50,14 @@ def plan_lines(doc: dict, runs, spec: Spec) -> list[str]:
 def guessed_lines(runs, spec: Spec) -> list[str]:
     """The points whose runs' cost the plan can only guess (their modes' `guessed`), each with why; the first round
     tells, and BUDGET re-plans its rounds from it (sweepkit.costs)."""
-    guessed = {r.point.stem: why for r in runs if r.round == 1 for why in [r.point.mode.guessed(r.point, spec)] if why}
+    first = [r.point for r in runs if r.round == 1]
+    guessed = {p.stem: why for p in first for why in [p.mode.guessed(p, spec)] if why}
     if not guessed:
         return []
     then = ", and BUDGET's rounds are re-planned from it" if spec.budget else ", and the ETA learns it"
+    if len(guessed) == len(first) and len(set(guessed.values())) == 1:  # across hosts, or every point HTTP
+        return [f"  What a run costs is a guess for every point ({next(iter(guessed.values()))}); the first round "
+                f"will tell{then}"]
     return [f"  What a run costs is a guess for {len(guessed)} point{'s' if len(guessed) != 1 else ''} (their "
             f"processes may start or stop slowly); the first round will tell{then}:",
             *(f"    {stem}: {why}" for stem, why in guessed.items())]

@@ -131,6 +131,9 @@ def test_a_dry_run_names_the_points_whose_cost_it_can_only_guess(tmp_path):
     assert "    std-tcp-64B-0.001s-1000t: 1000 decoys\n" in out
     assert "    tokio-http-64B-0.001s-0t-100c: 100 connections, HTTP\n" in out
     assert "    std-tcp-64B-0.001s-0t:" not in out  # what the plan knows it does not name
+    across = run_script("run-network.sh", ["--peer", "127.0.0.1", "-St"], tmp_path / "out2", DRY_RUN="1")
+    assert across.rc == 0 and ("What a run costs is a guess for every point (across hosts); the first round will "
+                               "tell, and the ETA learns it\n") in "".join(across.stdout), across.output
 
 
 # -- real sweeps with a planted slow point ---------------------------------------------------------------------

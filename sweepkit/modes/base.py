@@ -78,8 +78,8 @@ class Mode:
 
     def guessed(self, point, spec: Spec) -> str | None:
         """Why the plan can only guess what a run of this point costs (its processes may start or stop slowly),
-        or None: the first round will tell. Across hosts every run pays an ssh connection."""
-        return "across hosts (ssh)" if spec.base_port is not None else None
+        or None: the first round will tell. Across hosts (--remote) every run pays an ssh connection."""
+        return "across hosts" if spec.base_port is not None else None
 
     def run_fields(self) -> dict:
         """A run's fields in sweep.json before it runs, besides those of every run."""
