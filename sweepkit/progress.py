@@ -124,6 +124,10 @@ def closing_lines(doc: dict, sweep_dir) -> list[str]:
         how = (f"wall {seconds(doc['wall_s'])} s; measured {seconds(doc['measured_s'])} s + warm-up "
                f"{seconds(doc['warmup_total_s'])} s; overhead {seconds(doc['overhead_per_run_s'])} s per measured run")
     lines = [f"{ok} of {len(runs)} runs measured in {duration(doc['wall_s'])} ({how})"]
+    budget = doc.get("budget")
+    if budget:
+        lines.append(f"Budget of {duration(budget['budget_s'])}: {doc['repeats']} rounds in {duration(doc['wall_s'])}, "
+                     f"{doc['wall_s'] / budget['budget_s']:.2f} of it (planned before the first run: {budget['rounds']})")
     listed = [f"{p['stem']}: {p['message']}" for p in points if p["status"] == "skipped"]
     short = []
     if doc["repeats"] > 1:

@@ -174,6 +174,7 @@ def test_a_budget_with_a_slow_point_is_replanned_after_its_first_round_and_holds
     assert planned * min(walls.values()) > budget_s
     assert budget_s - 2 * round_s <= doc["wall_s"] <= budget_s + 0.5 * round_s, (doc["wall_s"], walls)
     assert all(r["status"] == "ok" for r in doc["runs"]) and len(doc["runs"]) == 2 * doc["repeats"]
+    assert f"Budget of {budget_s}s: {doc['repeats']} rounds in " in "".join(run.stdout)
 
 
 def test_without_a_budget_the_eta_learns_each_points_cost(tmp_path):
