@@ -51,43 +51,30 @@ async fn serve<R: Runtime>(options: PongOptions) -> anyhow::Result<()> {
     )
     .leak();
     match options.protocol {
-        Protocol::Tcp => {
+        Protocol::Tcp | Protocol::Http => {
+            let over = options.protocol;
             let listener = R::listen(address)
                 .await
-                .with_context(|| format!("listening on {address} (tcp)"))?;
-            announce(R::listener_address(&listener)?, options.protocol)?;
-            loop {
-                match (R::accept(&listener).await, options.mode) {
-                    (Ok((stream, _)), Mode::Rtt) => R::detach(R::spawn(echo_tcp(stream, delay))),
-                    (Ok((stream, peer)), Mode::Throughput) => R::detach(R::spawn(async move {
-                        if let Err(error) = throughput::sink_tcp(stream).await {
-                            eprintln!("warning: throughput session from {peer}: {error:#}");
-                        }
-                    })),
-                    (Err(error), _) => {
-                        eprintln!("warning: accepting a client on {address}: {error}");
-                        // Out of file descriptors, say: back off rather than spin on the error.
-                        R::sleep_until(Instant::now() + Duration::from_millis(10)).await;
-                    }
-                }
-            }
-        }
-        Protocol::Http => {
-            let listener = R::listen(address)
-                .await
-                .with_context(|| format!("listening on {address} (http)"))?;
-            announce(R::listener_address(&listener)?, options.protocol)?;
+                .with_context(|| format!("listening on {address} ({})", over.as_str()))?;
+            announce(R::listener_address(&listener)?, over)?;
             let spec = ServerSpec {
                 header_timeout: Duration::from_millis(options.header_timeout_ms),
                 delay,
             };
             loop {
-                match R::accept(&listener).await {
-                    Ok((stream, _)) => {
+                match (R::accept(&listener).await, over, options.mode) {
+                    (Ok((stream, _)), Protocol::Http, _) => {
                         R::detach(R::spawn(http::serve_connection::<R>(stream, spec)))
                     }
-                    Err(error) => {
+                    (Ok((stream, _)), _, Mode::Rtt) => R::detach(R::spawn(echo_tcp(stream, delay))),
+                    (Ok((stream, peer)), _, Mode::Throughput) => R::detach(R::spawn(async move {
+                        if let Err(error) = throughput::sink_tcp(stream).await {
+                            eprintln!("warning: throughput session from {peer}: {error:#}");
+                        }
+                    })),
+                    (Err(error), ..) => {
                         eprintln!("warning: accepting a client on {address}: {error}");
+                        // Out of file descriptors, say: back off rather than spin on the error.
                         R::sleep_until(Instant::now() + Duration::from_millis(10)).await;
                     }
                 }
