@@ -216,17 +216,9 @@ pub struct PongOptions {
 
 /// Rejects option combinations a single option's parser cannot see.
 pub fn check_ping(options: &PingOptions, command: &mut Command) {
-    if let Err(message) = options.check() {
-        command.error(ErrorKind::ArgumentConflict, message).exit();
-    }
     let what = format!("--connections {}", options.connections);
-    check_room(
-        descriptors::make_room_for(options.connections, &what),
-        command,
-    );
-    if options.check_options {
-        std::process::exit(0);
-    }
+    let room = || descriptors::make_room_for(options.connections, &what);
+    check(options.check(), room, options.check_options, command);
 }
 
 impl PongOptions {
@@ -263,26 +255,31 @@ impl PongOptions {
 
 /// Rejects the options of a pong, once parsed.
 pub fn check_pong(options: &PongOptions, command: &mut Command) {
-    if let Err(message) = options.check() {
-        command.error(ErrorKind::ArgumentConflict, message).exit();
-    }
+    let what = format!("serving --connections {}", options.connections);
     // A UDP pong serves every peer from its one socket.
-    if options.protocol != Protocol::Udp {
-        let what = format!("serving --connections {}", options.connections);
-        check_room(
-            descriptors::make_room_for(options.connections, &what),
-            command,
-        );
-    }
-    if options.check_options {
-        std::process::exit(0);
-    }
+    let room = || match options.protocol {
+        Protocol::Udp => Ok(()),
+        _ => descriptors::make_room_for(options.connections, &what),
+    };
+    check(options.check(), room, options.check_options, command);
 }
 
-/// Exits 2 when the open-files limit leaves no room for the sockets asked for.
-fn check_room(room: Result<(), String>, command: &mut Command) {
-    if let Err(message) = room {
+/// Exits 2 on a `conflict` between options, or when the open-files limit leaves no `room` for
+/// the sockets asked for; with `--check-options`, exits 0 once both are fine.
+fn check(
+    conflict: Result<(), String>,
+    room: impl FnOnce() -> Result<(), String>,
+    check_options: bool,
+    command: &mut Command,
+) {
+    if let Err(message) = conflict {
+        command.error(ErrorKind::ArgumentConflict, message).exit();
+    }
+    if let Err(message) = room() {
         command.error(ErrorKind::ValueValidation, message).exit();
+    }
+    if check_options {
+        std::process::exit(0);
     }
 }
 
