@@ -4,8 +4,10 @@
 
 use std::{
     sync::atomic::{AtomicU64, Ordering},
-    time::{Duration, Instant},
+    time::Duration,
 };
+
+use crate::decoy::stall;
 
 /// What the pong plants: `by` before one echo in `every`, counted over the whole pong (every
 /// client and transport together), so "one in N" holds whatever the connections, and the
@@ -35,10 +37,12 @@ impl PlantedDelay {
         Box::leak(Box::new(self))
     }
 
-    /// Called once per echo, before it is sent: spins `by` when this echo is one of the planted.
+    /// Called once per echo, before it is sent: spins `by` when this echo is one of the planted,
+    /// holding the thread as work would (a sleep would add the timer's slack and a wake-up, and
+    /// be no known difference at all).
     pub fn before_echo(&self) {
         if self.counts_next() {
-            spin(self.by);
+            stall(self.by);
         }
     }
 
@@ -56,18 +60,6 @@ impl PlantedDelay {
 /// never a random one, so a run plants exactly ⌊echoes / every⌋ delays.
 pub fn is_delayed(nth: u64, every: u64) -> bool {
     nth % every.max(1) == 0
-}
-
-/// Busy-waits `delay` on the monotonic clock, holding the thread as work would (a sleep would
-/// add the timer's slack and a wake-up, and be no known difference at all).
-pub fn spin(delay: Duration) {
-    if delay.is_zero() {
-        return;
-    }
-    let start = Instant::now();
-    while start.elapsed() < delay {
-        std::hint::spin_loop();
-    }
 }
 
 #[cfg(test)]
