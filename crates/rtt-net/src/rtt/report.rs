@@ -106,17 +106,14 @@ fn fairness(recorders: &[Recorder]) -> Fairness {
 /// The range of counts, one per connection (all 0 without any).
 fn range_of(mut counts: Vec<u64>) -> Range {
     counts.sort_unstable();
-    match (counts.first(), counts.last()) {
-        (Some(&min), Some(&max)) => Range {
-            min,
-            median: nearest_rank(&counts, 50.0),
-            max,
-        },
-        _ => Range {
-            min: 0,
-            median: 0,
-            max: 0,
-        },
+    let at = |p| match counts.is_empty() {
+        true => 0,
+        false => nearest_rank(&counts, p),
+    };
+    Range {
+        min: at(0.0),
+        median: at(50.0),
+        max: at(100.0),
     }
 }
 

@@ -93,18 +93,11 @@ impl Outcome for ThroughputReport {
 fn spread(per_window: impl Iterator<Item = u64>, scale: f64) -> Spread {
     let mut values: Vec<u64> = per_window.collect();
     values.sort_unstable();
-    if values.is_empty() {
-        return Spread {
-            mean: None,
-            p5: None,
-            p50: None,
-            p95: None,
-        };
-    }
+    let any = !values.is_empty();
     let mean = values.iter().sum::<u64>() as f64 / values.len() as f64;
-    let at = |p| Some(nearest_rank(&values, p) as f64 * scale);
+    let at = |p| any.then(|| nearest_rank(&values, p) as f64 * scale);
     Spread {
-        mean: Some(mean * scale),
+        mean: any.then_some(mean * scale),
         p5: at(5.0),
         p50: at(50.0),
         p95: at(95.0),
