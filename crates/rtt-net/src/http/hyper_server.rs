@@ -41,34 +41,14 @@ pub async fn serve<R: Runtime>(stream: R::TcpStream, spec: ServerSpec) {
     let _ = connection.await;
 }
 
-/// Why a request gets no answer and its connection is closed: hyper closes it when the service
-/// fails.
-#[derive(Debug)]
-enum Dropped {
-    /// The client ended or broke the stream mid-body: nothing to answer (RFC 9112 §6.3).
-    BodyCut,
-    /// The body was not all in within the header timeout: a stalled client holds nothing longer.
-    BodyStalled,
-}
-
-impl std::fmt::Display for Dropped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Dropped::BodyCut => "the request's body was cut short",
-            Dropped::BodyStalled => "the request's body stalled past the header timeout",
-        })
-    }
-}
-
-impl std::error::Error for Dropped {}
-
 /// What every request gets (`routes`): the echo's body, the fixed body, or an error status. The
 /// body must be in within the header timeout, as std's server asks: hyper's own timeout covers
-/// only the head.
+/// only the head. A body cut short (nothing to answer, RFC 9112 §6.3) or stalled gets no answer:
+/// the service fails with why, and hyper closes the connection.
 async fn answer<R: Runtime>(
     request: Request<Incoming>,
     spec: ServerSpec,
-) -> Result<Response<Full<Bytes>>, Dropped> {
+) -> Result<Response<Full<Bytes>>, &'static str> {
     let route = Route::of(request.method().as_str(), request.uri().path());
     let body = match route {
         Route::Echo => {
@@ -87,8 +67,8 @@ async fn answer<R: Runtime>(
                 Some(Err(error)) if error.is::<LengthLimitError>() => {
                     return Ok(status_only(StatusCode::PAYLOAD_TOO_LARGE));
                 }
-                Some(Err(_)) => return Err(Dropped::BodyCut),
-                None => return Err(Dropped::BodyStalled),
+                Some(Err(_)) => return Err("the request's body was cut short"),
+                None => return Err("the request's body stalled past the header timeout"),
             }
         }
         Route::Hello => Bytes::from_static(HELLO),
