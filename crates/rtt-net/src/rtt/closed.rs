@@ -3,11 +3,10 @@
 
 use std::time::Instant;
 
-use anyhow::bail;
-use rtt_core::runtime::{Runtime, STALL_LIMIT};
+use rtt_core::runtime::Runtime;
 
 use super::{
-    link::{Answer, HttpLink, Link, TcpLink, UdpLink},
+    link::{Answer, HttpLink, Link, TcpLink, UdpLink, stalled_past_end},
     timeline::{Connection, Outcome, Timeline},
 };
 use crate::{
@@ -42,13 +41,7 @@ async fn over_stream<R: Runtime, L: Link>(
     let exchanges = exchange_loop::<R, _>(&mut link, part, &mut recorder);
     let result = R::until(part.timeline.deadline, exchanges)
         .await
-        .unwrap_or_else(|| {
-            bail!(
-                "no echo from the pong at {address} ({}) for {} s past the run's end: is it stopped or overloaded?",
-                transport.as_str(),
-                STALL_LIMIT.as_secs()
-            )
-        });
+        .unwrap_or_else(|| Err(stalled_past_end(address, transport)));
     (recorder, result, link)
 }
 

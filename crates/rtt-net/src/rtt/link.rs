@@ -195,6 +195,15 @@ pub(super) fn tcp_read_error(
     }
 }
 
+/// What the run's guard stopping a TCP connection means.
+pub(super) fn stalled_past_end(address: SocketAddr, over: Protocol) -> anyhow::Error {
+    anyhow!(
+        "no echo from the pong at {address} ({}) for {} s past the run's end: is it stopped or overloaded?",
+        over.as_str(),
+        STALL_LIMIT.as_secs()
+    )
+}
+
 /// A TCP echo must carry the sequence of the message it answers: the stream keeps their order.
 pub(super) fn check_tcp_echo(
     echo: &[u8],

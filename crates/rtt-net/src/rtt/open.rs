@@ -13,11 +13,14 @@ use std::{
 
 use anyhow::anyhow;
 
-use rtt_core::runtime::{Runtime, STALL_LIMIT, TcpIo, TcpRead, UdpIo};
+use rtt_core::runtime::{Runtime, TcpIo, TcpRead, UdpIo};
 
 use super::{
     in_flight::{Flight, InFlight},
-    link::{Answer, check_tcp_echo, read_http_echo, tcp_read_error, udp_echo_seq, udp_error},
+    link::{
+        Answer, check_tcp_echo, read_http_echo, stalled_past_end, tcp_read_error, udp_echo_seq,
+        udp_error,
+    },
     sender::{Message, TcpTransmit, UdpTransmit, send_on_schedule},
     timeline::{Connection, Outcome, Timeline},
 };
@@ -35,15 +38,8 @@ pub(super) async fn tcp<R: Runtime>(
 ) -> Outcome {
     let (address, size, timeline) = (part.target, part.payload, part.timeline);
     let receive = move |reader, in_flight| receive_tcp(reader, in_flight, timeline, size, address);
-    over_stream::<R, _, _>(
-        stream,
-        part,
-        window,
-        Message::raw(size),
-        Protocol::Tcp,
-        receive,
-    )
-    .await
+    let message = Message::raw(size);
+    over_stream::<R, _, _>(stream, part, window, message, Protocol::Tcp, receive).await
 }
 
 /// One HTTP connection under open load: TCP's two tasks, each message a request. HTTP/1.1
@@ -164,14 +160,9 @@ async fn guarded<R: Runtime, F>(
 where
     F: Future<Output = Outcome> + Send,
 {
-    let outcome = R::until(timeline.deadline, task).await.unwrap_or_else(|| {
-        let stalled = anyhow!(
-            "no echo from the pong at {address} ({}) for {} s past the run's end: is it stopped or overloaded?",
-            over.as_str(),
-            STALL_LIMIT.as_secs()
-        );
-        (Recorder::new(), Err(stalled))
-    });
+    let outcome = R::until(timeline.deadline, task)
+        .await
+        .unwrap_or_else(|| (Recorder::new(), Err(stalled_past_end(address, over))));
     in_flight.close();
     outcome
 }
