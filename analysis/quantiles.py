@@ -95,10 +95,10 @@ def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE) -> tu
     (values, lows, highs, inside): `inside` False where an end falls beyond the samples (refused).
     Its coverage on synthetic sweeps with a known truth: docs/analysis.md, python3 -m analysis.tests.coverage."""
     # Where runs drift, the runs' ECDF values at a p99 are very skewed (the slowest few runs hold most of the
-    # tail), and this t interval of their mean misses on the low side: 0.89–0.92 at 80 runs, 0.87 at 14. Hall's
-    # skewness correction (1992) leaves a third (80 runs) to three quarters (14) of p99s with an end beyond the
-    # samples and still covers < 0.93;
-    # a logit scale moves the interval the wrong way at the estimate. Neither is used.
+    # tail), and this t interval of their mean covers a p99 0.92–0.93 at 80 runs, 0.90–0.92 at 14 (most misses
+    # below the truth). Hall's skewness correction (1992) leaves a third (80 runs) to three quarters (14) of p99s
+    # with an end beyond the samples and still covers < 0.93; a logit scale moves the interval the wrong way at
+    # the estimate. Neither is used.
     values, cumulative = _pooled(runs)
     qs = np.asarray(qs, dtype=np.float64)
     at = np.minimum(_at(cumulative, qs), len(values) - 1)
