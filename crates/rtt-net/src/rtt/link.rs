@@ -272,29 +272,21 @@ impl<U: UdpIo> Link for UdpLink<U> {
         loop {
             let received;
             (received, self.echo) = self.socket.recv_until(take(&mut self.echo), deadline).await;
-            match received {
-                Ok(Some(len)) => {
-                    let at = Instant::now();
-                    if udp_echo_seq(&self.echo[..len], size) == Some(seq) {
-                        return Ok(Echo {
-                            at,
-                            answer: Answer::Echoed,
-                            stale,
-                        });
-                    }
-                    // A late reply to an earlier, already-lost message (or a stray datagram):
-                    // never credited to this one.
+            let at = Instant::now();
+            let answer = match received {
+                Ok(Some(len)) if udp_echo_seq(&self.echo[..len], size) == Some(seq) => {
+                    Answer::Echoed
+                }
+                // A late reply to an earlier, already-lost message (or a stray datagram): never
+                // credited to this one.
+                Ok(Some(_)) => {
                     stale += 1;
+                    continue;
                 }
-                Ok(None) => {
-                    return Ok(Echo {
-                        at: Instant::now(),
-                        answer: Answer::Lost,
-                        stale,
-                    });
-                }
+                Ok(None) => Answer::Lost,
                 Err(e) => return Err(udp_error(e, address, "receiving from")),
-            }
+            };
+            return Ok(Echo { at, answer, stale });
         }
     }
 }
