@@ -33,12 +33,9 @@ enum Refusal {
 pub async fn serve<R: Runtime>(mut stream: R::TcpStream, spec: ServerSpec) {
     // Each blocking call gives up after the header timeout (at most the stall limit: a wait
     // longer than that is taken again while its deadline has not passed).
-    if stream
-        .bound_by(Instant::now() + spec.header_timeout)
-        .is_err()
-    {
+    let Ok(()) = stream.bound_by(Instant::now() + spec.header_timeout) else {
         return;
-    }
+    };
     let mut buffer = Vec::with_capacity(4096);
     let mut chunk = vec![0; 16 * 1024];
     let mut response = Vec::with_capacity(4096);
@@ -56,12 +53,9 @@ pub async fn serve<R: Runtime>(mut stream: R::TcpStream, spec: ServerSpec) {
         let end = head.len + head.body_len;
         let body_deadline = Instant::now() + spec.header_timeout;
         while buffer.len() < end {
-            if fill(&mut stream, &mut buffer, &mut chunk, body_deadline)
-                .await
-                .is_err()
-            {
+            let Ok(()) = fill(&mut stream, &mut buffer, &mut chunk, body_deadline).await else {
                 return;
-            }
+            };
         }
         let body: &[u8] = match head.route {
             Route::Echo => {
