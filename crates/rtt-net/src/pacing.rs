@@ -86,14 +86,10 @@ impl Pacer {
             Pacer::BackToBack => Wait::None,
             Pacer::Sleep { .. } if seq == 0 => Wait::None,
             Pacer::Sleep { interval } => Wait::Until(now + interval),
-            Pacer::Schedule { .. } => {
-                let due = self.due(seq).unwrap_or(now);
-                if due > now {
-                    Wait::Until(due)
-                } else {
-                    Wait::Late
-                }
-            }
+            Pacer::Schedule { .. } => match self.due(seq) {
+                Some(due) if due > now => Wait::Until(due),
+                _ => Wait::Late,
+            },
         }
     }
 }
