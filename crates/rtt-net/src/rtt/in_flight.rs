@@ -75,9 +75,7 @@ impl InFlight {
             state.flights.push_back(flight);
             state.receiver.take()
         };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        waker.into_iter().for_each(Waker::wake);
     }
 
     /// The oldest message in flight, once there is one; `None` once the sender has stopped and
@@ -112,9 +110,7 @@ impl InFlight {
             let mut state = self.lock();
             (state.flights.pop_front(), state.sender.take())
         };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        waker.into_iter().for_each(Waker::wake);
         flight
     }
 
