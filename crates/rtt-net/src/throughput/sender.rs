@@ -68,10 +68,8 @@ async fn send_tcp<R: Runtime>(
 
     let handshake = async {
         write_copy(&mut stream, &hello(size)).await?;
-        match stream.read_exact(vec![0; READY.len()]).await {
-            (Ok(()), ready) => io::Result::Ok(ready == READY),
-            (Err(e), _) => Err(e),
-        }
+        let (read, ready) = stream.read_exact(vec![0; READY.len()]).await;
+        read.map(|()| ready == READY)
     };
     match R::until(Instant::now() + STALL_LIMIT, handshake).await {
         Some(Ok(true)) => {}
