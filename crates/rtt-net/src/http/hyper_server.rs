@@ -65,7 +65,7 @@ async fn answer<R: Runtime>(
                     collected.to_bytes()
                 }
                 Some(Err(error)) if error.is::<LengthLimitError>() => {
-                    return Ok(status_only(StatusCode::PAYLOAD_TOO_LARGE));
+                    return Ok(respond(StatusCode::PAYLOAD_TOO_LARGE, Bytes::new()));
                 }
                 Some(Err(_)) => return Err("the request's body was cut short"),
                 None => return Err("the request's body stalled past the header timeout"),
@@ -74,13 +74,12 @@ async fn answer<R: Runtime>(
         Route::Hello => Bytes::from_static(HELLO),
         Route::WrongMethod | Route::NotFound => Bytes::new(),
     };
-    let mut response = Response::new(Full::new(body));
-    *response.status_mut() = StatusCode::from_u16(route.status()).unwrap_or(StatusCode::OK);
-    Ok(response)
+    let status = StatusCode::from_u16(route.status()).unwrap_or(StatusCode::OK);
+    Ok(respond(status, body))
 }
 
-fn status_only(status: StatusCode) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::new()));
+fn respond(status: StatusCode, body: Bytes) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body));
     *response.status_mut() = status;
     response
 }
