@@ -7,7 +7,7 @@ use rtt_core::runtime::Runtime;
 
 use super::{
     link::{Answer, HttpLink, Link, TcpLink, UdpLink, stalled_past_end},
-    timeline::{Connection, Outcome, Timeline},
+    timeline::{Connection, Outcome},
 };
 use crate::{
     pacing::Wait,
@@ -60,12 +60,7 @@ async fn exchange_loop<R: Runtime, L: Link>(
     part: Connection,
     recorder: &mut Recorder,
 ) -> anyhow::Result<()> {
-    let Connection {
-        pacer, timeline, ..
-    } = part;
-    let Timeline {
-        measure_start, end, ..
-    } = timeline;
+    let (pacer, measure_start, end) = (part.pacer, part.timeline.measure_start, part.timeline.end);
     let mut now = Instant::now();
     for seq in 0.. {
         let late = match pacer.wait(seq, now) {

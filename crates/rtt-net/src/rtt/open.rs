@@ -74,12 +74,7 @@ where
     F: FnOnce(<R::TcpStream as TcpIo>::ReadHalf, Arc<InFlight>) -> Fut,
     Fut: Future<Output = Outcome> + Send + 'static,
 {
-    let Connection {
-        target: address,
-        pacer,
-        timeline,
-        ..
-    } = part;
+    let (address, pacer, timeline) = (part.target, part.pacer, part.timeline);
     let (reader, writer) = match stream.into_split() {
         Ok(halves) => halves,
         Err(e) => {
