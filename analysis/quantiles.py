@@ -1,19 +1,16 @@
-"""A point's quantiles from all its runs' samples pooled, their intervals by resampling whole runs, and
-the rule that refuses a quantile its samples cannot carry."""
+"""A point's quantiles from all its runs' samples pooled, their intervals across runs, and the rule that refuses
+a quantile its samples cannot carry."""
 
 # A point's q-quantile is the nearest-rank quantile of its runs' samples pooled, each run weighted
 # equally whatever its count (a run is the unit of repetition: one fresh process pair): the smallest
 # sample at which the runs' mean ECDF reaches q. With runs of equal size it is suite/percentile.py's
 # nearest rank of the pooled samples, to the sample.
 #
-# Its 95 % interval resamples whole rounds (Kalibera & Jones 2013, §5: resample every level that
-# varies). A point has one run per round, and under ORDER=blocks a round's runs of one setting ran back
-# to back, so resampling rounds resamples the blocks; a difference between two runtimes resamples the
-# rounds they share, both sides with the same draw, which keeps each pair together as the Δp50's
-# signed-rank test does. A replicate's quantile is read from the runs' ECDFs on a grid of the pooled
-# samples (every one up to GRID, else GRID ranks, dense in both tails), so a replicate costs one matrix
-# product, not a sort. The interval is the replicates' 2.5 and 97.5 % percentiles. One run keeps the
-# order-statistic interval of its own samples.
+# Its 95 % interval is Woodruff's across the runs (woodruff). A difference between two runtimes pairs the
+# rounds they share, as the Δp50's signed-rank test does: each round's share in each side's error, linearised
+# as Woodruff's interval implies, taken side from side, and a t interval on those differences (Kalibera &
+# Jones 2013: the run is the unit of repetition; a round's drift common to both points cancels). One run
+# keeps the order-statistic interval of its own samples.
 #
 # Refusal: a q-quantile needs uncertainty.min_samples(q) samples (effective ones, see effective_n), or it is
 # not printed (docs/analysis.md, "Which quantiles are printed").
@@ -27,10 +24,6 @@ from suite.tdist import t_quantile
 
 from . import uncertainty as u
 
-BOOTSTRAP = 1000  # replicates: the 2.5 % tail is the 25th of them
-GRID = 4096  # ECDF points a replicate's quantiles are read from
-SEED = 39  # the replicates are drawn the same way every time: a table does not change when read again
-_CHUNK = 250  # replicates per matrix product: 250 × GRID floats at a time
 _EPS = 1e-9  # cumulative weights are sums of floats: a rank exactly at q must count as reaching it
 
 
@@ -112,45 +105,6 @@ def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE) -> tu
             values[np.clip(high_at, 0, last)].astype(np.float64), inside)
 
 
-def _grid(runs: list[np.ndarray]) -> np.ndarray:
-    """The values a replicate's ECDF is read at: every distinct sample, or GRID of them at ranks spread
-    evenly and geometrically towards both ends, where the tail quantiles lie."""
-    pooled = np.sort(np.concatenate(runs))
-    if len(pooled) <= GRID:
-        return np.unique(pooled)
-    n = len(pooled)
-    tail = np.geomspace(1, n, GRID // 4)
-    ranks = np.concatenate([np.linspace(0, n - 1, GRID // 2), tail - 1, n - tail])
-    return np.unique(pooled[np.clip(ranks.astype(np.int64), 0, n - 1)])
-
-
-def _ecdfs(runs: list[np.ndarray], grid: np.ndarray) -> np.ndarray:
-    """Each run's ECDF at the grid: R × G."""
-    return np.stack([np.searchsorted(r, grid, side="right") / len(r) for r in runs])  # a loop over runs
-
-
-def _draws(rounds: int, replicates: int, seed: int) -> np.ndarray:
-    """How often each round is drawn in each replicate: replicates × rounds counts, each row summing to rounds."""
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, rounds, size=(replicates, rounds))
-    return np.apply_along_axis(np.bincount, 1, picks, minlength=rounds).astype(np.float64)
-
-
-def _replicates(cdf: np.ndarray, grid: np.ndarray, draws: np.ndarray, qs) -> np.ndarray:
-    """Each replicate's q-quantiles: the first grid value where its mean ECDF reaches q; replicates × len(qs)."""
-    out = np.empty((len(draws), len(qs)))
-    for start in range(0, len(draws), _CHUNK):
-        mixed = draws[start:start + _CHUNK] @ cdf / cdf.shape[0]
-        for j, q in enumerate(qs):
-            out[start:start + _CHUNK, j] = grid[np.argmax(mixed >= q - _EPS, axis=1)]
-    return out
-
-
-def _percentile_interval(replicates: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    tail = 100 * (1 - confidence) / 2
-    return np.percentile(replicates, tail, axis=0), np.percentile(replicates, 100 - tail, axis=0)
-
-
 def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
               confidence: float = u.CONFIDENCE) -> dict[str, u.Estimate | Refused]:
     """name → the point's estimate of each quantile of `quantiles` (name → q) from its runs' sorted samples
@@ -176,12 +130,28 @@ def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
     return out
 
 
+def _influence(runs: list[np.ndarray], q: float, confidence: float) -> tuple[float, np.ndarray] | None:
+    """The pooled q-quantile and each run's share in its error, linearised as Woodruff's interval implies
+    (Francisco & Fuller 1991): x̂ − x ≈ −(F̄(x) − q) / f, so a run moves x̂ by −(F_r(x̂) − F̄(x̂)) / f, with f the
+    pooled ECDF's slope across the interval (its width in probability over its width in ns). None where the
+    interval reaches past the samples or has no width: no slope to read."""
+    estimate, low, high, inside = woodruff(runs, [q], confidence)
+    own = np.array([np.searchsorted(r, estimate[0], side="right") / len(r) for r in runs])  # a loop over runs
+    width = 2 * t_quantile(len(runs) - 1, confidence) * own.std(ddof=1) / math.sqrt(len(runs))
+    if not inside[0] or high[0] <= low[0] or width == 0:
+        return None
+    slope = width / (high[0] - low[0])
+    return float(estimate[0]), -(own - own.mean()) / slope
+
+
 def paired_difference(mine: list[np.ndarray], theirs: list[np.ndarray], quantiles: dict[str, float],
-                      confidence: float = u.CONFIDENCE, replicates: int = BOOTSTRAP) -> dict[str, u.Estimate | Refused]:
+                      confidence: float = u.CONFIDENCE) -> dict[str, u.Estimate | Refused]:
     """name → the difference of each quantile between two points over the rounds both measured (mine[i] and
-    theirs[i] ran in one round; empty runs drop their pair): pooled(mine) − pooled(theirs) with the interval
-    of the replicates that draw the same rounds on both sides. A Refused where either side cannot carry the
-    quantile; one pair: the bare difference with no interval (its spread across rounds is unknown)."""
+    theirs[i] ran in one round; empty runs drop their pair): pooled(mine) − pooled(theirs), and its interval
+    from the rounds' paired shares in the two errors (_influence: d_r, each round's share in mine less its share
+    in theirs), Δ ± t(R−1) · sd(d) / √R, so that what a round did to both points cancels as in the Δp50's
+    pairs. A Refused where either side cannot carry the quantile; no interval where either side's reaches past
+    its samples, or with one pair (its spread across rounds is unknown)."""
     pairs = [(a, b) for a, b in zip(mine, theirs, strict=True) if len(a) and len(b)]
     if not pairs:
         return {}
@@ -189,20 +159,15 @@ def paired_difference(mine: list[np.ndarray], theirs: list[np.ndarray], quantile
     n = min(effective_n([len(r) for r in a_runs]), effective_n([len(r) for r in b_runs]))
     out: dict[str, u.Estimate | Refused] = {
         name: Refused(n, u.min_samples(q), name) for name, q in quantiles.items() if n < u.min_samples(q)}
-    wanted = {name: q for name, q in quantiles.items() if name not in out}
-    if not wanted:
-        return out
-    qs = list(wanted.values())
-    values = pooled_quantiles(a_runs, qs) - pooled_quantiles(b_runs, qs)
-    if len(pairs) == 1:
-        return out | {name: u.Estimate(float(values[j]), math.nan, math.nan, 1, u.WITHIN_RUN)
-                      for j, name in enumerate(wanted)}
-    draws = _draws(len(pairs), replicates, SEED)
-    grid_a, grid_b = _grid(a_runs), _grid(b_runs)
-    spread = (_replicates(_ecdfs(a_runs, grid_a), grid_a, draws, qs)
-              - _replicates(_ecdfs(b_runs, grid_b), grid_b, draws, qs))
-    low, high = _percentile_interval(spread, confidence)
-    for j, name in enumerate(wanted):
-        out[name] = u.Estimate(float(values[j]), min(float(low[j]), values[j]), max(float(high[j]), values[j]),
-                               len(pairs), u.RESAMPLED, len(pairs) - 1)
+    for name, q in quantiles.items():
+        if name in out:
+            continue
+        value = float(pooled_quantiles(a_runs, [q])[0] - pooled_quantiles(b_runs, [q])[0])
+        sides = (_influence(a_runs, q, confidence), _influence(b_runs, q, confidence)) if len(pairs) > 1 else ()
+        if len(pairs) == 1 or None in sides:
+            out[name] = u.Estimate(value, math.nan, math.nan, len(pairs), u.WITHIN_RUN)
+            continue
+        shares = sides[0][1] - sides[1][1]
+        half = t_quantile(len(pairs) - 1, confidence) * shares.std(ddof=1) / math.sqrt(len(pairs))
+        out[name] = u.Estimate(value, value - half, value + half, len(pairs), u.PAIRED_POOLED, len(pairs) - 1)
     return out

@@ -41,11 +41,11 @@ NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
 ACROSS_RUNS = "across runs"
 SIGNED_RANK = "signed rank"
 WITHIN_RUN = "within-run only"
-RESAMPLED = "runs resampled"  # a difference of pooled quantiles: its interval from the rounds drawn again
+PAIRED_POOLED = "pooled, paired by round"  # a difference of pooled quantiles (quantiles.paired_difference)
 ACROSS_RUNS_POOLED = "pooled, across runs"  # a pooled quantile's interval from its runs' spread (Woodruff)
 # How an interval was computed, as the CSV files name it (a script must not take one for the other).
 INTERVAL_METHOD = {ACROSS_RUNS: "t-across-repeats", SIGNED_RANK: "hodges-lehmann-signed-rank",
-                   WITHIN_RUN: "within-run", RESAMPLED: "bootstrap-over-rounds",
+                   WITHIN_RUN: "within-run", PAIRED_POOLED: "woodruff-paired-by-round",
                    ACROSS_RUNS_POOLED: "woodruff-across-runs"}
 EXACT_UP_TO = 200  # pairs: beyond, the signed-rank statistic's normal approximation (its error is < 1 rank)
 
@@ -242,13 +242,13 @@ def ratio_of(new: Estimate, old: Estimate, confidence: float = CONFIDENCE) -> Es
 def detectable(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
     """The minimum detectable effect of a difference with an interval across runs (across_runs,
     paired_difference, quantiles.paired_difference): the smallest true change its test calls with probability
-    `power`, in the difference's unit, its interval's half-width times the t test's factor. A signed-rank or
-    resampled interval is not symmetric: its half-width is half its span, and the factor is the t test's of the same pairs,
+    `power`, in the difference's unit, its interval's half-width times the t test's factor. A signed-rank
+    interval is not symmetric: its half-width is half its span, and the factor is the t test's of the same pairs,
     which its test matches within a few percent on normal noise (efficiency 3/π ≈ 0.955) and beats
     on the bursty kind. NaN without an interval across runs (one repeat)."""
     if not change.df or math.isnan(change.high):
         return math.nan
-    symmetric = change.method not in (SIGNED_RANK, RESAMPLED)
+    symmetric = change.method != SIGNED_RANK
     half = change.high - change.value if symmetric else (change.high - change.low) / 2
     return half * detectable_factor(change.df, confidence, power)
 

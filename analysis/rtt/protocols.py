@@ -34,7 +34,7 @@ NOTES = (
     "HTTP − TCP: what the protocol costs on that runtime (HTTP/1.1 POST /echo against the TCP echo, the same "
     "payload, the same TCP underneath): the request's and response's parse and the service, and their heads on "
     "the wire; HTTP p50 − TCP p50 over the rounds both ran, each the p50 of its runs' samples pooled, with the 95 % "
-    "interval of the rounds resampled together",
+    "interval paired by round",
     "Δ vs std: what the runtime costs, over each transport (its std: plain threads, a small blocking HTTP/1.1 "
     "server); paired by round as in the summary table. A runtime whose HTTP − TCP exceeds std's pays for its "
     "HTTP stack (hyper on its sockets) beyond what std's costs",
@@ -68,7 +68,7 @@ def stack_cost(points: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
         found["cost"].append(change.value if change else math.nan)
         found["cost_low"].append(change.low if change else math.nan)
         found["cost_high"].append(change.high if change else math.nan)
-        found["pairs"].append(len(common))
+        found["pairs"].append(change.repeats if change else 0)  # the rounds both measured with samples
     return table.copy().assign(**found)  # a copy: the merge left it in many blocks
 
 

@@ -179,7 +179,7 @@ def samples_by_round(runs: pd.DataFrame) -> dict:
 
 def with_tail_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
     """For each of TAIL_DELTAS (p99): its Δ = runtime − std at the same setting over the rounds both measured,
-    each side's quantile of its runs' samples pooled, with the interval of the rounds resampled together
+    each side's quantile of its runs' samples pooled, with its interval paired by round
     (quantiles.paired_difference), a verdict and the minimum detectable Δ (delta_p99, …_low, …_high,
     verdict_p99, mde_p99, mde_p99_pct, delta_p99_refused); refused where either side cannot carry the quantile;
     empty for std and the references."""

@@ -46,7 +46,7 @@ VERDICT_NOTE = ("Δp50: the Hodges–Lehmann shift of the pairs (runtime − std
                 "MDE: the smallest Δp50 this sweep calls 4 times in 5 (80 % power), from its repeats and their "
                 "spread, never below {noise} of std's p50; % of std's p50\n"
                 "Δp99: std's runs of the same rounds, each side's p99 of its runs' samples pooled, the interval from "
-                "the rounds resampled together; its verdict as the p50's, against {noise} of std's p99")
+                "each round's paired share in the two (quantiles.py); its verdict as the p50's, against {noise} of std's p99")
 METHOD_NOTE = ("p50, p99, p99.9: quantiles of all the point's samples pooled, each repeat (a fresh process) weighing "
                "the same; [low–high]: 95 % interval across the repeats (Woodruff's: the spread of the repeats' own "
                "ECDFs at the quantile, read back through the pooled one); [–]: runs that differ more than their "

@@ -85,9 +85,12 @@ def test_the_old_estimator_gives_single_samples_a_mean_for_every_quantile():
 
 def test_a_planted_rare_delay_moves_the_p99_and_not_the_p50():
     rng = np.random.default_rng(5)
-    for _ in range(4):
-        base, delayed = synthetic.paired(synthetic.VM, rng, 14, 1000, delay_every=50, delay_ns=200_000.0)
+    calls = []
+    for _ in range(6):
+        base, delayed = synthetic.paired(synthetic.VM, rng, 80, 300, delay_every=50, delay_ns=200_000.0)
         change = quantiles.paired_difference(delayed, base, {"p50": 0.5, "p99": 0.99})
         reference = quantiles.pooled_quantiles(base, [0.5, 0.99])
-        assert u.verdict(change["p99"], reference[1]) == "slower"
-        assert u.verdict(change["p50"], reference[0]) == "same"
+        calls.append((u.verdict(change["p99"], reference[1]), u.verdict(change["p50"], reference[0])))
+    assert {p99 for p99, _ in calls} == {"slower"}, calls
+    # The median moves by what one sample in 50 shifts it, under 1 %: called at about the A/A rate (6 % in the study).
+    assert sum(p50 != "same" for _, p50 in calls) <= 1, calls

@@ -152,7 +152,9 @@ def test_a_real_sweep_of_tcp_and_http_reads_as_what_each_costs(tmp_path, capsys)
         point = table[(table["framework"] == r.framework) & (table["interval_s"] == r.interval_s)]
         tcp, http = (point.loc[point["transport"] == t, "p50_ns"].item() for t in ("tcp", "http"))
         assert (r.tcp_p50_ns, r.http_p50_ns) == (tcp, http)  # 100 samples a run: a p50 is carried
-        assert r.pairs == 3 and abs(r.http_minus_tcp_ns - (http - tcp)) <= 1, r
+        assert 1 <= r.pairs <= 3, r
+        if r.pairs == 3:  # every round's runs have samples (a stalled machine can leave one empty): the same runs
+            assert abs(r.http_minus_tcp_ns - (http - tcp)) <= 1, r
         assert r.http_head_bytes > 0 and r.http_not_2xx == 0
     tokio = rows[rows["framework"] == "tokio"]
     assert tokio["tcp_delta_p50_ns"].notna().all() and tokio["http_delta_p50_ns"].notna().all()
