@@ -34,9 +34,11 @@ class Refused:
     n: int
     needed: int
     name: str  # p99
+    total: int | None = None  # the samples counted plainly, where runs of unequal size make n smaller
 
     def __str__(self) -> str:
-        return f"n = {self.n}: too few for {label(self.name)}"
+        counted = f"n_eff = {self.n}" if self.total not in (None, self.n) else f"n = {self.n}"
+        return f"{counted}: too few for {label(self.name)}"
 
 
 def label(name: str) -> str:
@@ -113,9 +115,9 @@ def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
     runs = [r for r in runs if len(r)]
     if not runs:
         return {}
-    n = effective_n([len(r) for r in runs])
+    n, total = effective_n([len(r) for r in runs]), sum(len(r) for r in runs)
     out: dict[str, u.Estimate | Refused] = {
-        name: Refused(n, u.min_samples(q), name) for name, q in quantiles.items() if n < u.min_samples(q)}
+        name: Refused(n, u.min_samples(q), name, total) for name, q in quantiles.items() if n < u.min_samples(q)}
     wanted = {name: q for name, q in quantiles.items() if name not in out}
     if not wanted:
         return out
@@ -157,8 +159,9 @@ def paired_difference(mine: list[np.ndarray], theirs: list[np.ndarray], quantile
         return {}
     a_runs, b_runs = [a for a, _ in pairs], [b for _, b in pairs]
     n = min(effective_n([len(r) for r in a_runs]), effective_n([len(r) for r in b_runs]))
+    total = None  # two sides: n is the smaller side's effective count
     out: dict[str, u.Estimate | Refused] = {
-        name: Refused(n, u.min_samples(q), name) for name, q in quantiles.items() if n < u.min_samples(q)}
+        name: Refused(n, u.min_samples(q), name, total) for name, q in quantiles.items() if n < u.min_samples(q)}
     for name, q in quantiles.items():
         if name in out:
             continue

@@ -64,7 +64,8 @@ def test_quantiles_are_refused_exactly_where_the_samples_cannot_carry_them(round
     for name, q in coverage.QUANTILES.items():
         e = found[name]
         if n < u.min_samples(q):  # the rule: TAIL_BEYOND samples beyond the quantile
-            assert e == quantiles.Refused(n, u.min_samples(q), name), name
+            assert e == quantiles.Refused(n, u.min_samples(q), name, rounds * size), name
+            assert str(e) == f"n = {n}: too few for {quantiles.label(name)}"  # runs of one size: n is the total
         elif math.isnan(e.low):  # carried, but the runs differ more than their number bounds: no interval
             assert rounds > 1 and not quantiles.woodruff(runs, [q])[3][0] and math.isnan(e.high)
         else:
@@ -94,3 +95,12 @@ def test_a_planted_rare_delay_moves_the_p99_and_not_the_p50():
     assert {p99 for p99, _ in calls} == {"slower"}, calls
     # The median moves by what one sample in 50 shifts it, under 1 %: called at about the A/A rate (6 % in the study).
     assert sum(p50 != "same" for _, p50 in calls) <= 1, calls
+
+
+def test_runs_of_unequal_size_count_as_their_effective_n_and_say_so():
+    rng = np.random.default_rng(7)
+    runs = [np.sort(rng.integers(10_000, 30_000, size)) for size in [1, *[100] * 9]]  # one run stalled: 1 sample
+    n = quantiles.effective_n([len(r) for r in runs])
+    assert n == 10**2 * 1 // (1 + 9 / 100) and n < sum(len(r) for r in runs) == 901  # 91 of 901
+    refused = quantiles.estimates(runs, {"p99": 0.99})["p99"]
+    assert str(refused) == "n_eff = 91: too few for p99"
