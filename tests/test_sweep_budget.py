@@ -29,17 +29,19 @@ def spec_of(flags="St", **env):
 # -- what is learned, and what it decides ---------------------------------------------------------------------
 
 def test_a_point_costs_the_mean_of_its_runs_and_an_unseen_one_its_guess_scaled_by_the_runs_seen():
-    learned = costs.Costs({"a": 0.25, "b": 0.25, "c": 0.5})
+    learned = costs.Costs({"a": 0.25, "b": 0.25, "c": 0.5, "d": 0.25, "e": 0.25})
     assert learned.of("c") == 0.5  # nothing seen: the plan's guess
     learned.add("a", 1.0)
     learned.add("a", 2.0)
-    assert learned.of("a") == 1.5 and learned.of("c") == pytest.approx(0.5 * 1.5 / 0.25)
+    assert learned.of("a") == 1.5 and learned.of("c") == 0.5  # one slow point does not scale the others
     learned.add("b", 0.25)
-    assert learned.of("c") == pytest.approx(0.5 * (1.5 + 0.25) / 0.5)
+    learned.add("d", 0.5)
+    assert learned.of("c") == pytest.approx(0.5 * 2)  # the median of 6, 1 and 2 times the guess
     assert learned.left_s(["a", "a", "b"]) == pytest.approx(3.25)
     learned.drop("a")  # given up: its later runs start nothing
     assert learned.of("a") == 0
     assert learned.costliest(["a", "b", "c"]) == [("b", 0.25), ("a", 0.0)]  # "c" not seen yet
+    assert learned.of("c") == 0.5  # two points seen, fewer than costs.MIN_SEEN: the guess
 
 
 def test_the_rounds_that_fit_are_the_most_whose_projected_end_is_within_the_budget():
