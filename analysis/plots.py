@@ -68,5 +68,5 @@ def style_handles(transports=(), band=False, missed=False, percentiles=(), ci=Fa
         handles.append(Line2D([], [], color="0.3", ls="", marker="|", ms=9, label="95 % interval\nof the median"))
     if missed:
         handles.append(Line2D([], [], ls="", marker="o", ms=10, mfc="none", mec="#D55E00", mew=1.6,
-                              label="achieved rate\n< 95 % of target"))
+                              label="achieved rate\n> 5 % off target"))
     return handles
