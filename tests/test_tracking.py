@@ -1,8 +1,8 @@
 """Tracking results over time on real sweeps: exports that validate, a history that finds a planted step at the
 right sweep and none in A/A sweeps, and a --fail-on-change that answers for the newest sweep alone.
 
-The sweeps are tiny real ones (std alone, TCP at 1000 msg/s, REPEATS=3 of 0.4 s: a few seconds each, 1 200
-samples a point, enough for a p99 (a quantile needs 10 samples beyond it)) run by
+The sweeps are tiny real ones (std alone, TCP at 1000 msg/s, REPEATS=3 of 0.6 s: a few seconds each, 1 800
+samples a point, enough for a p99 (it needs 1 000) even where a run stalled) run by
 run-localhost.sh on the release binaries; the planted step is a pong that holds each echo 200 µs
 (PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in the second
 and third of three consecutive sweeps.
@@ -29,7 +29,7 @@ from pypdf import PdfReader
 
 from sweep_helpers import REPO, require_binaries, run_script, sweep_dir
 
-TINY = {"REPEATS": "3", "DURATION": "0.4", "WARMUP": "0.1", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "TUNE": "0",
+TINY = {"REPEATS": "3", "DURATION": "0.6", "WARMUP": "0.1", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "TUNE": "0",
         "NICE": "19"}
 DELAY = {"PONG_EXTRA": "--delay-ns 200000"}  # 200 µs a round trip, several times a loopback RTT
 POINT = "std/tcp/64B/1000msg_s/0tasks/1conn/closed"
