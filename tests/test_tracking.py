@@ -188,13 +188,13 @@ def test_a_real_sweeps_exports_follow_their_formats(sweeps, tmp_path):
     files = _exports(folder, tmp_path)
     bmf = _bmf_valid(files["bencher"])
     assert list(bmf) == [POINT] and set(bmf[POINT]) == {"latency", "p99-latency"}
-    latency = bmf[POINT]["latency"]
-    assert latency["lower_value"] <= latency["value"] <= latency["upper_value"]
+    latency = bmf[POINT]["latency"]  # its bounds where 3 runs bound it (analysis/tests/test_history.py plants some)
+    assert "lower_value" not in latency or latency["lower_value"] <= latency["value"] <= latency["upper_value"]
     entries = json.loads(files["github-action-benchmark"].read_text())
     assert [e["name"] for e in entries] == [f"{POINT} (latency)", f"{POINT} (p99-latency)"]
     for entry in entries:
-        # An interval left open (3 runs that differ more than 3 can bound a p99) has no range, as BMF no bounds.
-        has_range = entry["name"].endswith("(latency)") or "range" in entry
+        # An interval left open (3 runs that differ more than 3 can bound) has no range, as BMF no bounds.
+        has_range = "range" in entry
         assert set(entry) == (GAB_FIELDS if has_range else GAB_FIELDS - {"range"}) and entry["unit"] == "ns"
         assert not has_range or entry["range"].startswith("± ")
         assert "repeats: 3" in entry["extra"] and f"seed {info['seed']}" in entry["extra"]

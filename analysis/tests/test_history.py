@@ -114,6 +114,8 @@ def test_an_export_leaves_out_a_p99_the_samples_cannot_carry_and_says_so(capsys,
     bmf = json.loads(out.read_text())
     paced, b2b = "std/tcp/64B/100msg_s/0tasks/1conn/closed", "std/tcp/64B/b2b/0tasks/1conn/closed"
     assert set(bmf[paced]) == {"latency"} and set(bmf[b2b]) == {"latency", "p99-latency"}
+    for metric in bmf[b2b].values():  # runs that overlap: every interval closed, its bounds around the value
+        assert metric["lower_value"] < metric["value"] < metric["upper_value"]
     assert f"left out {paced} p99-latency: n = 300: too few for p99" in err
     rows = tracked.measures(*_swept(tmp_path))
     assert set(rows["estimator"]) == {tracked.POOLED}
