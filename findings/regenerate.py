@@ -155,6 +155,19 @@ def took(folder: Path | None) -> str:
     return f" (the last took {duration(wall)})" if isinstance(wall, (int, float)) else ""
 
 
+def unmeasured(folders: dict[str, Path], names) -> str:
+    """The points of these sweeps that have no figure, each with why (sweep.json: a run its runtime never finished,
+    a rate the system ping cannot pace): a "–" in a table is shown as what it is."""
+    said = []
+    for name in names:
+        try:
+            points = json.loads((folders[name] / "sweep.json").read_text())["points"]
+        except (OSError, ValueError, KeyError):
+            continue
+        said += [f"- `{p['stem']}` ({name}): {p['message']}" for p in points if p.get("status") == "skipped"]
+    return "\n\nNot measured:\n\n" + "\n".join(said) + "\n" if said else ""
+
+
 def command_lines(names, folders=None) -> str:
     body = []
     for name in names:
@@ -182,7 +195,7 @@ def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]
     csv = {name: numbers.rows(parse_py("table", "-d", str(folder), "--format", "csv") or "") for name, folder in folders.items()}
     for block, (needs, draw) in DERIVED.items():
         if all(n in csv for n in needs):
-            parts.setdefault(block, []).append(draw(*(csv[n] for n in needs)))
+            parts.setdefault(block, []).append(draw(*(csv[n] for n in needs)) + unmeasured(folders, needs))
     for block, sweep, args in TABLES:
         if sweep in folders:
             shown = " ".join(["python3 parse.py table -d", rel(folders[sweep]), *args, "--format markdown"])

@@ -219,3 +219,15 @@ def test_a_point_its_runtime_cannot_finish_is_shown_as_such_and_not_run_again(tm
                                                "measurement to its end)"] * 2
     assert {p["stem"]: p["status"] for p in doc["points"]} == {"std-tcp-64B-0s-0t": "skipped",
                                                                "tokio-tcp-64B-0s-0t": "ok"}
+
+
+def test_the_findings_page_names_each_point_without_a_figure_and_why(tmp_path):
+    from findings import regenerate
+
+    folder = tmp_path / "decoys"
+    folder.mkdir()
+    (folder / "sweep.json").write_text('{"points": [{"stem": "a", "status": "ok", "message": null}, '
+                                       '{"stem": "std-1000t", "status": "skipped", "message": "unfinished: …"}]}')
+    assert regenerate.unmeasured({"decoys": folder}, ["decoys"]) == (
+        "\n\nNot measured:\n\n- `std-1000t` (decoys): unfinished: …\n")
+    assert regenerate.unmeasured({"decoys": tmp_path / "none"}, ["decoys"]) == ""
