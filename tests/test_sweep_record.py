@@ -188,14 +188,15 @@ def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, caps
     ended(sweep, 0, outcome.Outcome(exit_code=0), 100.0)
     sweep.clock.now = 101.25
     sweep.record()
+    # The ETA counts each run left at its point's cost so far: this one's 1.25 s, the other's guess of 1.03 s.
     assert capsys.readouterr().out == (f"[1/4 r1] {first_stem[:-3]:<34} p50    21 µs          1 k msg/s   (1.25 s)   "
-                                       "ETA 4s\n")
+                                       "ETA 3s\n")
     (tmp_path / "ping.err").write_text("one\ntwo\n")
     ended(sweep, 1, outcome.Outcome(exit_code=3, tails=(tmp_path / "ping.err", tmp_path / "empty.err")), 101.3)
     sweep.clock.now = 102.3
     sweep.record()
     assert capsys.readouterr().out.splitlines() == [
-        f"[2/4 r1] {second_stem[:-3]:<34} FAILED: ping exited with status 3   (1 s)   ETA 3s",
+        f"[2/4 r1] {second_stem[:-3]:<34} FAILED: ping exited with status 3   (1 s)   ETA 2s",  # 1.25 + 1 s left
         "      ping.err:", "      | one", "      | two"]
     sweep.clock.now = 102.5
     assert sweep.finish() == 1
