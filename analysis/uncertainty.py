@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
+from suite.percentile import TAIL_BEYOND, min_samples  # noqa: F401  (re-exported: the analysis' rule)
 from suite.tdist import CONFIDENCE, POWER, detectable_factor, t_quantile
 
 NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
@@ -80,19 +81,6 @@ def across_runs(values, confidence: float = CONFIDENCE, floor: float | None = No
     half = t_quantile(len(values) - 1, confidence) * sd / math.sqrt(len(values))
     low = mean - half if floor is None else max(floor, mean - half)
     return Estimate(mean, low, mean + half, len(values), ACROSS_RUNS, len(values) - 1)
-
-
-TAIL_BEYOND = 10  # samples beyond a quantile (above it, or below one under the median) before it is printed
-
-
-def min_samples(q: float) -> int:
-    """The samples a q-quantile (0–1) needs before it is printed, or given an interval: TAIL_BEYOND of them
-    beyond it, n · min(q, 1 − q) ≥ 10 (p99: 1 000, p99.9: 10 000, p50: 20). Fewer, and the interval's far end
-    is one of the few most extreme samples, whose place says little: below n · (1 − q) ≈ 3.7 no
-    distribution-free 95 % interval has an upper end inside the samples at all; 10 leaves a margin
-    (docs/analysis.md's coverage study: 8 beyond still cover, refused cells printed anyway do not)."""
-    # 1 − 0.9999 is 0.99999999999989e-4 in binary: without the slack p99.99 would need 100 001.
-    return max(1, math.ceil(TAIL_BEYOND / min(q, 1 - q) - 1e-6)) if 0 < q < 1 else 1
 
 
 def within_run_quantile(sorted_samples, q: float, confidence: float = CONFIDENCE) -> Estimate:

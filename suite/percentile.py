@@ -1,4 +1,5 @@
-"""The one percentile of the Python side: nearest rank, as rtt-core's stats.rs defines it."""
+"""The one percentile of the Python side: nearest rank, as rtt-core's stats.rs defines it; and how many samples a
+quantile needs before it is printed."""
 
 # The p-th percentile of n sorted samples is the sample at 1-based rank ⌈p/100 · n⌉, so it is always
 # a value that was really observed. p is taken at its decimal value (99.9 is 999/1000, not the
@@ -6,6 +7,7 @@
 # samples is rank 999, where numpy's float "inverted_cdf" says 1000. Standard library only, so that
 # sweepkit/icmp_log.py runs on a bare python3; numpy callers pass an integer array as n.
 
+import math
 from fractions import Fraction
 
 
@@ -21,3 +23,17 @@ def index(n, p):
 def of(ordered, p):
     """The p-th percentile of non-empty sorted data (a list or a numpy array)."""
     return ordered[index(len(ordered), p)]
+
+
+TAIL_BEYOND = 10  # samples beyond a quantile (above it, or below one under the median) before it is printed
+
+
+def min_samples(q: float) -> int:
+    """The samples a q-quantile (0–1) needs before it is printed, or given an interval: TAIL_BEYOND of them
+    beyond it, n · min(q, 1 − q) ≥ 10 (p99: 1 000, p99.9: 10 000, p50: 20). Fewer, and the interval's far end
+    is one of the few most extreme samples, whose place says little: below n · (1 − q) ≈ 3.7 no
+    distribution-free 95 % interval has an upper end inside the samples at all; 10 leaves a margin
+    (docs/analysis.md's coverage study: 8 beyond still cover, refused cells printed anyway do not). The
+    analysis refuses by it (analysis/quantiles.py); the sweep's plan says what it will refuse (sweepkit/carry.py)."""
+    # 1 − 0.9999 is 0.99999999999989e-4 in binary: without the slack p99.99 would need 100 001.
+    return max(1, math.ceil(TAIL_BEYOND / min(q, 1 - q) - 1e-6)) if 0 < q < 1 else 1

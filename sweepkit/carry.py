@@ -2,24 +2,18 @@
 MIN_MESSAGES would carry the p99 where they do not, with its cost in time: the plan's lines of it.
 
 The analysis prints a point's quantile q only with TAIL_BEYOND of its pooled samples beyond it
-(analysis/uncertainty.py's min_samples, which tests/test_sweep_budget.py holds this copy to: the sweep does not
-import the analysis). A paced run holds its window ÷ the interval messages, shared by its connections; a point
+(suite/percentile.py's min_samples, the rule both sides read). A paced run holds its window ÷ the interval messages, shared by its connections; a point
 pools its runs', one a round.
 """
 
 import math
 
 from suite import fmt
+from suite.percentile import min_samples
 from suite.fmt import duration
 
-TAIL_BEYOND = 10  # samples beyond a quantile before the analysis prints it
 QUANTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999), ("p99.99", 0.9999))
 BACK_TO_BACK_PER_S = 80_000  # round trips a second back-to-back on loopback, guessed (sweepkit/modes/rtt.py's)
-
-
-def min_samples(q: float) -> int:
-    """The pooled samples a q-quantile needs before it is printed: TAIL_BEYOND beyond it (p99: 1 000)."""
-    return max(1, math.ceil(TAIL_BEYOND / min(q, 1 - q) - 1e-6)) if 0 < q < 1 else 1
 
 
 def per_run(interval: str, window_s: float) -> int:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from analysis import uncertainty
-from suite import runtimes
+from suite import percentile, runtimes
 from sweep_helpers import BIN_DIR, load_json, progress_lines, require_binaries, run_script, shim, sweep_dir
 from sweepkit import carry, commands, costs, knobs, plan, progress
 
@@ -74,9 +74,10 @@ def test_a_replanned_sweep_keeps_the_order_of_the_rounds_it_ran(four):
 
 # -- MIN_MESSAGES and the samples a point pools ----------------------------------------------------------------
 
-def test_the_sweeps_refusal_rule_is_the_analysis_one():
-    for _, q in carry.QUANTILES:
-        assert carry.min_samples(q) == uncertainty.min_samples(q)
+def test_the_sweep_and_the_analysis_read_one_refusal_rule():
+    assert carry.min_samples is uncertainty.min_samples is percentile.min_samples
+    assert [percentile.min_samples(q) for q in (0.5, 0.9, 0.99, 0.999, 0.9999, 0.05)] == [
+        20, 100, 1_000, 10_000, 100_000, 200]
 
 
 def test_min_messages_lengthens_only_the_windows_of_low_rates_and_the_ping_and_estimate_follow(four):
