@@ -12,7 +12,7 @@ a quantile its samples cannot carry."""
 # Jones 2013: the run is the unit of repetition; a round's drift common to both points cancels). One run
 # keeps the order-statistic interval of its own samples.
 #
-# Refusal: a q-quantile needs uncertainty.min_samples(q) samples (effective ones, see effective_n), or it is
+# Refusal: a q-quantile needs suite.percentile.min_samples(q) samples (effective ones, see effective_n), or it is
 # not printed (docs/analysis.md, "Which quantiles are printed").
 
 import math

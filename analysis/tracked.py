@@ -152,7 +152,7 @@ def measures(sweep, kind) -> pd.DataFrame:
 
 def _own_values(runs: pd.DataFrame, kind, column: str) -> pd.Series:
     """Each run's own value of a tracked metric; for a pooled quantile only where the run's samples carry it
-    (uncertainty.min_samples), NaN elsewhere: a run's p99 of 100 samples is its maximum, not a p99."""
+    (suite.percentile.min_samples), NaN elsewhere: a run's p99 of 100 samples is its maximum, not a p99."""
     values = pd.to_numeric(runs[column], errors="coerce")
     for samples, wanted in kind.pooled.items():
         if column in wanted:
