@@ -115,12 +115,21 @@ fn a_slow_paced_run_reports_its_rate_over_the_whole_window(runtime: &str) {
         let log = rtt_log(&run, &what);
         assert_eq!(log.target_rate, Some(TARGET), "{what}");
         let rate = log.achieved_rate;
+        // Its sends over the whole 0.1 s window, whatever a loaded machine let it send (a ping
+        // that reported at its last reply gave thousands); the control is its own count.
         assert!(
-            (rate - TARGET).abs() <= 0.05 * TARGET,
-            "{what}: achieved {rate} msg/s at a target of {TARGET} ({} sent)",
+            (rate - log.sent as f64 / 0.1).abs() < 1e-6,
+            "{what}: achieved {rate} msg/s for {} sent in 0.1 s",
             log.sent
         );
-        assert!(!run.stderr.contains("warning"), "{what}: {}", run.stderr);
+        if log.sent == 1 {
+            // The schedule held (one message due in the window): the target, and no warning.
+            assert!(
+                (rate - TARGET).abs() <= 0.05 * TARGET,
+                "{what}: achieved {rate} msg/s"
+            );
+            assert!(!run.stderr.contains("warning"), "{what}: {}", run.stderr);
+        }
     }
 }
 
