@@ -33,7 +33,7 @@ class Rtt(Mode):
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split()),
-                                             "min_messages": int(k["MIN_MESSAGES"])}
+                                             "min_messages": int(k["MIN_MESSAGES"]), "trace": k["TRACE"] == "1"}
 
     def check_measure(self, k: dict, problems: list[str]) -> None:
         size = payload(k["SIZE"], 8, 10**9)
@@ -53,6 +53,9 @@ class Rtt(Mode):
                             f"{MAX_MIN_MESSAGES}, e.g. 13")
         else:
             k["MIN_MESSAGES"] = str(int(count))
+        if k["TRACE"] not in ("0", "1"):
+            problems.append(f"TRACE='{k['TRACE']}': expected 1 (after the rounds, one traced run of each point: "
+                            "parse.py phases) or 0 (none)")
 
     def check_load(self, k: dict, problems: list[str]) -> None:
         """Open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
@@ -79,6 +82,10 @@ class Rtt(Mode):
     def run_fields(self) -> dict:
         # starved: connections that got under half the median replies (per_connection)
         return dict.fromkeys(self.figure_keys) | {"starved": None}
+
+    def traceable(self, point) -> bool:
+        """One message in flight on one connection, both ends the suite's binaries: a chain of events to follow."""
+        return point.binary is not None and point.get("connections") == 1 and point.get("load") == "closed"
 
     def ping_measure(self, point) -> list[str]:
         return ["--interval", point.interval]
@@ -126,10 +133,12 @@ class Rtt(Mode):
 
     def plan_lines(self, spec: Spec) -> list[str]:
         connections, load = spec.text("CONNECTIONS"), spec.text("LOAD")
-        if connections != "1" or load != "closed":
-            return [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
-                    f"rate/N); load: {load}"]
-        return []
+        lines = [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
+                 f"rate/N); load: {load}"] if connections != "1" or load != "closed" else []
+        if spec.trace:
+            lines.append("  TRACE=1: after the rounds, one traced run of each point of one connection in closed load "
+                         "(root), kept in traces/ outside the estimates: parse.py phases")
+        return lines
 
     def each(self, spec: Spec, points: list[dict]) -> str:
         longest = max((spec.window(x) for x in spec.intervals), key=lambda w: w.s, default=spec.duration)
