@@ -6,6 +6,8 @@ import io
 import os
 import subprocess
 
+from pypdf import PdfReader
+
 from analysis import phases, trace_events
 from suite import traces
 from sweepkit import tracing
@@ -104,6 +106,13 @@ def test_a_traced_sweep_keeps_one_traced_run_per_point_apart_and_a_planted_spin_
     assert 170_000 < grown < 230_000, (plain, spun)
     others = ("send_ns", "pong_wake_up_ns", "ping_wake_up_ns", "ping_receive_ns")
     assert sum(abs(float(spun[c]) - float(plain[c])) for c in others) < 0.25 * grown, (plain, spun)
+    # Its page: a bar a point, named by the point.
+    pdf = tmp_path / "phases.pdf"
+    out = subprocess.run([PY, str(REPO / "parse.py"), "phases", "-d", str(folder), "-o", str(pdf)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and f"wrote {pdf} (1 page)" in out.stderr, out.stderr
+    text = PdfReader(pdf).pages[0].extract_text()
+    assert "std-d-tcp-64B-0.001s-0t" in text and "pong turnaround" in text
 
 
 def test_phases_without_traced_runs_says_how_to_get_them(tmp_path):
