@@ -18,7 +18,7 @@
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,6 +43,7 @@ class Split:
     handoffs: np.ndarray  # rows × (ping, pong): wake-ups of a task by its own process between s and e
     unmarked: int  # round trips with no wake-up at one end (started by a send, ended before the chain closed)
     inferred: int = 0  # complete ones whose ping wake-up went unrecorded: taken as the pong's send's end
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # each complete one's s (ns)
 
     @property
     def complete(self) -> int:
@@ -56,7 +57,7 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64") ->
     """The round trips between process `ping` and process `pong` (tgids) in `events`, in time order."""
     receives = RECEIVES.get(machine, RECEIVES["x86_64"])
     owner = processes(events)
-    rows, calls, handoffs, unmarked, inferred = [], [], [], 0, 0
+    rows, starts, calls, handoffs, unmarked, inferred = [], [], [], [], 0, 0
     last_send, last_pong_exit = 0, 0  # the latest system call entry of a ping task; exit of a pong task
     mark: dict[str, int] = {}
     woken = 0  # the task the chain waits to see on a CPU
@@ -104,6 +105,7 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64") ->
         if e.kind == EXIT_CALL and e.tgid == ping and "d" in mark and e.a in receives and e.b > 0:
             m = mark
             rows.append((m["a"] - m["s"], m["b"] - m["a"], m["c"] - m["b"], m["d"] - m["c"], e.ns - m["d"]))
+            starts.append(m["s"])
             calls.append(counts[:2].copy())
             handoffs.append(counts[2:].copy())
             mark = {}
@@ -111,7 +113,7 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64") ->
         unmarked += 1
     return Split(np.array(rows, dtype=np.int64).reshape(-1, len(PHASES)),
                  np.array(calls, dtype=np.int64).reshape(-1, 2), np.array(handoffs, dtype=np.int64).reshape(-1, 2),
-                 unmarked, inferred)
+                 unmarked, inferred, np.array(starts, dtype=np.int64))
 
 
 # The table and the bars read each phase's mean over the round trips whose sum is at or below this quantile of

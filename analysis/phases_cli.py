@@ -32,14 +32,15 @@ def cmd_phases(asked: request.Phases) -> int:
 
     A row per traced point: each phase's mean in µs, their sum, how much of the run's own p50 the traced round
     trips account for, system calls and same-process hand-offs per round trip at each end, and what tracing cost
-    (the traced run's p50 over the point's measured p50). With -o, a page of stacked bars."""
+    (the traced run's p50 over the point's measured p50). With -o, a page of stacked bars, then a few round trips
+    of each traced run on a timeline."""
     table = phases_table.rows(asked.folder, kit.warn)
     if not table:
         raise NothingUsable(f"{asked.folder}: no traced runs in {traces.FOLDER}/ (sweep with TRACE=1, as root)")
     sys.stdout.write(phases_table.TABLES[asked.form](table))
     sys.stdout.flush()
     if asked.out is not None:
-        kit.save([phases_table.page(table, asked.folder.name)], asked.out, f"rtt phases — {asked.folder.name}")
+        kit.save(phases_table.pages_of(table, asked.folder.name), asked.out, f"rtt phases — {asked.folder.name}")
     return 0
 
 

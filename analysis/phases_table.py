@@ -35,6 +35,24 @@ def untraced_p50_ns(folder: Path, point: str) -> float:
     return float(quantiles.pooled_quantiles(runs, [0.5])[0]) if runs else math.nan
 
 
+def timeline(t: phases.Traced, ax, count: int = 5) -> None:
+    """`count` consecutive complete round trips from the middle of a traced run, each a row from its own send (µs):
+    one round trip's phases as they happened, where the bars give their means."""
+    s = t.split
+    if not s.complete:
+        ax.text(0.5, 0.5, "no complete round trip", ha="center", transform=ax.transAxes)
+        return
+    first = max(0, min(s.complete - count, s.complete // 2))
+    chosen = range(first, min(first + count, s.complete))
+    for row, i in enumerate(chosen):
+        at = 0.0
+        for j, width in enumerate(s.phases[i] / 1000):
+            ax.broken_barh([(at, width)], (row - 0.4, 0.8), color=f"C{j}", label=phases.PHASES[j] if row == 0 else None)
+            at += width
+    ax.set_yticks(range(len(chosen)), [f"#{i + 1}" for i in chosen], fontsize="small")
+    ax.invert_yaxis()
+
+
 def rows(folder: Path, warn) -> list[dict]:
     """A row per .trace file of the sweep folder's traces/, in name order; a file that is not one is named
     through `warn(path, why)` and skipped."""
@@ -50,7 +68,7 @@ def rows(folder: Path, warn) -> list[dict]:
         median = t.median_total_ns()
         calls = s.calls.mean(axis=0) if s.complete else np.full(2, math.nan)
         handoffs = s.handoffs.mean(axis=0) if s.complete else np.full(2, math.nan)
-        out.append({"point": t.point, "framework": t.framework, "round_trips": s.complete + s.unmarked,
+        out.append({"traced": t, "point": t.point, "framework": t.framework, "round_trips": s.complete + s.unmarked,
                     "complete": s.complete, "inferred": s.inferred, **dict(zip(PHASE_COLUMNS, means, strict=True)), "sum_ns": float(np.sum(means)),
                     "median_traced_ns": median, "run_p50_ns": t.logged_p50_ns,
                     "accounted": median / t.logged_p50_ns, "ping_calls": calls[0], "pong_calls": calls[1],
@@ -102,10 +120,22 @@ def bars(table: list[dict], ax) -> None:
     ax.legend(fontsize="small", loc="lower right")
 
 
-def page(table: list[dict], where: str):
-    """The bars on a page of their own."""
+def pages_of(table: list[dict], where: str) -> list:
+    """The bars on a page of their own, then a page of timelines, six points a page."""
     from . import pages  # matplotlib loads only when a figure is asked for
 
     fig, (ax,) = pages.new_page("Where a round trip's time goes (traced runs)", where)
+    fig.subplots_adjust(left=0.3)  # the points' names
     bars(table, ax)
-    return fig
+    out = [fig]
+    for start in range(0, len(table), 6):
+        chunk = table[start:start + 6]
+        fig, axes = pages.new_page("Round trips from the middle of each traced run, phase by phase (µs from "
+                                   "the ping's send)", where, len(chunk), 2)
+        fig.subplots_adjust(hspace=0.45)
+        for r, ax in zip(chunk, axes, strict=True):
+            timeline(r["traced"], ax)
+            pages.panel_title(ax, r["point"])
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize="small")  # in the page's margin
+        out.append(fig)
+    return out
