@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 
+import numpy as np
 from pypdf import PdfReader
 
 from analysis import phases, trace_events
@@ -101,11 +102,15 @@ def test_a_traced_sweep_keeps_one_traced_run_per_point_apart_and_a_planted_spin_
     for r in (plain, spun):
         assert int(r["complete"]) >= 0.8 * int(r["round_trips"]) >= 0.8 * 250, r  # 0.4 s at 1 k msg/s
         assert 0.7 < float(r["accounted"]) < 1.3, r  # the phases hold the run's own p50, user-space time aside
-    # The pong spins 200 µs between its receive and its send: its turnaround, and nothing else, grows by that.
-    grown = float(spun["pong_turnaround_ns"]) - float(plain["pong_turnaround_ns"])
-    assert 170_000 < grown < 230_000, (plain, spun)
-    others = ("send_ns", "pong_wake_up_ns", "ping_wake_up_ns", "ping_receive_ns")
-    assert sum(abs(float(spun[c]) - float(plain[c])) for c in others) < 0.25 * grown, (plain, spun)
+    # The pong spins 200 µs between its receive and its send: its turnaround, and nothing else, grows by that. In
+    # medians, which a loaded machine's stalls in a few round trips leave alone (the table's means, trimmed, less so).
+    medians = {name: np.median(phases.read(folder / traces.FOLDER / f"{name}-tcp-64B-0.001s-0t.trace").split.phases,
+                               axis=0) for name in ("std", "std-d")}
+    grown = medians["std-d"] - medians["std"]
+    turnaround = phases.PHASES.index("pong turnaround")
+    assert 170_000 < grown[turnaround] < 230_000, medians
+    assert np.abs(np.delete(grown, turnaround)).sum() < 0.25 * grown[turnaround], medians
+    assert 170_000 < float(spun["pong_turnaround_ns"]) - float(plain["pong_turnaround_ns"]) < 260_000, (plain, spun)
     # Its page: a bar a point, named by the point.
     pdf = tmp_path / "phases.pdf"
     out = subprocess.run([PY, str(REPO / "parse.py"), "phases", "-d", str(folder), "-o", str(pdf)],
