@@ -130,6 +130,12 @@ class Traced:
     framework: str
     logged_p50_ns: float  # the traced run's own RTT p50 (its ping's log)
     split: Split
+    round: int = 1  # its traced round: a runtime's and std's of one round ran in one block
+
+    @property
+    def setting(self) -> str:
+        """The point but its framework (the stem after `framework-`): what std's traced run of it shares."""
+        return self.point.removeprefix(f"{self.framework}-")
 
     def kept(self) -> np.ndarray:
         """The complete round trips whose sum is at or below the TRIM quantile of the sums."""
@@ -160,4 +166,4 @@ def read(path) -> Traced:
     ping, pong = owner.get(info["ping_pid"], info["ping_pid"]), owner.get(info["pong_pid"], info["pong_pid"])
     rtts = info.get("rtt_ns") or {}
     return Traced(info.get("point", path.stem), info.get("framework", "?"), float(rtts.get("p50") or math.nan),
-                  split(events, ping, pong, info.get("machine", "x86_64")))
+                  split(events, ping, pong, info.get("machine", "x86_64")), int(info.get("round", 1)))

@@ -30,17 +30,20 @@ def cmd_phases(asked: request.Phases) -> int:
     its turnaround, the ping's wake-up and its receive (a sweep run with TRACE=1; docs/analysis.md, "Traced round
     trips").
 
-    A row per traced point: each phase's mean in µs, their sum, how much of the run's own p50 the traced round
-    trips account for, system calls and same-process hand-offs per round trip at each end, and what tracing cost
-    (the traced run's p50 over the point's measured p50). With -o, a page of stacked bars, then a few round trips
-    of each traced run on a timeline."""
+    A row per traced point: each phase's mean in µs over its traced runs (TRACE=N: N runs, a 95 % interval from
+    2), their sum, how much of the runs' own p50 the traced round trips account for, system calls and
+    same-process hand-offs per round trip at each end, and what tracing cost (the traced runs' p50 over the
+    point's measured p50); then, for each runtime beside std, each phase's Δ paired by traced round. With -o, a
+    page of stacked bars, then a few round trips of each traced run on a timeline."""
     table = phases_table.rows(asked.folder, kit.warn)
     if not table:
         raise NothingUsable(f"{asked.folder}: no traced runs in {traces.FOLDER}/ (sweep with TRACE=1, as root)")
     sys.stdout.write(phases_table.TABLES[asked.form](table))
     sys.stdout.flush()
     if asked.out is not None:
-        kit.save(phases_table.pages_of(table, asked.folder.name), asked.out, f"rtt phases — {asked.folder.name}")
+        from . import phases_pages  # matplotlib loads only when a figure is asked for
+
+        kit.save(phases_pages.pages_of(table, asked.folder.name), asked.out, f"rtt phases — {asked.folder.name}")
     return 0
 
 

@@ -1,4 +1,10 @@
-"""`parse.py phases`' table and figure: per traced point, where a round trip's time went, phase by phase."""
+"""`parse.py phases`' table: per traced point, where a round trip's time went, phase by phase, over its traced runs,
+and, beside std's of the same setting, how much of its Δ each phase holds."""
+
+# A point traced in R rounds (TRACE=R) has R runs: each run's phase means (analysis/phases.py), then their mean
+# across the runs with a t interval (the run is the unit, as for every estimate of the suite). A runtime's Δ
+# vs std pairs the two points' runs of one traced round (they ran in one block) and takes the mean of the
+# rounds' differences with a t interval: means, so that the phases' Δs add up to the sum's.
 
 import math
 from pathlib import Path
@@ -8,24 +14,31 @@ import numpy as np
 from suite import fmt, traces
 
 from . import load, phases, quantiles, summary
+from . import uncertainty as u
 
-PHASE_COLUMNS = [f"{p.replace(' ', '_').replace('-', '_')}_ns" for p in phases.PHASES]
-COLUMNS = ["point", "round trips", *(f"{p} µs" for p in phases.PHASES), "sum µs", "median traced µs",
-           "run's p50 µs", "accounted", "calls ping/pong", "hand-offs ping/pong", "traced ÷ untraced p50"]
-CSV = ["point", "framework", "round_trips", "complete", "inferred", *PHASE_COLUMNS,
-       "sum_ns", "median_traced_ns", "run_p50_ns", "accounted", "ping_calls", "pong_calls", "ping_handoffs",
-       "pong_handoffs", "untraced_p50_ns", "tracing_overhead"]
-NOTES = [f"Each phase: its mean over the complete round trips at or below the {phases.TRIM:.0%} quantile of their sums "
-         "(a loaded machine's rare stall left out); sum: theirs.",
+SLUGS = [p.replace(" ", "_").replace("-", "_") for p in phases.PHASES]
+COLUMNS = ["point", "runs", "round trips", *(f"{p} µs" for p in phases.PHASES), "sum µs", "accounted",
+           "calls ping/pong", "hand-offs ping/pong", "traced ÷ untraced p50"]
+DELTA_COLUMNS = ["point", "rounds", *(f"Δ {p} µs" for p in phases.PHASES), "Δ sum µs"]
+CSV = ["point", "framework", "runs", "round_trips", "complete", "inferred",
+       *(f"{s}{end}" for s in (*SLUGS, "sum") for end in ("_ns", "_low_ns", "_high_ns")),
+       "median_traced_ns", "run_p50_ns", "accounted", "ping_calls", "pong_calls", "ping_handoffs", "pong_handoffs",
+       "untraced_p50_ns", "tracing_overhead", "delta_rounds",
+       *(f"delta_{s}{end}" for s in (*SLUGS, "sum") for end in ("_ns", "_low_ns", "_high_ns"))]
+NOTES = [f"Each phase: in each traced run its mean over the complete round trips at or below the {phases.TRIM:.0%} "
+         "quantile of their sums (a loaded machine's rare stall left out), then the mean over the point's traced "
+         "runs [95 % t interval across them, with 2 runs or more]; sum: theirs.",
          "send: the ping's send call until the pong is woken; pong wake-up: woken until on a CPU; pong turnaround: "
          "on a CPU until it wakes the ping (receive, the runtime's work, send); ping wake-up; ping receive: until "
          "its receiving call returns the echo.",
-         "round trips: complete (both ends slept and woke) of all the trace holds, and of those how many had the "
+         "round trips: complete (both ends slept and woke) of all the traces hold, and of those how many had the "
          "ping's wake-up inferred (unrecorded: taken as the end of the pong's send); accounted: the median traced "
-         "round trip ÷ the traced run's own logged p50 (the rest is user-space time around the calls).",
+         "round trip ÷ the traced run's own logged p50, averaged (the rest is user-space time around the calls).",
          "calls, hand-offs: system calls entered, and wake-ups of a task by its own process, per round trip.",
-         "traced ÷ untraced p50: the traced run's logged p50 over the point's pooled p50 from its measured runs: "
-         "what tracing cost (one run: a rough figure)."]
+         "traced ÷ untraced p50: the traced runs' logged p50 over the point's pooled p50 from its measured runs "
+         "(geometric mean): what tracing cost."]
+DELTA_NOTES = ["Δ: the runtime's phase less std's of the same setting, paired by traced round (the two ran in one "
+               "block), the mean of the rounds' differences [95 % t interval]; the Δs add up to the Δ sum."]
 
 
 def untraced_p50_ns(folder: Path, point: str) -> float:
@@ -35,107 +48,120 @@ def untraced_p50_ns(folder: Path, point: str) -> float:
     return float(quantiles.pooled_quantiles(runs, [0.5])[0]) if runs else math.nan
 
 
-def timeline(t: phases.Traced, ax, count: int = 5) -> None:
-    """`count` consecutive complete round trips from the middle of a traced run, each a row from its own send (µs):
-    one round trip's phases as they happened, where the bars give their means."""
-    s = t.split
-    if not s.complete:
-        ax.text(0.5, 0.5, "no complete round trip", ha="center", transform=ax.transAxes)
-        return
-    first = max(0, min(s.complete - count, s.complete // 2))
-    chosen = range(first, min(first + count, s.complete))
-    for row, i in enumerate(chosen):
-        at = 0.0
-        for j, width in enumerate(s.phases[i] / 1000):
-            ax.broken_barh([(at, width)], (row - 0.4, 0.8), color=f"C{j}", label=phases.PHASES[j] if row == 0 else None)
-            at += width
-    ax.set_yticks(range(len(chosen)), [f"#{i + 1}" for i in chosen], fontsize="small")
-    ax.invert_yaxis()
+def _estimate(values, floor: float | None = None) -> u.Estimate:
+    """The mean of per-run (or per-round) values with its t interval (cut at `floor`: a duration's at 0); one
+    value: itself, no interval."""
+    values = [v for v in values if math.isfinite(v)]
+    if len(values) >= 2:
+        return u.across_runs(values, floor=floor)
+    return u.Estimate(values[0] if values else math.nan, math.nan, math.nan, len(values), u.WITHIN_RUN)
+
+
+def _per_run(t: phases.Traced) -> np.ndarray:
+    """A traced run's phase means and their sum (ns): six values."""
+    means = t.phase_means_ns()
+    return np.append(means, means.sum())
+
+
+def _deltas(mine: list[phases.Traced], theirs: list[phases.Traced]) -> tuple[int, list[u.Estimate]]:
+    """The rounds both traced, and each phase's (and the sum's) Δ over them."""
+    std = {t.round: _per_run(t) for t in theirs}
+    pairs = [_per_run(t) - std[t.round] for t in mine if t.round in std]
+    if not pairs:
+        return 0, []
+    diffs = np.array(pairs)
+    return len(pairs), [_estimate(diffs[:, j]) for j in range(diffs.shape[1])]
 
 
 def rows(folder: Path, warn) -> list[dict]:
-    """A row per .trace file of the sweep folder's traces/, in name order; a file that is not one is named
-    through `warn(path, why)` and skipped."""
-    out = []
+    """A row per traced point of the sweep folder's traces/, in name order; a file that is not a traced run is
+    named through `warn(path, why)` and skipped."""
+    by_point: dict[str, list[phases.Traced]] = {}
     for path in sorted((folder / traces.FOLDER).glob(f"*{traces.SUFFIX}")):
         try:
             t = phases.read(path)
         except (ValueError, OSError) as e:
             warn(path, str(e))
             continue
-        means, s = t.phase_means_ns(), t.split
-        untraced = untraced_p50_ns(folder, t.point)
-        median = t.median_total_ns()
-        calls = s.calls.mean(axis=0) if s.complete else np.full(2, math.nan)
-        handoffs = s.handoffs.mean(axis=0) if s.complete else np.full(2, math.nan)
-        out.append({"traced": t, "point": t.point, "framework": t.framework, "round_trips": s.complete + s.unmarked,
-                    "complete": s.complete, "inferred": s.inferred, **dict(zip(PHASE_COLUMNS, means, strict=True)), "sum_ns": float(np.sum(means)),
-                    "median_traced_ns": median, "run_p50_ns": t.logged_p50_ns,
-                    "accounted": median / t.logged_p50_ns, "ping_calls": calls[0], "pong_calls": calls[1],
-                    "ping_handoffs": handoffs[0], "pong_handoffs": handoffs[1], "untraced_p50_ns": untraced,
-                    "tracing_overhead": t.logged_p50_ns / untraced})
+        by_point.setdefault(t.point, []).append(t)
+    std = {runs[0].setting: runs for runs in by_point.values() if runs[0].framework == "std"}
+    out = []
+    for point, runs in sorted(by_point.items()):
+        per_run = np.array([_per_run(t) for t in runs])
+        complete = [t for t in runs if t.split.complete]
+        calls = np.array([t.split.calls.mean(axis=0) for t in complete]).reshape(-1, 2)
+        handoffs = np.array([t.split.handoffs.mean(axis=0) for t in complete]).reshape(-1, 2)
+        untraced = untraced_p50_ns(folder, point)
+        logged = np.array([t.logged_p50_ns for t in runs])
+        paired, deltas = (_deltas(runs, std[runs[0].setting]) if runs[0].framework != "std" and runs[0].setting in std
+                          else (0, []))
+        estimates = [_estimate(per_run[:, j], floor=0.0) for j in range(per_run.shape[1])]
+        out.append({"traced": runs, "point": point, "framework": runs[0].framework, "runs": len(runs),
+                    "round_trips": sum(t.split.complete + t.split.unmarked for t in runs),
+                    "complete": sum(t.split.complete for t in runs), "inferred": sum(t.split.inferred for t in runs),
+                    "phases": estimates[:-1], "sum": estimates[-1],
+                    "median_traced_ns": float(np.nanmean([t.median_total_ns() for t in runs])),
+                    "run_p50_ns": float(np.nanmean(logged)),
+                    "accounted": float(np.nanmean([t.median_total_ns() / t.logged_p50_ns for t in runs])),
+                    "calls": calls.mean(axis=0) if len(calls) else np.full(2, math.nan),
+                    "handoffs": handoffs.mean(axis=0) if len(handoffs) else np.full(2, math.nan),
+                    "untraced_p50_ns": untraced, "tracing_overhead": float(np.exp(np.nanmean(np.log(logged / untraced)))),
+                    "delta_rounds": paired, "deltas": deltas})
     return out
 
 
+def _us(e: u.Estimate, write=fmt.us) -> str:
+    """`value [low–high]`, or the value alone from one run (or one round)."""
+    return write(e.value) if e.repeats < 2 else summary.interval(e.value, e.low, e.high, write)
+
+
 def _cells(r: dict) -> list[str]:
-    pair = lambda a, b: f"{a:.1f} / {b:.1f}" if math.isfinite(a) else fmt.UNKNOWN  # noqa: E731
+    pair = lambda a: f"{a[0]:.1f} / {a[1]:.1f}" if math.isfinite(a[0]) else fmt.UNKNOWN  # noqa: E731
     inferred = f" ({r['inferred']} inferred)" if r["inferred"] else ""
-    return [r["point"], f"{r['complete']} of {r['round_trips']}{inferred}", *(fmt.us(r[c]) for c in PHASE_COLUMNS),
-            fmt.us(r["sum_ns"]), fmt.us(r["median_traced_ns"]), fmt.us(r["run_p50_ns"]), fmt.percent(r["accounted"]),
-            pair(r["ping_calls"], r["pong_calls"]), pair(r["ping_handoffs"], r["pong_handoffs"]),
+    return [r["point"], str(r["runs"]), f"{r['complete']} of {r['round_trips']}{inferred}",
+            *(_us(e) for e in r["phases"]), _us(r["sum"]), fmt.percent(r["accounted"]), pair(r["calls"]),
+            pair(r["handoffs"]),
             f"{r['tracing_overhead']:.2f}" if math.isfinite(r["tracing_overhead"]) else fmt.UNKNOWN]
 
 
+def _delta_cells(r: dict) -> list[str]:
+    return [r["point"], str(r["delta_rounds"]), *(_us(e, summary.signed) for e in r["deltas"])]
+
+
+def _tables(table: list[dict], render) -> str:
+    out = render(COLUMNS, [_cells(r) for r in table], NOTES)
+    with_delta = [r for r in table if r["deltas"]]
+    if with_delta:
+        out += "\n" + render(DELTA_COLUMNS, [_delta_cells(r) for r in with_delta], DELTA_NOTES)
+    return out
+
+
 def text(table: list[dict]) -> str:
-    return summary.aligned(COLUMNS, [_cells(r) for r in table], NOTES, left=1)
+    return _tables(table, lambda h, b, n: summary.aligned(h, b, n, left=1))
 
 
 def markdown(table: list[dict]) -> str:
-    return summary.markdown_table(COLUMNS, [_cells(r) for r in table], NOTES, left=1)
+    return _tables(table, lambda h, b, n: summary.markdown_table(h, b, n, left=1))
+
+
+def _flat(r: dict) -> dict:
+    flat = {k: r[k] for k in ("point", "framework", "runs", "round_trips", "complete", "inferred", "median_traced_ns",
+                              "run_p50_ns", "accounted", "untraced_p50_ns", "tracing_overhead", "delta_rounds")}
+    flat |= {"ping_calls": r["calls"][0], "pong_calls": r["calls"][1], "ping_handoffs": r["handoffs"][0],
+             "pong_handoffs": r["handoffs"][1]}
+    for prefix, estimates in (("", [*r["phases"], r["sum"]]), ("delta_", r["deltas"])):
+        for slug, e in zip((*SLUGS, "sum"), estimates or [None] * (len(SLUGS) + 1), strict=True):
+            flat |= {f"{prefix}{slug}_ns": e.value if e else math.nan, f"{prefix}{slug}_low_ns": e.low if e else math.nan,
+                     f"{prefix}{slug}_high_ns": e.high if e else math.nan}
+    return flat
 
 
 def csv(table: list[dict]) -> str:
     lines = [",".join(CSV)]
-    for r in table:
-        lines.append(",".join(str(r[c]) if not isinstance(r[c], float) else
-                              ("" if not math.isfinite(r[c]) else f"{r[c]:.6g}") for c in CSV))
+    for r in map(_flat, table):
+        lines.append(",".join("" if isinstance(r[c], float) and not math.isfinite(r[c]) else
+                              (f"{r[c]:.6g}" if isinstance(r[c], float) else str(r[c])) for c in CSV))
     return "\n".join(lines) + "\n"
 
 
 TABLES = {"text": text, "markdown": markdown, "csv": csv}
-
-
-def bars(table: list[dict], ax) -> None:
-    """A stacked bar per traced point: its phases' means (µs), bottom to top in the round trip's order."""
-    labels = [r["point"] for r in table]
-    bottom = np.zeros(len(table))
-    for column, name in zip(PHASE_COLUMNS, phases.PHASES, strict=True):
-        values = np.array([r[column] for r in table], dtype=float) / 1000
-        ax.barh(labels, np.nan_to_num(values), left=bottom, label=name)
-        bottom += np.nan_to_num(values)
-    ax.scatter([r["run_p50_ns"] / 1000 for r in table], labels, marker="|", s=200, color="black",
-               label="the traced run's p50", zorder=3)
-    ax.set_xlabel("µs per round trip (phase means over the fastest 90 %)")
-    ax.invert_yaxis()
-    ax.legend(fontsize="small", loc="lower right")
-
-
-def pages_of(table: list[dict], where: str) -> list:
-    """The bars on a page of their own, then a page of timelines, six points a page."""
-    from . import pages  # matplotlib loads only when a figure is asked for
-
-    fig, (ax,) = pages.new_page("Where a round trip's time goes (traced runs)", where)
-    fig.subplots_adjust(left=0.3)  # the points' names
-    bars(table, ax)
-    out = [fig]
-    for start in range(0, len(table), 6):
-        chunk = table[start:start + 6]
-        fig, axes = pages.new_page("Round trips from the middle of each traced run, phase by phase (µs from "
-                                   "the ping's send)", where, len(chunk), 2)
-        fig.subplots_adjust(hspace=0.45)
-        for r, ax in zip(chunk, axes, strict=True):
-            timeline(r["traced"], ax)
-            pages.panel_title(ax, r["point"])
-        fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize="small")  # in the page's margin
-        out.append(fig)
-    return out

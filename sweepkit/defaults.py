@@ -35,7 +35,7 @@ DEFAULTS = {
     # at 10 and 100 msg/s needs K = 13 at 80 rounds, 14 more minutes of 1.3 s runs at 10 msg/s, past the 15 the
     # default -asStP fits (docs/sweeps.md, "Samples at low rates"); the plan says what each rate carries.
     "MIN_MESSAGES": "0",
-    "TRACE": "0",  # MODE=rtt: 1: after the rounds, one traced run of each point, outside the estimates (traced.py)
+    "TRACE": "0",  # MODE=rtt: N: after the rounds, N traced runs of each point, outside the estimates (traced.py)
     "SIZES": "8 64 1024 16384 65536 1048576",
     **{d.knob: d.default for d in DIMENSIONS},  # TASKS, CONNECTIONS, LOAD: sweepkit/dimensions.py
     "PROTOCOLS": transports.DEFAULT,  # tcp udp: suite/transports.py, which also lists http

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from suite import traces
 
-from . import commands, procs
+from . import commands, plan, procs
 from .pongs import LocalPongs
 
 
@@ -23,23 +23,32 @@ from .pongs import LocalPongs
 def run_all(sweep, tracing) -> None:
     """One traced run of each point of the plan that can be traced, in the plan's order, each said in one line;
     `tracing`: the module that records (sweepkit.tracing, or a test's own)."""
+    knob = f"TRACE={sweep.spec.trace}"
     if not isinstance(sweep.pongs, LocalPongs):
-        print("TRACE=1: no traced runs: both ends must run on this host (the pong runs elsewhere)", flush=True)
+        print(f"{knob}: no traced runs: both ends must run on this host (the pong runs elsewhere)", flush=True)
         return
     why = tracing.unavailable()
     if why is not None:
-        print(f"TRACE=1: no traced runs: {why}", flush=True)
+        print(f"{knob}: no traced runs: {why}", flush=True)
         return
     points = list({run.point.stem: run.point for run in sweep.runs if run.point.mode.traceable(run.point)}.values())
     (sweep.folder / traces.FOLDER).mkdir(exist_ok=True)
-    print(f"TRACE=1: one traced run of each of {len(points)} points, kept apart in {sweep.folder / traces.FOLDER}", flush=True)
-    sweep.doc["traces"] = [trace_one(sweep, point, tracing) for point in points]
+    # In rounds, ordered as the measured ones (each setting's frameworks back to back under ORDER=blocks), so
+    # that a runtime's traced run and std's of one round pair up as their measured runs do.
+    order = plan.runs(points, sweep.spec.trace, sweep.spec.seed + 1, sweep.spec.order)
+    print(f"{knob}: {sweep.spec.trace} traced run(s) of each of {len(points)} points, in rounds, kept apart in "
+          f"{sweep.folder / traces.FOLDER}", flush=True)
+    sweep.doc["traces"] = []
+    for run in order:
+        sweep.doc["traces"].append(trace_one(sweep, run.point, run.round, tracing))
     sweep.save()
 
 
-def trace_one(sweep, point, tracing) -> dict:
-    """A fresh pong and ping of `point` with both recorded: its entry in sweep.json's `traces`."""
-    entry = {"point": point.stem, "file": f"{traces.FOLDER}/{point.stem}{traces.SUFFIX}", "status": "failed", "message": None}
+def trace_one(sweep, point, round_: int, tracing) -> dict:
+    """A fresh pong and ping of `point` with both recorded, in traced round `round_`: its entry in sweep.json's
+    `traces`."""
+    entry = {"point": point.stem, "round": round_, "file": f"{traces.FOLDER}/{traces.name(point.stem, round_)}",
+             "status": "failed", "message": None}
     pong_err, ping_err = sweep.tmp / "pong.err", sweep.tmp / "ping.err"
     stem = sweep.tmp / f"traced-{point.stem}"
     try:
@@ -53,7 +62,7 @@ def trace_one(sweep, point, tracing) -> dict:
             started: dict = {}
             code = procs.run(argv, sweep.tmp / "ping.out", ping_err, point.mode.limit_s(sweep.spec, point),
                              at=(0.0, lambda pid: started.update(pid=pid)))
-            header = {"point": point.stem, "framework": point.framework, "ping_pid": started.get("pid"), "pong_pid": pong_pid,
+            header = {"point": point.stem, "round": round_, "framework": point.framework, "ping_pid": started.get("pid"), "pong_pid": pong_pid,
                       "machine": platform.machine(), "exit_code": code, "rtt_ns": _rtts(stem)}
             lost = capture.stop(sweep.folder / entry["file"], traces.HEADER + json.dumps(header))
     except OSError as error:
@@ -67,7 +76,7 @@ def trace_one(sweep, point, tracing) -> dict:
               "message": None if code == 0 else f"the ping exited {code}"}
     if lost:
         entry["message"] = f"{lost} events lost to a full buffer: the split of its round trips is not to be trusted"
-    print(f"  traced {point.stem}: {entry['status']}" + (f" ({entry['message']})" if entry["message"] else ""),
+    print(f"  traced {point.stem} (round {round_}): {entry['status']}" + (f" ({entry['message']})" if entry["message"] else ""),
           flush=True)
     return entry
 

@@ -71,7 +71,7 @@ def traced_sweep(tmp_path, **knobs):
     require_binaries("std")
     why = tracing.unavailable()
     assert why is None, why  # CI and the suite's machines run as root, where tracefs mounts
-    run = run_script("run-localhost.sh", ["-S"], tmp_path, timeout=180, TRACE="1", PROTOCOLS="tcp",
+    run = run_script("run-localhost.sh", ["-S"], tmp_path, timeout=180, TRACE="3", PROTOCOLS="tcp",
                      INTERVALS="0.001", DURATION="0.3", WARMUP="0.1", REPEATS="2", **knobs)
     assert run.rc == 0, run.output
     return sweep_dir(tmp_path), run
@@ -84,15 +84,14 @@ def phases_csv(folder) -> dict[str, dict]:
     return {r["point"]: r for r in csv.DictReader(io.StringIO(out.stdout))}
 
 
-def test_a_traced_sweep_keeps_one_traced_run_per_point_apart_and_a_planted_spin_lands_in_the_pong_s_turnaround(
-        tmp_path):
+def test_a_traced_sweep_keeps_its_traced_runs_apart_and_a_planted_spin_lands_in_the_pong_s_turnaround(tmp_path):
     folder, run = traced_sweep(tmp_path, VARIANTS="std-d=std:pong:--delay-ns 200000")
-    assert "TRACE=1: one traced run of each of 2 points" in "".join(run.stdout)
+    assert "TRACE=3: 3 traced run(s) of each of 2 points, in rounds" in "".join(run.stdout)
     doc = load_json(folder / "sweep.json")
-    assert sorted((t["point"], t["status"], t["lost_events"]) for t in doc["traces"]) == [
-        ("std-d-tcp-64B-0.001s-0t", "ok", 0), ("std-tcp-64B-0.001s-0t", "ok", 0)], doc["traces"]
+    assert sorted((t["point"], t["round"], t["status"], t["lost_events"]) for t in doc["traces"]) == [
+        (point, k, "ok", 0) for point in ("std-d-tcp-64B-0.001s-0t", "std-tcp-64B-0.001s-0t") for k in (1, 2, 3)]
     assert sorted(p.name for p in (folder / traces.FOLDER).iterdir()) == [
-        "std-d-tcp-64B-0.001s-0t.trace", "std-tcp-64B-0.001s-0t.trace"]
+        f"{point}-t{k}.trace" for point in ("std-d-tcp-64B-0.001s-0t", "std-tcp-64B-0.001s-0t") for k in (1, 2, 3)]
     assert not list((folder / traces.FOLDER).glob("*.json"))  # the traced pings' own logs stay out of the folder
     # The measured runs are the 2 rounds' alone: the table's repeats, as without TRACE.
     assert sorted(p.name for p in folder.glob("std-tcp-64B-0.001s-0t-r*.json")) == [
@@ -100,17 +99,21 @@ def test_a_traced_sweep_keeps_one_traced_run_per_point_apart_and_a_planted_spin_
     rows = phases_csv(folder)
     plain, spun = rows["std-tcp-64B-0.001s-0t"], rows["std-d-tcp-64B-0.001s-0t"]
     for r in (plain, spun):
-        assert int(r["complete"]) >= 0.8 * int(r["round_trips"]) >= 0.8 * 250, r  # 0.4 s at 1 k msg/s
+        assert r["runs"] == "3" and int(r["complete"]) >= 0.8 * int(r["round_trips"]) >= 0.8 * 750, r  # 3 × 0.4 s
         assert 0.7 < float(r["accounted"]) < 1.3, r  # the phases hold the run's own p50, user-space time aside
     # The pong spins 200 µs between its receive and its send: its turnaround, and nothing else, grows by that. In
     # medians, which a loaded machine's stalls in a few round trips leave alone (the table's means, trimmed, less so).
-    medians = {name: np.median(phases.read(folder / traces.FOLDER / f"{name}-tcp-64B-0.001s-0t.trace").split.phases,
+    medians = {name: np.median(phases.read(folder / traces.FOLDER / f"{name}-tcp-64B-0.001s-0t-t1.trace").split.phases,
                                axis=0) for name in ("std", "std-d")}
     grown = medians["std-d"] - medians["std"]
     turnaround = phases.PHASES.index("pong turnaround")
     assert 170_000 < grown[turnaround] < 230_000, medians
     assert np.abs(np.delete(grown, turnaround)).sum() < 0.25 * grown[turnaround], medians
     assert 170_000 < float(spun["pong_turnaround_ns"]) - float(plain["pong_turnaround_ns"]) < 260_000, (plain, spun)
+    # The same as a Δ paired by traced round, its interval clear of 0; std's own row has none.
+    assert spun["delta_rounds"] == "3" and plain["delta_rounds"] == "0" and plain["delta_sum_ns"] == ""
+    low, delta, high = (float(spun[f"delta_pong_turnaround{end}"]) for end in ("_low_ns", "_ns", "_high_ns"))
+    assert 0 < low < delta < high and 170_000 < delta < 260_000, spun
     # Its page: a bar a point, named by the point.
     pdf = tmp_path / "phases.pdf"
     out = subprocess.run([PY, str(REPO / "parse.py"), "phases", "-d", str(folder), "-o", str(pdf)],
@@ -130,9 +133,9 @@ def test_phases_without_traced_runs_says_how_to_get_them(tmp_path):
     assert out.returncode == 1 and "no traced runs in traces/ (sweep with TRACE=1, as root)" in out.stderr
 
 
-def test_trace_must_be_0_or_1(tmp_path):
+def test_trace_must_be_a_number_of_runs(tmp_path):
     run = run_script("run-localhost.sh", ["-S"], tmp_path, TRACE="yes")
-    assert run.rc == 2 and "TRACE='yes': expected 1" in run.stderr
+    assert run.rc == 2 and "TRACE='yes': expected how many traced runs of each point" in run.stderr
 
 
 def test_tracing_says_what_is_missing_where_tracefs_is_not_there(tmp_path):

@@ -12,6 +12,7 @@ from ..spec import Spec
 from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
 
 MAX_MIN_MESSAGES = 1_000_000  # a run's window at 10 msg/s would be a day
+MAX_TRACED_ROUNDS = 50  # each traced run is 2–6 MB of text
 # Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
 MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
 BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
@@ -33,7 +34,7 @@ class Rtt(Mode):
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split()),
-                                             "min_messages": int(k["MIN_MESSAGES"]), "trace": k["TRACE"] == "1"}
+                                             "min_messages": int(k["MIN_MESSAGES"]), "trace": int(k["TRACE"])}
 
     def check_measure(self, k: dict, problems: list[str]) -> None:
         size = payload(k["SIZE"], 8, 10**9)
@@ -53,9 +54,13 @@ class Rtt(Mode):
                             f"{MAX_MIN_MESSAGES}, e.g. 13")
         else:
             k["MIN_MESSAGES"] = str(int(count))
-        if k["TRACE"] not in ("0", "1"):
-            problems.append(f"TRACE='{k['TRACE']}': expected 1 (after the rounds, one traced run of each point: "
-                            "parse.py phases) or 0 (none)")
+        trace = k["TRACE"]
+        if not (trace.isascii() and trace.isdigit() and int(trace) <= MAX_TRACED_ROUNDS):
+            problems.append(f"TRACE='{trace}': expected how many traced runs of each point after the rounds, from 0 "
+                            f"(none) to {MAX_TRACED_ROUNDS}: 1 shows where a round trip's time goes, 6 or more its "
+                            "Δ's parts with intervals (parse.py phases)")
+        else:
+            k["TRACE"] = str(int(trace))
 
     def check_load(self, k: dict, problems: list[str]) -> None:
         """Open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
@@ -136,8 +141,8 @@ class Rtt(Mode):
         lines = [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
                  f"rate/N); load: {load}"] if connections != "1" or load != "closed" else []
         if spec.trace:
-            lines.append("  TRACE=1: after the rounds, one traced run of each point of one connection in closed load "
-                         "(root), kept in traces/ outside the estimates: parse.py phases")
+            lines.append(f"  TRACE={spec.trace}: after the rounds, {spec.trace} traced round(s) of each point of one "
+                         "connection in closed load (root), kept in traces/ outside the estimates: parse.py phases")
         return lines
 
     def each(self, spec: Spec, points: list[dict]) -> str:
