@@ -1,10 +1,13 @@
 """`parse.py phases`' table: per traced point, where a round trip's time went, phase by phase, over its traced runs,
 and, beside std's of the same setting, how much of its Δ each phase holds."""
 
-# A point traced in R rounds (TRACE=R) has R runs: each run's phase means (analysis/phases.py), then their mean
-# across the runs with a t interval (the run is the unit, as for every estimate of the suite). A runtime's Δ
-# vs std pairs the two points' runs of one traced round (they ran in one block) and takes the mean of the
-# rounds' differences with a t interval: means, so that the phases' Δs add up to the sum's.
+# A point traced in R rounds (TRACE=R) has R runs: each run's phase means (analysis/phases.py), then their
+# centre across the runs with an interval, the run being the unit as for every estimate of the suite. A
+# runtime's Δ vs std pairs the two points' runs of one traced round (they ran in one block). Both as the Δp50
+# is estimated (uncertainty.paired_difference): from 6 runs the Hodges–Lehmann estimate with the signed-rank
+# interval, which a run that met a neighbour's burst of work does not move (on a loaded machine one in six did,
+# by milliseconds); with 2 to 5 the mean with a t interval. So the phases' figures add up to the sum's only
+# roughly.
 
 import math
 from pathlib import Path
@@ -26,8 +29,9 @@ CSV = ["point", "framework", "runs", "round_trips", "complete", "inferred",
        "untraced_p50_ns", "tracing_overhead", "delta_rounds",
        *(f"delta_{s}{end}" for s in (*SLUGS, "sum") for end in ("_ns", "_low_ns", "_high_ns"))]
 NOTES = [f"Each phase: in each traced run its mean over the complete round trips at or below the {phases.TRIM:.0%} "
-         "quantile of their sums (a loaded machine's rare stall left out), then the mean over the point's traced "
-         "runs [95 % t interval across them, with 2 runs or more]; sum: theirs.",
+         "quantile of their sums (a loaded machine's rare stall left out), then across the point's traced runs the "
+         "Hodges–Lehmann estimate [95 % signed-rank interval] from 6 runs, the mean [t interval] from 2; sum: "
+         "the runs' sums, alike.",
          "send: the ping's send call until the pong is woken; pong wake-up: woken until on a CPU; pong turnaround: "
          "on a CPU until it wakes the ping (receive, the runtime's work, send); ping wake-up; ping receive: until "
          "its receiving call returns the echo.",
@@ -38,7 +42,8 @@ NOTES = [f"Each phase: in each traced run its mean over the complete round trips
          "traced ÷ untraced p50: the traced runs' logged p50 over the point's pooled p50 from its measured runs "
          "(geometric mean): what tracing cost."]
 DELTA_NOTES = ["Δ: the runtime's phase less std's of the same setting, paired by traced round (the two ran in one "
-               "block), the mean of the rounds' differences [95 % t interval]; the Δs add up to the Δ sum."]
+               "block), estimated from the rounds' differences as the Δp50 is (Hodges–Lehmann [signed-rank] from 6 "
+               "rounds, the mean [t] from 2): the Δs add up to the Δ sum only roughly."]
 
 
 def untraced_p50_ns(folder: Path, point: str) -> float:
@@ -48,13 +53,13 @@ def untraced_p50_ns(folder: Path, point: str) -> float:
     return float(quantiles.pooled_quantiles(runs, [0.5])[0]) if runs else math.nan
 
 
-def _estimate(values, floor: float | None = None) -> u.Estimate:
-    """The mean of per-run (or per-round) values with its t interval (cut at `floor`: a duration's at 0); one
-    value: itself, no interval."""
+def _estimate(values) -> u.Estimate:
+    """The centre of per-run (or per-round) values with its interval, as a Δp50's (see above); one value: itself,
+    no interval."""
     values = [v for v in values if math.isfinite(v)]
-    if len(values) >= 2:
-        return u.across_runs(values, floor=floor)
-    return u.Estimate(values[0] if values else math.nan, math.nan, math.nan, len(values), u.WITHIN_RUN)
+    if not values:
+        return u.Estimate(math.nan, math.nan, math.nan, 0, u.WITHIN_RUN)
+    return u.paired_difference(values, [0.0] * len(values))
 
 
 def _per_run(t: phases.Traced) -> np.ndarray:
@@ -95,7 +100,7 @@ def rows(folder: Path, warn) -> list[dict]:
         logged = np.array([t.logged_p50_ns for t in runs])
         paired, deltas = (_deltas(runs, std[runs[0].setting]) if runs[0].framework != "std" and runs[0].setting in std
                           else (0, []))
-        estimates = [_estimate(per_run[:, j], floor=0.0) for j in range(per_run.shape[1])]
+        estimates = [_estimate(per_run[:, j]) for j in range(per_run.shape[1])]
         out.append({"traced": runs, "point": point, "framework": runs[0].framework, "runs": len(runs),
                     "round_trips": sum(t.split.complete + t.split.unmarked for t in runs),
                     "complete": sum(t.split.complete for t in runs), "inferred": sum(t.split.inferred for t in runs),
