@@ -250,8 +250,9 @@ def main(argv=None) -> int:
     missing = [s.name for s in SWEEPS if s.name not in folders]
     if missing:
         print(f"findings: no folder yet for {', '.join(missing)}: their blocks stay as they are", file=sys.stderr)
-    text = asked.page.read_text()
-    asked.page.write_text(page.rewrite(text, bodies(folders, asked.figures, os.path.relpath(asked.figures, asked.page.parent))))
+    blocks = bodies(folders, asked.figures, os.path.relpath(asked.figures, asked.page.parent))
+    # Read the page only now: drawing the blocks takes minutes, and prose edited meanwhile must survive.
+    asked.page.write_text(page.rewrite(asked.page.read_text(), blocks))
     print(f"findings: rewrote {rel(asked.page)} from {', '.join(rel(f) for f in folders.values()) or 'no sweep'}",
           file=sys.stderr)
     if failed:
