@@ -22,6 +22,7 @@ LABEL = re.compile(r"[A-Za-z0-9._-]+")
 START = re.compile(r"([^-=:][^=:@]*)=([^=:@]*)(?:@((?:path:)?[^:]*))?(?::(.*))?")
 ENDS = ("ping", "pong")  # LABEL=BASE:END:ARG gives the arguments to that end only
 EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread, or std-slow=std:pong:--delay-ns 4000"
+RELEASE = re.compile(r"[0-9]+(\.[0-9]+){0,2}([-+][0-9A-Za-z.+-]+)?")  # cargo's `=` takes 1, 1.38 or 1.38.0(-rc.1)
 VERSION_EXAMPLE = "e.g. tokio-1.38=tokio@1.38.0 or tokio-mine=tokio@path:../tokio"
 
 
@@ -93,6 +94,9 @@ def parse(text: str, problems: list[str]) -> list[Variant]:
                             f"runtime that is takes a version, {VERSION_EXAMPLE}")
         elif version is not None and version in ("", "path:"):
             problems.append(f"{name} names no version: write a release or path:DIR after '@', {VERSION_EXAMPLE}")
+        elif version is not None and not version.startswith("path:") and not RELEASE.fullmatch(version):
+            problems.append(f"{name} '{version}' is not a release number: write one (1.38.0) or path:DIR, "
+                            f"{VERSION_EXAMPLE}")
         elif not args and version is None:
             problems.append(f"{name} gives no arguments: a variant runs its base with other options, {EXAMPLE}")
         elif "--variant" in args or any(a.startswith("--variant=") for a in args):
