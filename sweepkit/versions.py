@@ -131,10 +131,11 @@ def build(suite: Path, entry, version: str, say) -> dict:
         log.write_bytes(b"")  # this build's output only: its refusal and `compiled` read it
         cargo = ["--manifest-path", where / "Cargo.toml"]
         code = _cargo(["fetch", *cargo], log)  # resolves and downloads: no such release, or no registry, said here
+        # -v: the log says why cargo rebuilt a crate ("Dirty ...") or that it was "Fresh".
         if code == 0 and not (where / "target").exists():
             _seed_target(where, runtime)
         if code == 0:
-            code = _cargo(["build", "--release", "--bin", f"{prefix}-rtt", "--target-dir", where / "target", *cargo], log)
+            code = _cargo(["build", "-v", "--release", "--bin", f"{prefix}-rtt", "--target-dir", where / "target", *cargo], log)
         output = log.read_text(encoding="utf-8", errors="replace")
         if code == procs.TIMED_OUT:
             raise Refused(f"cargo did not end within {BUILD_LIMIT_S} s (its output: {log})")
