@@ -45,6 +45,30 @@ def sweep(tmp_path, name, variants, flags=("-S",), **knobs):
     return run, load_json(folder / "sweep.json"), folder
 
 
+def test_a_base_at_a_version_starts_a_variant_with_or_without_arguments():
+    from sweepkit import variants, versions
+
+    problems = []
+    old, mine, ct = variants.parse("tokio-1.38=tokio@1.38.0 tokio-mine=tokio@path:../tokio "
+                                   "tokio-ct=tokio@1.38:--flavor current_thread", problems)
+    assert problems == []
+    assert [(v.label, v.base, v.version, v.args) for v in (old, mine, ct)] == [
+        ("tokio-1.38", "tokio", "1.38.0", ()), ("tokio-mine", "tokio", "path:../tokio", ()),
+        ("tokio-ct", "tokio", "1.38", ("--flavor", "current_thread"))]
+    built = variants.Variant("a", "smol", (), None, "1.2.5", {"bin_dir": "/v/smol@1.2.5/target/release"})
+    assert built.bin_dir == "/v/smol@1.2.5/target/release" and old.bin_dir is None
+    assert variants.from_records([built.record(), old.record()]) == [built, old]
+    assert "version" not in variants.parse("t=tokio:--threads 1", [])[0].record()  # a sweep.json as before
+    # The suite's Cargo.toml with only the crate's line pinned, whichever way it is written.
+    toml = 'tokio = { version = "1.47", features = ["rt"] }\nsmol = "2"\n[profile.release]\nlto = "thin"\n'
+    assert versions.manifest(toml, "tokio", "1.38.0").startswith('tokio = { version = "=1.38.0", features = ["rt"] }\n'
+                                                                 'smol = "2"\n')
+    assert versions.manifest(toml, "smol", "1.2.5").splitlines()[1] == 'smol = "=1.2.5"'
+    pinned = versions.manifest(toml, "smol", "/src/smol")
+    assert pinned.splitlines()[1] == 'smol = { path = "/src/smol" }'
+    assert pinned.endswith('[patch.crates-io]\nsmol = { path = "/src/smol" }\n')
+
+
 @pytest.fixture(scope="module")
 def older(tmp_path_factory):
     """std, tokio and tokio at OLD from the registry, one sweep; the workspace's lock and tokio binary as they were."""
