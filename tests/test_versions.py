@@ -158,6 +158,16 @@ def test_a_release_the_seam_cannot_compile_against_is_refused_naming_the_api(old
             "for struct `tokio::runtime::Runtime`") in line and "(crates/tokio-rtt/src/lib.rs:" in line, line
 
 
+def test_across_two_hosts_a_version_variant_is_refused(tmp_path):
+    """Host B would need the same build: run-network.sh refuses it rather than run B's today's binaries under it."""
+    out = tmp_path / "out"
+    run = run_script("run-network.sh", ["--peer", "127.0.0.1", "-S"], out, timeout=60, VARIANTS=f"x=tokio@{OLD}",
+                     BASE_PORT="9701")
+    assert run.rc == 2 and not out.exists(), run.output
+    assert run.stderr.splitlines() == [f"run-network.sh: VARIANTS: x=tokio@{OLD}: a version variant runs on one host: "
+                                       "use ./run-localhost.sh", "Nothing was started."]
+
+
 @pytest.fixture(scope="module")
 def checkout():
     """The suite's own tokio, unpacked from cargo's registry into a git repository of one commit, at a path that
