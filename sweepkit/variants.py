@@ -19,7 +19,7 @@ from suite import runtimes
 LABEL = re.compile(r"[A-Za-z0-9._-]+")
 # A token that starts a variant: no leading dash, so that an argument such as --a=b:c never does.
 # LABEL=BASE:ARGS, LABEL=BASE@VERSION[:ARGS] or LABEL=BASE@path:DIR[:ARGS]: groups label, base, version, args.
-START = re.compile(r"([^-=:][^=:@]*)=([^=:@]*)(?:@((?:path:)?[^:]*))?(?::(.*))?")
+START = re.compile(r"([^-=:][^=:]*)=([^=:@]*)(?:@((?:path:)?[^:]*))?(?::(.*))?")
 ENDS = ("ping", "pong")  # LABEL=BASE:END:ARG gives the arguments to that end only
 EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread, or std-slow=std:pong:--delay-ns 4000"
 RELEASE = re.compile(r"[0-9]+(\.[0-9]+){0,2}([-+][0-9A-Za-z.+-]+)?")  # cargo's `=` takes 1, 1.38 or 1.38.0(-rc.1)
@@ -67,7 +67,7 @@ def bases() -> list[str]:
 
 def parse(text: str, problems: list[str]) -> list[Variant]:
     """The variants of the knob, in its order; every problem found is added to `problems`."""
-    found: list[list] = []  # [label, base, args]
+    found: list[list] = []  # [label, base, args, end, version]
     for token in text.split():
         start = START.fullmatch(token)
         if start and (start[3] is not None or start[4] is not None):

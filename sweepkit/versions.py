@@ -185,10 +185,11 @@ def _workspace(suite: Path, where: Path, prefix: str, toml: str) -> str:
 
 
 def _seed_target(where: Path, runtime: str) -> None:
-    """A first build starts from a copy of the newest other build of the runtime's target/, so that cargo compiles
-    only the crates whose version or source differ (its fingerprints say which): about 1.5 min instead of 2.5 here."""
-    built = sorted((p for p in where.parent.glob(f"{runtime}@*/build.json") if p.parent != where),
-                   key=lambda p: p.stat().st_mtime)
+    """A first build starts from a copy of another build's target/ (the newest of the same runtime, else the
+    newest), so that cargo compiles only the crates whose version or source differ (its fingerprints say which):
+    about 1.5 min instead of 2.5 here."""
+    built = sorted((p for p in where.parent.glob("*/build.json") if p.parent != where),
+                   key=lambda p: (p.parent.name.startswith(f"{runtime}@"), p.stat().st_mtime))
     if built:
         shutil.copytree(built[-1].parent / "target", where / "target", symlinks=True)
 
