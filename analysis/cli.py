@@ -22,7 +22,7 @@ from pathlib import Path
 
 from suite.palette import Palette
 
-from . import compare, legacy, options, request, tracking_cli, wrk
+from . import compare, legacy, options, phases_cli, request, tracking_cli, wrk
 from . import entry_kit as kit
 from .kind import UsageError
 from .sweep import NothingUsable
@@ -256,6 +256,8 @@ OWN = {"table": _table_options, "figures": _figures_options, "compare": _compare
        "variance": _variance_options, "wrk": _wrk_options, "protocols": _protocols_options}
 COMMANDS += tracking_cli.COMMANDS  # export, record, history
 OWN |= tracking_cli.OWN
+COMMANDS += phases_cli.COMMANDS
+OWN |= phases_cli.OWN
 
 
 def main(argv=None) -> int:

@@ -111,3 +111,12 @@ class History:
     out: Path | None  # the pages, checked writable; None: no figure
     fail_on_change: bool  # exit 1 when the newest sweep starts a change
     writes: str = "pdf"  # out's format, from its extension: pdf or html
+
+
+@dataclass(frozen=True)
+class Phases:
+    """`parse.py phases`: a TRACE=1 sweep's traced runs, each round trip split into its phases."""
+
+    folder: Path
+    form: str  # text, csv, markdown
+    out: Path | None  # a page of bars (PDF, or an image), checked writable; None: the table only

@@ -130,6 +130,7 @@ TABLES = (
     ("claim4", "decoys", ()),
     ("claim5", "network", ()),
     ("claim5", "main", ("-f", "std,tokio", "-r", "1k,inf")),
+    ("why", "phases", ()),
 )
 DERIVED = {  # block: (the sweeps it needs, the table it draws from their CSV tables)
     "claim2": (("main", "pacing"), numbers.async_table),
@@ -139,7 +140,9 @@ DERIVED = {  # block: (the sweeps it needs, the table it draws from their CSV ta
     "laptop": (("main", "pacing"), numbers.laptop_table),
 }
 BLOCK_SWEEPS = {"claim1": ("main",), "claim2": ("main", "pacing"), "claim3": ("pacing", "main"),
-                "claim4": ("decoys",), "claim5": ("main", "network")}
+                "claim4": ("decoys",), "claim5": ("main", "network"), "why": ("phases",)}
+# (block, sweep, figure file): parse.py phases' table and pages of a TRACE=1 sweep
+PHASES = (("why", "phases", "why.png"),)
 
 
 def rel(path: Path) -> str:
@@ -196,6 +199,18 @@ def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]
     for block, (needs, draw) in DERIVED.items():
         if all(n in csv for n in needs):
             parts.setdefault(block, []).append(draw(*(csv[n] for n in needs)) + unmeasured(folders, needs))
+    for block, sweep, file in PHASES:
+        if sweep in folders:
+            image = figures / file
+            for old in [image, *image.parent.glob(f"{image.stem}-[0-9]*{image.suffix}")]:
+                old.unlink(missing_ok=True)
+            table = parse_py("phases", "-d", str(folders[sweep]), "--format", "markdown", "-o", str(image))
+            shown = " ".join(["python3 parse.py phases -d", rel(folders[sweep]), "--format markdown"])
+            for extra in image.parent.glob(f"{image.stem}-[0-9]*{image.suffix}"):
+                extra.unlink()  # the page shows the bars; the timelines are parse.py phases -o's
+            if table is not None:
+                parts.setdefault(block, []).append(f"![where a round trip's time goes]({link}/{file})\n\n"
+                                                   f"`{shown}`:\n\n{table}")
     for block, sweep, args in TABLES:
         if sweep in folders:
             shown = " ".join(["python3 parse.py table -d", rel(folders[sweep]), *args, "--format markdown"])

@@ -35,6 +35,7 @@ DEFAULTS = {
     # at 10 and 100 msg/s needs K = 13 at 80 rounds, 14 more minutes of 1.3 s runs at 10 msg/s, past the 15 the
     # default -asStP fits (docs/sweeps.md, "Samples at low rates"); the plan says what each rate carries.
     "MIN_MESSAGES": "0",
+    "TRACE": "0",  # MODE=rtt: N: after the rounds, N traced runs of each point, outside the estimates (traced.py)
     "SIZES": "8 64 1024 16384 65536 1048576",
     **{d.knob: d.default for d in DIMENSIONS},  # TASKS, CONNECTIONS, LOAD: sweepkit/dimensions.py
     "PROTOCOLS": transports.DEFAULT,  # tcp udp: suite/transports.py, which also lists http
@@ -72,5 +73,5 @@ THROUGHPUT_OVERRIDES = LONGER_RUNS
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
 # What a micro sweep does not use: named in a warning when given.
-NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "MIN_MESSAGES", "SIZES", *(d.knob for d in DIMENSIONS), "PROTOCOLS",
+NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "MIN_MESSAGES", "TRACE", "SIZES", *(d.knob for d in DIMENSIONS), "PROTOCOLS",
              "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA")

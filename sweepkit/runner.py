@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import costs as costs_mod
 from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
+from . import traced, tracing
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -79,6 +80,8 @@ class Sweep:
             while index < len(self.runs):  # BUDGET may re-plan the rounds after each one (self.replan)
                 self.measure(index, self.runs[index])
                 index += 1
+            if self.spec.trace:
+                traced.run_all(self, tracing)
         except signals.Stop as stop:
             self.stopped(stop)
             return stop.code

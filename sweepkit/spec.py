@@ -86,6 +86,7 @@ class Spec:
     micro_timeout: int = 0
     wrk: str = ""  # MODE=wrk's: the wrk that runs, as found on PATH (the entry checks it is there)
     min_messages: int = 0  # MODE=rtt's MIN_MESSAGES: a paced run's window holds at least this many; 0: DURATION only
+    trace: int = 0  # MODE=rtt's TRACE: after the rounds, this many traced runs of each point (sweepkit/traced.py)
 
     def record(self) -> dict[str, str]:
         """sweep.json's `knobs`: every knob's text, in order."""

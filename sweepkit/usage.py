@@ -27,6 +27,9 @@ Knobs (environment variables, with their defaults):
   MIN_MESSAGES={MIN_MESSAGES:<10}MODE=rtt: a paced run's window holds at least this many messages
                          (max(DURATION, MIN_MESSAGES × interval)); 0: off. The plan says which
                          quantiles each rate carries, and what carries its p99
+  TRACE={TRACE:<17}MODE=rtt: N: after the rounds, N more runs of each point with both ends'
+                         scheduler and system-call events recorded (root), kept in traces/,
+                         outside the estimates: parse.py phases splits their round trips
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
                          (UDP points above 65507 bytes are skipped)
 {dimensions}

@@ -107,6 +107,10 @@ class Mode:
         finally:
             sweep.pongs.stop()
 
+    def traceable(self, point) -> bool:
+        """Whether TRACE=1 traces a run of the point (sweepkit/traced.py): only an RTT point has a round trip."""
+        return False
+
     def judge(self, exit_code: int, limit_s: str, stem) -> tuple[str, str | None]:
         """ok or failed (or skipped), and why, from the exit status and the logs."""
         return state.ping_outcome(exit_code, limit_s, stem)

@@ -12,6 +12,7 @@ from ..spec import Spec
 from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
 
 MAX_MIN_MESSAGES = 1_000_000  # a run's window at 10 msg/s would be a day
+MAX_TRACED_ROUNDS = 50  # each traced run is 2–6 MB of text
 # Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
 MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
 BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
@@ -33,7 +34,7 @@ class Rtt(Mode):
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split()),
-                                             "min_messages": int(k["MIN_MESSAGES"])}
+                                             "min_messages": int(k["MIN_MESSAGES"]), "trace": int(k["TRACE"])}
 
     def check_measure(self, k: dict, problems: list[str]) -> None:
         size = payload(k["SIZE"], 8, 10**9)
@@ -53,6 +54,13 @@ class Rtt(Mode):
                             f"{MAX_MIN_MESSAGES}, e.g. 13")
         else:
             k["MIN_MESSAGES"] = str(int(count))
+        trace = k["TRACE"]
+        if not (trace.isascii() and trace.isdigit() and int(trace) <= MAX_TRACED_ROUNDS):
+            problems.append(f"TRACE='{trace}': expected how many traced runs of each point after the rounds, from 0 "
+                            f"(none) to {MAX_TRACED_ROUNDS}: 1 shows where a round trip's time goes, 6 or more its "
+                            "Δ's parts with intervals (parse.py phases)")
+        else:
+            k["TRACE"] = str(int(trace))
 
     def check_load(self, k: dict, problems: list[str]) -> None:
         """Open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
@@ -79,6 +87,10 @@ class Rtt(Mode):
     def run_fields(self) -> dict:
         # starved: connections that got under half the median replies (per_connection)
         return dict.fromkeys(self.figure_keys) | {"starved": None}
+
+    def traceable(self, point) -> bool:
+        """One message in flight on one connection, both ends the suite's binaries: a chain of events to follow."""
+        return point.binary is not None and point.get("connections") == 1 and point.get("load") == "closed"
 
     def ping_measure(self, point) -> list[str]:
         return ["--interval", point.interval]
@@ -126,10 +138,12 @@ class Rtt(Mode):
 
     def plan_lines(self, spec: Spec) -> list[str]:
         connections, load = spec.text("CONNECTIONS"), spec.text("LOAD")
-        if connections != "1" or load != "closed":
-            return [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
-                    f"rate/N); load: {load}"]
-        return []
+        lines = [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
+                 f"rate/N); load: {load}"] if connections != "1" or load != "closed" else []
+        if spec.trace:
+            lines.append(f"  TRACE={spec.trace}: after the rounds, {spec.trace} traced round(s) of each point of one "
+                         "connection in closed load (root), kept in traces/ outside the estimates: parse.py phases")
+        return lines
 
     def each(self, spec: Spec, points: list[dict]) -> str:
         longest = max((spec.window(x) for x in spec.intervals), key=lambda w: w.s, default=spec.duration)
