@@ -47,15 +47,27 @@ def _config(points: pd.DataFrame, label: str) -> dict | None:
     return configs[0] if configs else None
 
 
+def _version(points: pd.DataFrame, label: str) -> str | None:
+    """The framework_version its logs gave a series (a version variant's: the release or checkout it ran)."""
+    found = [d.get("framework_version") for d in points.loc[points["framework"] == label, "details"]
+             if isinstance(d, dict)] if "details" in points else []
+    return found[0] if found else None
+
+
 def variant_notes(points: pd.DataFrame) -> list[str]:
-    """A footnote per variant: its base runtime and the runtime_config entries that differ from the
-    base's in this table (all of them when the base was not measured)."""
+    """A footnote per variant: its base runtime (with the version it ran where the base's line ran another: a
+    version variant) and the runtime_config entries that differ from the base's in this table (all
+    of them when the base was not measured)."""
     if "variant" not in points:
         return []
     notes = []
     for label, base in points.loc[points["variant"].notna(), ["framework", "base"]].drop_duplicates().itertuples(
             index=False):
         mine, theirs = _config(points, label), _config(points, base)
+        version, base_version = _version(points, label), _version(points, base)
+        versions = version and base_version and version != base_version  # a version variant beside its base
+        if versions:
+            base = f"{base} {version} (the {base} line's: {base_version})"
         one_end = points.loc[points["framework"] == label, "one_end"].dropna() if "one_end" in points else ()
         if len(one_end):
             notes.append(f"{label}: {base} with {one_end.iloc[0]} (that end only)")
@@ -64,6 +76,9 @@ def variant_notes(points: pd.DataFrame) -> list[str]:
             notes.append(f"{label}: a variant of {base}")
             continue
         differ = {k: v for k, v in mine.items() if theirs is None or theirs.get(k) != v}
+        if not differ and versions:
+            notes.append(f"{label}: {base}, with the same runtime_config")
+            continue
         than = f"differs from {base}'s" if theirs is not None else f"{base}'s not measured here"
         notes.append(f"{label}: {base} with {fmt.settings(differ) or 'the same runtime_config'} "
                      f"(runtime_config; {than})")

@@ -23,6 +23,7 @@ class Entry:
     colour: str  # its colour in every figure
     about: str  # one line for help texts
     binary_prefix: str | None = None  # <prefix>-ping and <prefix>-pong run it (None: another program)
+    crate: str | None = None  # the crate a runtime is built on, which a version variant pins (None: std, references)
     transport: str | None = None  # a reference by another program: the transport it measures
     ping_args: tuple[str, ...] = ()  # extra arguments of the ping and the pong for this entry
     pong_args: tuple[str, ...] = ()

@@ -21,7 +21,7 @@ def pong(bin_dir, binary: str, transport: str, address: str, args, spec: Spec, p
 def ping(spec: Spec, point, target: str, stem: Path, prefix=()) -> list[str]:
     """A runtime's ping of one run against the pong at TARGET, writing STEM.json and STEM.csv; what it
     measures (--interval, --mode throughput) is its point's mode's."""
-    return [*prefix, str(spec.bin_dir / f"{point.binary}-ping"), *point.mode.ping_measure(point),
+    return [*prefix, str(Path(point.bin_dir or spec.bin_dir) / f"{point.binary}-ping"), *point.mode.ping_measure(point),
             "--address", target,
             "--protocol", point.transport, "--size", str(point.payload), "--duration", str(spec.window(point.interval)),
             "--warmup", str(spec.warmup), *point.end_args("ping"), *spec.ping_extra, "--out", str(stem)]

@@ -4,11 +4,12 @@ sweepkit.cli hands the environment here once; what comes back (a sweepkit.spec.S
 sweep.json's first fields) is all that the plan, the runs and the records below see.
 """
 
+import dataclasses
 import sys
 from pathlib import Path
 
 from . import knobs as knobs_mod
-from . import modes, variants
+from . import modes, variants, versions
 from .defaults import SUITE_DIR
 from .knobs import Checked
 from .spec import Spec
@@ -36,12 +37,14 @@ def check(environ, flags: str, context: str, ends: list[str], prog: str) -> tupl
         if why and len(checked.selection) > 1:
             checked.selection.remove(entry)
             print(f"{prog}: warning: -{entry.flag}: {why}; skipped", file=sys.stderr)
-    missing = missing_binaries(spec, checked.selection + [v.entry for v in checked.variants], ends)
+    missing = missing_binaries(spec, checked.selection + [v.entry for v in checked.variants if not v.version], ends)
     if missing:
         print(f"{prog}: missing binaries:", *(f"  {path}" for path in missing), sep="\n", file=sys.stderr)
         print(f'Build them first: run "make" (or "cargo build --release --workspace --bins") in {SUITE_DIR}',
               file=sys.stderr)
         raise SystemExit(1)
+    if not spec.dry_run:  # a dry run prints the plan and builds nothing
+        checked.variants = [build(v, context, prog) for v in checked.variants]
     refused = variants.refusals(checked.variants, spec.bin_dir, mode.binary_ends(ends), spec.mode)
     if refused:
         print(*(f"{prog}: {problem}" for problem in refused), "Nothing was started.", sep="\n", file=sys.stderr)
@@ -49,6 +52,23 @@ def check(environ, flags: str, context: str, ends: list[str], prog: str) -> tupl
     doc = {"frameworks": [e.label for e in checked.selection], "variants": [v.record() for v in checked.variants],
            "knobs": spec.record(), "knobs_given": list(spec.given), "points": []}
     return checked, spec, doc
+
+
+def build(variant: variants.Variant, context: str, prog: str) -> variants.Variant:
+    """A version variant with its build (sweepkit/versions.py: made on first use, else cargo's no-op), any other
+    as it is; a version that cannot be built ends the sweep here in one line, exit 2, before anything runs."""
+    if not variant.version:
+        return variant
+    name = f"VARIANTS: {variant.label}={variant.base}@{variant.version}"
+    try:
+        if context != "localhost":
+            raise versions.Refused("a version variant runs on one host: use ./run-localhost.sh")
+        record = versions.build(SUITE_DIR, variant.entry, variant.version,
+                                lambda line: print(f"{prog}: {name}: {line}", flush=True))
+    except versions.Refused as refused:
+        print(f"{prog}: {name}: {refused}", "Nothing was started.", sep="\n", file=sys.stderr)
+        raise SystemExit(2) from None
+    return dataclasses.replace(variant, build=record)
 
 
 def missing_binaries(spec: Spec, selection, ends: list[str]) -> list[Path]:

@@ -36,6 +36,7 @@ class Point:
     skipped: str | None = None  # why the plan skips it
     ping_args: tuple[str, ...] = ()  # a reference's own arguments (runtimes.json), or a variant's
     pong_args: tuple[str, ...] = ()
+    bin_dir: str | None = None  # where its binaries are when not BIN_DIR: a version variant's build (sweepkit/versions.py)
 
     @property
     def kind(self) -> str:
@@ -120,12 +121,12 @@ def network_points(spec: Spec, selection, measures, variants=()) -> list[Point]:
     def port(entry):
         return None if base_port is None else base_port + with_pongs.index(entry.label)
 
-    # (label, binary prefix, port, ping arguments, pong arguments) of each line of points; a variant's
-    # port follows every pong's (run-network.sh --serve runs a pong per variant too).
-    lines = [(e.label, e.binary_prefix, port(e), extra_args(e, "ping"), extra_args(e, "pong"))
+    # (label, binary prefix, port, ping arguments, pong arguments, binaries' folder) of each line of points; a
+    # variant's port follows every pong's (run-network.sh --serve runs a pong per variant too).
+    lines = [(e.label, e.binary_prefix, port(e), extra_args(e, "ping"), extra_args(e, "pong"), None)
              for e in selection if has_pong(e)]
     lines += [(v.label, v.entry.binary_prefix, None if base_port is None else base_port + len(with_pongs) + i,
-               (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.pong_args))
+               (*extra_args(v.entry, "ping"), *v.ping_args), (*extra_args(v.entry, "pong"), *v.pong_args), v.bin_dir)
               for i, v in enumerate(variants)]
     # A second transport in one port space (HTTP beside TCP) takes the block of ports after every pong's.
     block = len(with_pongs) + len(variants)
@@ -134,8 +135,8 @@ def network_points(spec: Spec, selection, measures, variants=()) -> list[Point]:
         return None if at is None else at + block * transports.port_block(proto, spec.protocols)
 
     return [Point(label, binary, proto, size, interval, spec.sweep_mode, values, at_port(at, proto),
-                  ping_args=ping_args, pong_args=pong_args)
-            for (label, binary, at, ping_args, pong_args), proto, (size, interval), values
+                  ping_args=ping_args, pong_args=pong_args, bin_dir=bin_dir)
+            for (label, binary, at, ping_args, pong_args, bin_dir), proto, (size, interval), values
             in itertools.product(lines, spec.protocols, measures, grid)
             if not (dict(values).get("load") == "open" and float(interval) == 0)]
 

@@ -1,6 +1,6 @@
 """Where a run's pong comes from: started here on loopback, started on host B over ssh, or already serving on a peer."""
 
-# Each kind has start(binary, transport, args, port, stderr_path) -> (TARGET for the ping, None) or
+# Each kind has start(binary, transport, args, port, stderr_path, bin_dir) -> (TARGET for the ping, None) or
 # (None, why it is not ready), stop(), safe to call twice, and threads(): the running pong's context
 # switches and migrations, when it runs here. A pong is ready once it prints its
 # `listening on ADDR:PORT (tcp)` line, within READY_TIMEOUT seconds.
@@ -23,8 +23,9 @@ class LocalPongs:
     def __init__(self, spec: Spec, prefix: list[str]):
         self.spec, self.prefix, self.child = spec, prefix, None
 
-    def start(self, binary, transport, args, _port, err):
-        argv = commands.pong(self.spec.bin_dir, binary, transport, "127.0.0.1:0", args, self.spec, self.prefix)
+    def start(self, binary, transport, args, _port, err, bin_dir=None):
+        """`bin_dir`: a version variant's build (Point.bin_dir); None: BIN_DIR."""
+        argv = commands.pong(bin_dir or self.spec.bin_dir, binary, transport, "127.0.0.1:0", args, self.spec, self.prefix)
         try:
             self.child = procs.Child(argv, stdout=subprocess.PIPE, stderr=err)
         except OSError as error:
@@ -54,7 +55,7 @@ class RemotePongs:
         self.spec, self.ssh, self.remote, self.remote_dir = spec, ssh, remote, remote_dir
         self.target, self.prefix, self.child = target, prefix, None
 
-    def start(self, binary, transport, args, _port, err):
+    def start(self, binary, transport, args, _port, err, _bin_dir=None):
         argv = commands.pong(f"{self.remote_dir}/target/release", binary, transport,
                              commands.hostport(self.target, 0), args, self.spec, self.prefix)
         command = commands.remote_pong(self.remote_dir, argv)
@@ -90,7 +91,7 @@ class PeerPongs:
     def __init__(self, peer: str):
         self.peer = peer
 
-    def start(self, _binary, _transport, _args, port, _err):
+    def start(self, _binary, _transport, _args, port, _err, _bin_dir=None):
         return commands.hostport(self.peer, port), None
 
     def stop(self):

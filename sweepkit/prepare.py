@@ -14,9 +14,11 @@ from .spec import Spec
 
 def measured_prefixes(checked: Checked, spec: Spec) -> list[str]:
     """The binary prefixes whose binaries the sweep runs: runtimes, references measured by the suite's
-    binaries and variants' bases (MODE=micro: every entry left, each with a <prefix>-micro), in the list's order."""
+    binaries and variants' bases (a version variant's are its own build's), (MODE=micro: every entry left, each with
+    a <prefix>-micro), in the list's order."""
     mode = modes.of(spec.mode)
-    chosen = {e.label for e in checked.selection if mode.measures_entry(e)} | {v.base for v in checked.variants}
+    chosen = {e.label for e in checked.selection if mode.measures_entry(e)} | {v.base for v in checked.variants
+                                                                               if not v.version}
     return list(dict.fromkeys(e.binary_prefix for e in runtimes.entries() if e.label in chosen))
 
 

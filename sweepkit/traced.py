@@ -52,7 +52,8 @@ def trace_one(sweep, point, round_: int, tracing) -> dict:
     pong_err, ping_err = sweep.tmp / "pong.err", sweep.tmp / "ping.err"
     stem = sweep.tmp / f"traced-{point.stem}"
     try:
-        target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port, pong_err)
+        target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port, pong_err,
+                                        point.bin_dir)
         if target is None:
             entry["message"] = f"pong not ready: {why}"
             return entry

@@ -1,10 +1,12 @@
-"""VARIANTS: extra lines of a base runtime run with other options, e.g. "tokio-ct=tokio:--flavor current_thread"."""
+"""VARIANTS: extra lines of a base runtime run with other options or another version of its crate, e.g. "tokio-ct=tokio:--flavor current_thread"."""
 
 # Whitespace-separated tokens; LABEL=BASE:ARG starts a variant, the tokens after it are more of its
 # arguments until the next such token. The arguments go to both its ping and its pong, or to one end
 # only when they start with that end's name: LABEL=BASE:pong:ARG (e.g. std-slow=std:pong:--delay-ns
 # 4000, a planted difference). The ping also gets --variant LABEL, so that its log names the variant
-# (docs/sweeps.md, "Variants").
+# (docs/sweeps.md, "Variants"). BASE@VERSION or BASE@path:DIR runs the base built against that release
+# or checkout of its crate (runtimes.json's `crate`), with or without arguments: tokio-1.38=tokio@1.38.0,
+# tokio-mine=tokio@path:../tokio:--flavor current_thread; sweepkit/versions.py builds it.
 # Nothing here measures: `refusals` only asks the binaries whether they take the arguments.
 
 import re
@@ -16,9 +18,12 @@ from suite import runtimes
 
 LABEL = re.compile(r"[A-Za-z0-9._-]+")
 # A token that starts a variant: no leading dash, so that an argument such as --a=b:c never does.
-START = re.compile(r"([^-=:][^=:]*)=([^=:]*):(.*)")
+# LABEL=BASE:ARGS, LABEL=BASE@VERSION[:ARGS] or LABEL=BASE@path:DIR[:ARGS]: groups label, base, version, args.
+START = re.compile(r"([^-=:][^=:]*)=([^=:@]*)(?:@((?:path:)?[^:]*))?(?::(.*))?")
 ENDS = ("ping", "pong")  # LABEL=BASE:END:ARG gives the arguments to that end only
 EXAMPLE = "e.g. tokio-ct=tokio:--flavor current_thread, or std-slow=std:pong:--delay-ns 4000"
+RELEASE = re.compile(r"[0-9]+(\.[0-9]+){0,2}([-+][0-9A-Za-z.+-]+)?")  # cargo's `=` takes 1, 1.38 or 1.38.0(-rc.1)
+VERSION_EXAMPLE = "e.g. tokio-1.38=tokio@1.38.0 or tokio-mine=tokio@path:../tokio"
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,8 @@ class Variant:
     base: str  # the runtime label in runtimes.json it runs
     args: tuple[str, ...]
     end: str | None = None  # the one end that gets `args` ("ping" or "pong"); None: both
+    version: str | None = None  # BASE@VERSION's VERSION (a release, or path:DIR): its crate built so; None: as BIN_DIR's
+    build: dict | None = None  # that build's record (sweepkit/versions.py), its binaries in build["bin_dir"]
 
     @property
     def entry(self) -> runtimes.Entry:
@@ -40,10 +47,17 @@ class Variant:
     def pong_args(self) -> tuple[str, ...]:
         return self.args if self.end != "ping" else ()
 
+    @property
+    def bin_dir(self) -> str | None:
+        """Where its binaries are: its version's build, or None for BIN_DIR's."""
+        return self.build["bin_dir"] if self.build else None
+
     def record(self) -> dict:
-        """Its entry in sweep.json's `variants`: each end's arguments (the ping's without --variant)."""
+        """Its entry in sweep.json's `variants`: each end's arguments (the ping's without --variant), and a
+        version variant's version and build."""
+        version = {"version": self.version, "build": self.build} if self.version else {}
         return {"label": self.label, "base": self.base, "args": list(self.args), "end": self.end or "both",
-                "ping_args": list(self.ping_args[:-2]), "pong_args": list(self.pong_args)}
+                "ping_args": list(self.ping_args[:-2]), "pong_args": list(self.pong_args), **version}
 
 
 def bases() -> list[str]:
@@ -53,21 +67,21 @@ def bases() -> list[str]:
 
 def parse(text: str, problems: list[str]) -> list[Variant]:
     """The variants of the knob, in its order; every problem found is added to `problems`."""
-    found: list[list] = []  # [label, base, args]
+    found: list[list] = []  # [label, base, args, end, version]
     for token in text.split():
         start = START.fullmatch(token)
-        if start:
-            end, first = next(((e, start[3][len(e) + 1:]) for e in ENDS if start[3].startswith(f"{e}:")),
-                              (None, start[3]))
-            found.append([start[1], start[2], [first] if first else [], end])
+        if start and (start[3] is not None or start[4] is not None):
+            rest = start[4] or ""
+            end, first = next(((e, rest[len(e) + 1:]) for e in ENDS if rest.startswith(f"{e}:")), (None, rest))
+            found.append([start[1], start[2], [first] if first else [], end, start[3]])
         elif found:
             found[-1][2].append(token)
         else:
             problems.append(f"VARIANTS: '{token}' does not start a variant: expected LABEL=BASE:ARG..., {EXAMPLE}")
             return []
     known, taken, variants = bases(), set(runtimes.labels()), []
-    for label, base, args, end in found:
-        name = f"VARIANTS: {label}={base}:"
+    for label, base, args, end, version in found:
+        name = f"VARIANTS: {label}={base}{'@' + version if version is not None else ''}:"
         if not LABEL.fullmatch(label):
             problems.append(f"{name} the label '{label}' may hold only letters, digits, '.', '_' and '-'")
         elif label in taken:
@@ -75,12 +89,20 @@ def parse(text: str, problems: list[str]) -> list[Variant]:
             problems.append(f"{name} the label '{label}' is already {clash}; give the variant its own")
         elif base not in known:
             problems.append(f"{name} '{base}' is not a runtime; the runtimes are {', '.join(known)}")
-        elif not args:
+        elif version is not None and not runtimes.by_label(base).crate:
+            problems.append(f"{name} {base} is built on no crate of its own (runtimes.json's `crate`): only a "
+                            f"runtime that is takes a version, {VERSION_EXAMPLE}")
+        elif version is not None and version in ("", "path:"):
+            problems.append(f"{name} names no version: write a release or path:DIR after '@', {VERSION_EXAMPLE}")
+        elif version is not None and not version.startswith("path:") and not RELEASE.fullmatch(version):
+            problems.append(f"{name} '{version}' is not a release number: write one (1.38.0) or path:DIR, "
+                            f"{VERSION_EXAMPLE}")
+        elif not args and version is None:
             problems.append(f"{name} gives no arguments: a variant runs its base with other options, {EXAMPLE}")
         elif "--variant" in args or any(a.startswith("--variant=") for a in args):
             problems.append(f"{name} --variant is the sweep's to give (it passes the label)")
         else:
-            variants.append(Variant(label, base, tuple(args), end))
+            variants.append(Variant(label, base, tuple(args), end, version))
         taken.add(label)
     return variants
 
@@ -96,7 +118,7 @@ def refusals(variants: list[Variant], bin_dir: Path, ends: list[str], mode: str)
             binary = f"{v.entry.binary_prefix}-{end}"
             target = ("--address", "127.0.0.1:9") if end == "ping" else ()  # never contacted
             args = v.ping_args if end == "ping" else v.pong_args
-            command = [str(bin_dir / binary), "--check-options", "--mode", mode, *target, *args]
+            command = [str(Path(v.bin_dir or bin_dir) / binary), "--check-options", "--mode", mode, *target, *args]
             try:
                 done = subprocess.run(command, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
             except (OSError, subprocess.TimeoutExpired) as error:
@@ -113,5 +135,5 @@ def refusals(variants: list[Variant], bin_dir: Path, ends: list[str], mode: str)
 
 def from_records(records) -> list[Variant]:
     """The variants as sweep.json records them."""
-    return [Variant(r["label"], r["base"], tuple(r["args"]), None if r.get("end", "both") == "both" else r["end"])
-            for r in records or ()]
+    return [Variant(r["label"], r["base"], tuple(r["args"]), None if r.get("end", "both") == "both" else r["end"],
+                    r.get("version"), r.get("build")) for r in records or ()]

@@ -93,7 +93,8 @@ class Mode:
         """A runtime's point (or a reference measured by the suite's binaries): a fresh pong, then a fresh ping."""
         point, pong_err = run.point, sweep.tmp / "pong.err"
         try:
-            target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port, pong_err)
+            target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port, pong_err,
+                                            point.bin_dir)
             if target is None:
                 return Outcome(status="failed", message=f"pong not ready: {why}", tails=(pong_err,))
             ping_err = sweep.tmp / "ping.err"

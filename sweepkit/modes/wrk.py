@@ -111,7 +111,8 @@ class Wrk(Mode):
         point, spec = run.point, sweep.spec
         pong_err, out, err = sweep.tmp / "pong.err", sweep.tmp / "wrk.out", sweep.tmp / "wrk.err"
         try:
-            target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port, pong_err)
+            target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port, pong_err,
+                                            point.bin_dir)
             if target is None:
                 return Outcome(status="failed", message=f"pong not ready: {why}", tails=(pong_err,))
             url = f"http://{target}/echo"
@@ -175,7 +176,7 @@ class Wrk(Mode):
         lines = plan.network_points(spec, [e for e in selection if e.is_runtime], [(spec.size, "0")], variants)
         both, pong = (("connections", CLIENT_CONNECTIONS),), ("--connections", str(PONG_CONNECTIONS))
         return [plan.Point(p.framework, p.binary, p.transport, p.payload, p.interval, mode, both, p.port,
-                           ping_args=(*p.ping_args, *ping), pong_args=(*p.pong_args, *pong))
+                           ping_args=(*p.ping_args, *ping), pong_args=(*p.pong_args, *pong), bin_dir=p.bin_dir)
                 for p in lines for mode, ping in ((self, ()), (PING, ("--connections", str(CLIENT_CONNECTIONS))))]
 
     def each(self, spec: Spec, points: list[dict]) -> str:
