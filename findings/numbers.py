@@ -164,3 +164,25 @@ def tokio_added_table(main: list[dict], network: list[dict]) -> str:
                              p50(tokio), delta(tokio)])
     return markdown(["link", "transport", "msg/s", "std p50 µs [95 %]", "tokio p50 µs [95 %]",
                      "tokio − std µs [95 %], verdict"], body)
+
+
+def versions_table(versions: list[dict]) -> str:
+    """Each older release beside today's line of its runtime: both p50s and old ÷ today with its interval (from
+    both p50s' intervals, unpaired: wider than a paired Δ), and whether the interval excludes 1."""
+    from .sweeps import OLD_RELEASES
+
+    body = []
+    for fw, release in OLD_RELEASES:
+        old_label = f"{fw}-{release.rsplit('.', 1)[0]}"
+        for tasks in (0, 100):
+            for transport in ("tcp", "udp"):
+                for msg_per_s in (1000, math.inf):
+                    new, old = find(versions, fw, transport, msg_per_s, tasks), find(versions, old_label, transport,
+                                                                                     msg_per_s, tasks)
+                    r = ratio(old, new)
+                    verdict = fmt.UNKNOWN if math.isnan(r[0]) else (
+                        "same" if r[1] <= 1 <= r[2] else ("slower" if r[1] > 1 else "faster"))
+                    body.append([f"{fw} {release} against today's", f"{transport}, {tasks} decoys",
+                                 rate_label(msg_per_s), p50(new), p50(old), times(r), verdict])
+    return markdown(["runtime", "setting", "msg/s", "today's p50 µs [95 %]", "the release's p50 µs [95 %]",
+                     "release ÷ today", "the release"], body)

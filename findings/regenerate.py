@@ -131,6 +131,7 @@ TABLES = (
     ("claim5", "network", ()),
     ("claim5", "main", ("-f", "std,tokio", "-r", "1k,inf")),
     ("why", "phases", ()),
+    ("versions", "versions", ()),
 )
 DERIVED = {  # block: (the sweeps it needs, the table it draws from their CSV tables)
     "claim2": (("main", "pacing"), numbers.async_table),
@@ -138,9 +139,11 @@ DERIVED = {  # block: (the sweeps it needs, the table it draws from their CSV ta
     "claim4": (("decoys",), numbers.decoys_table),
     "claim5": (("main", "network"), numbers.tokio_added_table),
     "laptop": (("main", "pacing"), numbers.laptop_table),
+    "versions": (("versions",), numbers.versions_table),
 }
 BLOCK_SWEEPS = {"claim1": ("main",), "claim2": ("main", "pacing"), "claim3": ("pacing", "main"),
-                "claim4": ("decoys",), "claim5": ("main", "network"), "why": ("phases",)}
+                "claim4": ("decoys",), "claim5": ("main", "network"), "why": ("phases",),
+                "versions": ("versions",)}
 # (block, sweep, figure file): parse.py phases' table and pages of a TRACE=1 sweep
 PHASES = (("why", "phases", "why.png"),)
 

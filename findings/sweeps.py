@@ -11,6 +11,10 @@ REMOTE = f"root@{LAB_SUBNET}.2"
 
 # The 2022 suite's pacing, one variant per runtime: the ping sleeps the interval after each reply.
 SLEEP_PACING = " ".join(f"{fw}-sleep={fw}:ping:--pacing sleep" for fw in ("std", "tokio", "async-std", "smol"))
+# The releases of 2022 where the runtime crates build against them (docs/sweeps.md, "Versions"): async-std's and
+# smol's; tokio's oldest that builds unchanged is 1.38.0 (1.37 lacks Runtime::metrics).
+OLD_RELEASES = (("tokio", "1.38.0"), ("async-std", "1.11.0"), ("smol", "1.2.5"))
+OLD_VERSIONS = " ".join(f"{fw}-{version.rsplit('.', 1)[0]}={fw}@{version}" for fw, version in OLD_RELEASES)
 # The 2022 suite's decoys: timers, not CPU work (a multiply, then a 1 ms sleep on the runtime's timer).
 TIMER_DECOYS = " ".join(f"{fw}-timers={fw}:ping:--decoy sleep --decoy-work-us 0"
                         for fw in ("std", "tokio", "async-std", "smol"))
@@ -52,6 +56,9 @@ SWEEPS = (
     Sweep("phases", "run-localhost.sh", "-asStmcg",
           (("SEED", "3305"), ("REPEATS", "20"), ("INTERVALS", "0.001 0"), ("TRACE", "6")), 5,
           "the seven runtimes at 1 k msg/s and back-to-back, then 6 traced runs of each point: where the time goes"),
+    Sweep("versions", "run-localhost.sh", "-asSt",
+          (("SEED", "3306"), ("REPEATS", "20"), ("INTERVALS", "0.001 0"), ("TASKS", "0 100"), ("VARIANTS", OLD_VERSIONS)),
+          5, "today's tokio, async-std and smol beside older releases of each, built by the sweep, in the same blocks"),
     Sweep("network", "run-network.sh", f"--remote {REMOTE} -St",
           (("SEED", "3304"), ("REPEATS", "12"), ("INTERVALS", "0.001 0")), 3.5,
           "tokio and std across a veth pair between two network namespaces (not a 100 GbE link)"),

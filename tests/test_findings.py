@@ -12,7 +12,7 @@ from findings.sweeps import SWEEPS
 from sweep_helpers import REPO
 
 PAGE = REPO / "docs" / "findings.md"
-BLOCKS = ["machine", "sweeps", "claim1", "claim2", "claim3", "claim4", "claim5", "laptop", "why"]
+BLOCKS = ["machine", "sweeps", "claim1", "claim2", "claim3", "claim4", "claim5", "laptop", "why", "versions"]
 
 
 def sweep_commands(text: str) -> list[str]:
