@@ -10,6 +10,7 @@ use rtt_core::{
     output::{LogFiles, Outcome},
     runtime::{Runtime, STALL_LIMIT},
 };
+use rtt_counters::{Counting, CountingSpec};
 
 use crate::{
     decoy::DecoySpec,
@@ -61,6 +62,9 @@ fn resolve(options: &PingOptions, framework: &'static str) -> (RunSpec, Measurem
             kind: options.decoy,
             work_us: options.decoy_work_us,
         },
+        counting: (!options.no_counters).then_some(CountingSpec {
+            pong_pid: options.pong_pid,
+        }),
     };
     let measurement = match options.mode {
         Mode::Rtt => Measurement::Rtt(RttSpec {
@@ -95,11 +99,16 @@ fn ping<R: Runtime>(
         .as_ref()
         .map(|f| f.paths().to_vec())
         .unwrap_or_default();
+    // Opened here, on the thread that starts the runtime's, so all of them count.
+    let counting = match measurement {
+        Measurement::Rtt(_) => run.counting.map(|c| Counting::start(c.pong_pid)),
+        Measurement::Throughput(_) => None,
+    };
     start_watchdog(name, run.warmup() + run.duration() + 3 * STALL_LIMIT, empty);
     let outcome: Box<dyn Outcome> = R::run(&knobs, move |info| async move {
         match measurement {
             Measurement::Rtt(spec) => {
-                Box::new(rtt::session::<R>(run, spec, info).await) as Box<dyn Outcome>
+                Box::new(rtt::session::<R>(run, spec, info, counting).await) as Box<dyn Outcome>
             }
             Measurement::Throughput(spec) => {
                 Box::new(throughput::session::<R>(run, spec, info).await)

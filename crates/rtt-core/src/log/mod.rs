@@ -7,10 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::RttStats;
 
+mod counters;
 mod header;
 mod micro;
 
 pub use self::{
+    counters::{Count, EndCounters, RunCounters},
     header::{RunHeader, SCHEMA},
     micro::{MedianInterval, MicroLog, MicroParams},
 };
@@ -167,6 +169,11 @@ pub struct RttLog {
     /// written before http existed).
     #[serde(default)]
     pub http: Option<HttpFacts>,
+    /// What each end did over the measured window (system calls, switches, CPU time, …);
+    /// `null` when counting was off (`--no-counters`) or the run never reached its window, and
+    /// in logs written before counting existed.
+    #[serde(default)]
+    pub counters: Option<RunCounters>,
 }
 
 /// What an HTTP run's requests and responses were.

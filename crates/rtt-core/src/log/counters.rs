@@ -1,0 +1,81 @@
+//! What each end of an RTT run did over its measured window, as the log records it: each
+//! counter's value and how it was obtained, or why the machine would not give it. The counting
+//! itself is `rtt-counters`'; this is only the shape of its result.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The counters of both ends of a run (`counters` of an RTT log).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunCounters {
+    pub ping: EndCounters,
+    pub pong: EndCounters,
+}
+
+/// What one process did over the measured window, every thread of it together.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EndCounters {
+    /// The process counted; `null` when this end was not (then every count says why).
+    pub pid: Option<u32>,
+    /// Seconds between the two reads that bound the counts: the measured window, as the counting
+    /// thread woke for its start and its end.
+    pub window_s: f64,
+    /// Time on a CPU, user and kernel together, in ns.
+    pub cpu_ns: Count,
+    /// The user share of the CPU time, in ns: the kernel's split, apportioned by clock ticks
+    /// (`/proc/PID/stat`), so coarse (10 ms) on short runs.
+    pub user_ns: Count,
+    /// The kernel share of the CPU time, in ns, split as `user_ns` is.
+    pub kernel_ns: Count,
+    /// Context switches: every time a thread left its CPU.
+    pub switches: Count,
+    /// Switches where a thread waited (blocked in a call), of the threads alive at both reads.
+    pub voluntary_switches: Count,
+    /// Switches where a thread was preempted, of the threads alive at both reads.
+    pub involuntary_switches: Count,
+    /// Times a thread moved to another CPU.
+    pub migrations: Count,
+    /// Page faults, minor and major.
+    pub page_faults: Count,
+    /// System calls entered (`raw_syscalls:sys_enter`).
+    pub syscalls: Count,
+    /// System calls entered, for the few that tell how an end waits and moves its bytes
+    /// (`syscalls:sys_enter_<name>`), by name.
+    pub syscalls_by_name: BTreeMap<String, Count>,
+    /// Wake-ups this process made (`sched:sched_waking`, which fires in the waker's context, where
+    /// `sched_wakeup` may fire on the woken task's CPU): the sleeping tasks its threads woke (the
+    /// other end, by a write; a thread of its own) and those an interrupt woke while one of its
+    /// threads ran. Not the times it was woken: its voluntary switches are those.
+    pub wakeups_made: Count,
+}
+
+/// One counter over the window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Count {
+    /// The count over the window; `null` when it could not be counted.
+    pub value: Option<u64>,
+    /// How it was obtained, or would have been.
+    pub source: String,
+    /// Why there is no value (`null` when there is one).
+    pub unavailable: Option<String>,
+}
+
+impl Count {
+    pub fn counted(value: u64, source: impl Into<String>) -> Self {
+        Self {
+            value: Some(value),
+            source: source.into(),
+            unavailable: None,
+        }
+    }
+
+    pub fn missing(source: impl Into<String>, why: impl Into<String>) -> Self {
+        Self {
+            value: None,
+            source: source.into(),
+            unavailable: Some(why.into()),
+        }
+    }
+}
