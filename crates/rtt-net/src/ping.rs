@@ -124,6 +124,9 @@ fn ping<R: Runtime>(
     } else if log.sent() > 0 {
         print!("{}", log.human());
     }
+    if let Some(missing) = log.counters().and_then(|c| c.missing()) {
+        eprintln!("{name}: note: {missing}");
+    }
     if let Some(warning) = log.warning() {
         eprintln!("{name}: warning: {warning}");
     }

@@ -62,6 +62,49 @@ pub struct Count {
     pub unavailable: Option<String>,
 }
 
+impl RunCounters {
+    /// What was not counted, in one line: each end's missing counters (by name ones aside), and
+    /// why the first was not; `None` when all were.
+    pub fn missing(&self) -> Option<String> {
+        let mut names = Vec::new();
+        let mut why = None;
+        for (end, counters) in [("ping", &self.ping), ("pong", &self.pong)] {
+            let missing: Vec<&str> = counters
+                .named()
+                .into_iter()
+                .filter(|(_, count)| count.value.is_none())
+                .map(|(name, count)| {
+                    why = why.take().or(count.unavailable.clone());
+                    name
+                })
+                .collect();
+            if !missing.is_empty() {
+                names.push(format!("{end}'s {}", missing.join(", ")));
+            }
+        }
+        let why = why.unwrap_or_default();
+        (!names.is_empty()).then(|| format!("not counted: {} (first: {why})", names.join("; ")))
+    }
+}
+
+impl EndCounters {
+    /// Each counter by its field's name, those by system call aside.
+    pub fn named(&self) -> [(&'static str, &Count); 10] {
+        [
+            ("cpu_ns", &self.cpu_ns),
+            ("user_ns", &self.user_ns),
+            ("kernel_ns", &self.kernel_ns),
+            ("switches", &self.switches),
+            ("voluntary_switches", &self.voluntary_switches),
+            ("involuntary_switches", &self.involuntary_switches),
+            ("migrations", &self.migrations),
+            ("page_faults", &self.page_faults),
+            ("syscalls", &self.syscalls),
+            ("wakeups_made", &self.wakeups_made),
+        ]
+    }
+}
+
 impl Count {
     pub fn counted(value: u64, source: impl Into<String>) -> Self {
         Self {

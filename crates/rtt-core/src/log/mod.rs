@@ -70,6 +70,14 @@ impl Log {
         self.header().error.as_deref()
     }
 
+    /// What each end did over an RTT run's window; `None` for other kinds, or not counted.
+    pub fn counters(&self) -> Option<&RunCounters> {
+        match self {
+            Log::Rtt(log) => log.counters.as_ref(),
+            Log::Throughput(_) | Log::Micro(_) => None,
+        }
+    }
+
     /// Messages sent (for throughput: in the whole run; a micro-benchmark sends none).
     pub fn sent(&self) -> u64 {
         match self {
