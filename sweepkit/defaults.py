@@ -42,7 +42,8 @@ DEFAULTS = {
     "PING_CPUS": "1",
     "NICE": "-10",
     "DRY_RUN": "0",  # 1: print the plan, its seed and its time, start nothing, write nothing, exit 0
-    "COUNTERS": "1",  # 1: each ping counts what both ends did over its window (crates/rtt-counters); 0: nothing
+    "COUNTERS": "1",  # 1: each ping counts both ends' CPU time and what the kernel keeps anyway; all: and system
+    # calls, switches and wake-ups (perf_event_open, which costs in every call and switch); 0: nothing
     "TUNE": "1",  # 1: hold /dev/cpu_dma_latency at 0 for the sweep, where permitted (docs/sweeps.md, "Idle CPUs")
     "OUT_DIR": "latency-logs",
     "BIN_DIR": str(SUITE_DIR / "target" / "release"),

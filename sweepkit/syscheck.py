@@ -138,17 +138,18 @@ def other_processes(facts: dict, pinned: dict) -> str | None:
 
 
 def counters(facts: dict, pinned: dict) -> str | None:
-    """What the runs' counters (COUNTERS=1, the default) will miss here, and what would give it."""
+    """What the runs' counters will miss here with COUNTERS=all (system calls, switches, wake-ups), and what would
+    give it."""
     missing = []
     paranoid = _value(facts, "perf_event_paranoid")
     if facts.get("root") == "no" and paranoid not in ("-1", "0", "1"):
         missing.append(f"kernel.perf_event_paranoid is {paranoid} and the sweep is not root, so perf_event_open is "
-                       "refused: CPU time, switches and page faults come from /proc alone, system calls and wake-ups "
-                       "are not counted (run as root, or sysctl kernel.perf_event_paranoid=1)")
+                       "refused: switches are read per thread from /proc, system calls and wake-ups are not counted "
+                       "(run as root, or sysctl kernel.perf_event_paranoid=1)")
     if facts.get("tracefs") in ("not mounted", "not readable"):
         missing.append(f"tracefs is {facts['tracefs']} at /sys/kernel/tracing, so system calls and wake-ups are not "
                        "counted (as root: mount -t tracefs nodev /sys/kernel/tracing)")
-    return "; ".join(missing) + " (COUNTERS=0 counts nothing)" if missing else None
+    return "with COUNTERS=all, " + "; ".join(missing) if missing else None
 
 
 # The rules, in the order their lines are printed: each takes a host's facts (sweep.json's hosts[]) and

@@ -129,7 +129,7 @@ def test_each_warning_has_its_rule_and_a_normal_kvm_guest_has_none():
         (line,) = syscheck.warnings(KVM_GUEST | setting, PINNED)
         assert advice in line, name
     (line,) = syscheck.warnings(KVM_GUEST | {"tracefs": "not mounted"}, PINNED)
-    assert "mount -t tracefs nodev /sys/kernel/tracing" in line and "COUNTERS=0" in line
+    assert "mount -t tracefs nodev /sys/kernel/tracing" in line and "COUNTERS=all" in line
     assert syscheck.warnings(KVM_GUEST | {"root": "no", "perf_event_paranoid": "1", "tracefs": "mounted"}, PINNED) == []
     # What is normal stays quiet: performance, kvm-clock, every CPU isolated that the ends use, one core each.
     quiet = {"cpu_governor": "performance", "cpu_boost": "off", "clocksource": "kvm-clock", "isolcpus": "0-1",

@@ -1,5 +1,6 @@
-//! What `/proc` says of a process at one moment, readable without any permission: its CPU time
-//! split user and kernel and its page faults (`/proc/PID/stat`, every thread that ever ran), and
+//! What a process's CPU clock and `/proc` say of it at one moment, readable without any
+//! permission: its CPU time (the clock), split user and kernel, and its page faults
+//! (`/proc/PID/stat`), every thread that ever ran; and
 //! per thread alive now its ns on a CPU (`schedstat`), its switches (`status`) and migrations
 //! (`sched`, where the kernel keeps scheduler statistics), which go with the thread when it ends.
 
@@ -8,6 +9,8 @@ use std::{collections::BTreeMap, fs};
 /// One reading of a process; each figure, or why it could not be read.
 #[derive(Clone, Debug)]
 pub struct ProcSample {
+    /// The process's CPU-time clock: every thread's time on a CPU, those that ended included.
+    pub cpu_ns: Result<u64, String>,
     pub user_ns: Result<u64, String>,
     pub kernel_ns: Result<u64, String>,
     pub page_faults: Result<u64, String>,
@@ -59,6 +62,7 @@ pub fn sample(pid: u32, skip: Option<u32>) -> ProcSample {
                 .collect()
         });
     ProcSample {
+        cpu_ns: cpu_clock(pid),
         user_ns,
         kernel_ns,
         page_faults,
@@ -93,6 +97,18 @@ pub fn threads_delta(
         total += pick(figures).clone()?.saturating_sub(then);
     }
     Ok(total)
+}
+
+/// Process `pid`'s CPU-time clock now (`clock_getcpuclockid`): the scheduler's own sum of its
+/// threads' time on a CPU, in ns, kept past their end; readable for any process.
+fn cpu_clock(pid: u32) -> Result<u64, String> {
+    let pid = nix::unistd::Pid::from_raw(pid as i32);
+    let clock = nix::time::clock_getcpuclockid(pid)
+        .map_err(|e| format!("clock_getcpuclockid({pid}): {e}"))?;
+    let now = clock
+        .now()
+        .map_err(|e| format!("clock_gettime(CPU clock of {pid}): {e}"))?;
+    Ok(now.tv_sec() as u64 * 1_000_000_000 + now.tv_nsec() as u64)
 }
 
 /// The id of the calling thread, from `/proc/thread-self` (a link to `PID/task/TID`).

@@ -8,9 +8,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rtt_core::log::{Count, EndCounters, RunCounters};
+use rtt_core::log::{Count, EndCounters, NOT_ASKED, RunCounters};
 
 use crate::{
+    CountingSpec,
     perf::{Key, PerfSet, Thread},
     procfs::{self, ProcSample, ThreadFigures},
 };
@@ -45,7 +46,9 @@ impl Counting {
     /// Starts counting this process (the calling thread and every thread it starts from now on)
     /// and, given its PID, the pong's (each of its threads now, and those they start). The
     /// counters are opened here, before the run, so nothing is opened inside it.
-    pub fn start(pong_pid: Option<u32>) -> Self {
+    pub fn start(spec: CountingSpec) -> Self {
+        let pong_pid = spec.pong_pid;
+        let not_asked = || Err(NOT_ASKED.to_owned());
         let (ends_out, ends_in) = mpsc::channel::<(End, End)>();
         let (window, windows) = mpsc::channel();
         let (counts_out, counts) = mpsc::channel();
@@ -59,12 +62,16 @@ impl Counting {
         });
         let ping = End {
             pid: Some(std::process::id()),
-            perf: Ok(PerfSet::open(&[Thread::Calling])),
+            perf: match spec.kernel_events {
+                true => Ok(PerfSet::open(&[Thread::Calling])),
+                false => not_asked(),
+            },
             skip: tid_in.recv().ok().flatten(),
         };
         let pong = End {
             pid: pong_pid,
             perf: match pong_pid {
+                Some(_) if !spec.kernel_events => not_asked(),
                 Some(pid) => threads_of(pid).map(|tids| PerfSet::open(&tids)),
                 None => Err("not counted: the pong does not run on this host, or its PID was not given (--pong-pid)".into()),
             },
@@ -165,7 +172,7 @@ fn counts(end: &End, before: Reading, after: Reading) -> EndCounters {
             (Ok(b), Ok(a)) => delta(pick(b).clone(), pick(a).clone()),
             (Err(why), _) | (_, Err(why)) => Err(why.clone()),
         };
-        (format!("/proc/PID/{what}"), value)
+        (what.to_owned(), value)
     };
     let threads = |what: &str, pick: fn(&ThreadFigures) -> &Result<u64, String>| {
         let value = match (&p0, &p1) {
@@ -177,9 +184,18 @@ fn counts(end: &End, before: Reading, after: Reading) -> EndCounters {
     EndCounters {
         pid: end.pid,
         window_s: after.at.duration_since(before.at).as_secs_f64(),
-        cpu_ns: first_of([perf(Key::TaskClock), threads("schedstat", |t| &t.cpu_ns)]),
-        user_ns: first_of([process("stat utime (clock ticks)", |s| &s.user_ns)]),
-        kernel_ns: first_of([process("stat stime (clock ticks)", |s| &s.kernel_ns)]),
+        cpu_ns: first_of([
+            process("the process's CPU-time clock (clock_getcpuclockid)", |s| {
+                &s.cpu_ns
+            }),
+            threads("schedstat", |t| &t.cpu_ns),
+        ]),
+        user_ns: first_of([process("/proc/PID/stat utime (clock ticks)", |s| {
+            &s.user_ns
+        })]),
+        kernel_ns: first_of([process("/proc/PID/stat stime (clock ticks)", |s| {
+            &s.kernel_ns
+        })]),
         switches: first_of([
             perf(Key::Switches),
             threads("status voluntary + nonvoluntary", |t| &t.switches),
@@ -188,14 +204,10 @@ fn counts(end: &End, before: Reading, after: Reading) -> EndCounters {
         involuntary_switches: first_of([threads("status nonvoluntary_ctxt_switches", |t| {
             &t.involuntary
         })]),
-        migrations: first_of([
-            perf(Key::Migrations),
-            threads("sched se.nr_migrations", |t| &t.migrations),
-        ]),
-        page_faults: first_of([
-            perf(Key::PageFaults),
-            process("stat minflt + majflt", |s| &s.page_faults),
-        ]),
+        migrations: first_of([threads("sched se.nr_migrations", |t| &t.migrations)]),
+        page_faults: first_of([process("/proc/PID/stat minflt + majflt", |s| {
+            &s.page_faults
+        })]),
         syscalls: first_of([perf(Key::Syscalls)]),
         syscalls_by_name: crate::perf::SYSCALLS_BY_NAME
             .into_iter()
@@ -227,7 +239,10 @@ mod tests {
 
     #[test]
     fn a_window_counts_the_sleeps_inside_it_and_names_the_missing_pong() {
-        let mut counting = Counting::start(None);
+        let mut counting = Counting::start(CountingSpec {
+            pong_pid: None,
+            kernel_events: true,
+        });
         let start = Instant::now() + Duration::from_millis(20);
         let end = start + Duration::from_millis(100);
         counting.over(start, end);

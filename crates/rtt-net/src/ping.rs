@@ -64,6 +64,7 @@ fn resolve(options: &PingOptions, framework: &'static str) -> (RunSpec, Measurem
         },
         counting: (!options.no_counters).then_some(CountingSpec {
             pong_pid: options.pong_pid,
+            kernel_events: options.all_counters,
         }),
     };
     let measurement = match options.mode {
@@ -101,7 +102,7 @@ fn ping<R: Runtime>(
         .unwrap_or_default();
     // Opened here, on the thread that starts the runtime's, so all of them count.
     let counting = match measurement {
-        Measurement::Rtt(_) => run.counting.map(|c| Counting::start(c.pong_pid)),
+        Measurement::Rtt(_) => run.counting.map(Counting::start),
         Measurement::Throughput(_) => None,
     };
     start_watchdog(name, run.warmup() + run.duration() + 3 * STALL_LIMIT, empty);

@@ -7,6 +7,9 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// Why a counter has no value when the run did not ask for it (the ping's `--all-counters`).
+pub const NOT_ASKED: &str = "not asked: --all-counters counts it through perf_event_open, at a cost in every system call and switch";
+
 /// The counters of both ends of a run (`counters` of an RTT log).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunCounters {
@@ -22,7 +25,8 @@ pub struct EndCounters {
     /// Seconds between the two reads that bound the counts: the measured window, as the counting
     /// thread woke for its start and its end.
     pub window_s: f64,
-    /// Time on a CPU, user and kernel together, in ns.
+    /// Time on a CPU, user and kernel together, in ns (the process's CPU-time clock: every
+    /// thread, those that ended included).
     pub cpu_ns: Count,
     /// The user share of the CPU time, in ns: the kernel's split, apportioned by clock ticks
     /// (`/proc/PID/stat`), so coarse (10 ms) on short runs.
@@ -31,11 +35,12 @@ pub struct EndCounters {
     pub kernel_ns: Count,
     /// Context switches: every time a thread left its CPU.
     pub switches: Count,
-    /// Switches where a thread waited (blocked in a call), of the threads alive at both reads.
+    /// Switches where a thread waited (blocked in a call), read per thread (`/proc`): unknown
+    /// when a thread ended inside the window, as std's do at its end.
     pub voluntary_switches: Count,
-    /// Switches where a thread was preempted, of the threads alive at both reads.
+    /// Switches where a thread was preempted, read as `voluntary_switches` is.
     pub involuntary_switches: Count,
-    /// Times a thread moved to another CPU.
+    /// Times a thread moved to another CPU, read as `voluntary_switches` is.
     pub migrations: Count,
     /// Page faults, minor and major.
     pub page_faults: Count,
@@ -63,8 +68,9 @@ pub struct Count {
 }
 
 impl RunCounters {
-    /// What was not counted, in one line: each end's missing counters (by name ones aside), and
-    /// why the first was not; `None` when all were.
+    /// What was not counted though asked, in one line: each end's missing counters, and why the
+    /// first was not; `None` when all were. The switches' split and the migrations are left aside: read per
+    /// thread, they go missing whenever a thread ends inside the window (std's at every rate).
     pub fn missing(&self) -> Option<String> {
         let mut names = Vec::new();
         let mut why = None;
@@ -73,6 +79,7 @@ impl RunCounters {
                 .named()
                 .into_iter()
                 .filter(|(_, count)| count.value.is_none())
+                .filter(|(_, count)| count.unavailable.as_deref() != Some(NOT_ASKED))
                 .map(|(name, count)| {
                     why = why.take().or(count.unavailable.clone());
                     name
@@ -88,16 +95,14 @@ impl RunCounters {
 }
 
 impl EndCounters {
-    /// Each counter by its field's name, those by system call aside.
-    pub fn named(&self) -> [(&'static str, &Count); 10] {
+    /// Each counter of the whole process by its field's name (the by-name system calls, the
+    /// switches' split and the migrations aside).
+    pub fn named(&self) -> [(&'static str, &Count); 7] {
         [
             ("cpu_ns", &self.cpu_ns),
             ("user_ns", &self.user_ns),
             ("kernel_ns", &self.kernel_ns),
             ("switches", &self.switches),
-            ("voluntary_switches", &self.voluntary_switches),
-            ("involuntary_switches", &self.involuntary_switches),
-            ("migrations", &self.migrations),
             ("page_faults", &self.page_faults),
             ("syscalls", &self.syscalls),
             ("wakeups_made", &self.wakeups_made),

@@ -12,7 +12,7 @@ mod header;
 mod micro;
 
 pub use self::{
-    counters::{Count, EndCounters, RunCounters},
+    counters::{Count, EndCounters, NOT_ASKED, RunCounters},
     header::{RunHeader, SCHEMA},
     micro::{MedianInterval, MicroLog, MicroParams},
 };
