@@ -130,6 +130,11 @@ def resolve_variance(ns) -> request.Variance:
     return request.Variance(kind, kit.folder(ns.dir), kit.filters(ns), ns.format)
 
 
+def resolve_costs(ns) -> request.Costs:
+    options.DEFAULT.check(kit.asked(ns))
+    return request.Costs(options.DEFAULT, kit.folder(ns.dir), kit.filters(ns), ns.format)
+
+
 def resolve_wrk(ns) -> request.Wrk:
     return request.Wrk(kit.folder(ns.dir), tuple(ns.framework), ns.format)
 
@@ -226,6 +231,16 @@ def cmd_variance(asked: request.Variance) -> int:
     return 0
 
 
+def cmd_costs(asked: request.Costs) -> int:
+    """What each end did per message: CPU µs (user, kernel), system calls, switches, wake-ups, from the runs' counters.
+
+    A row per point and end (ping, pong): each the mean over the runs with its 95 % t interval, and its Δ vs
+    std paired by round as the Δp50 is. Logs without counters (before them, COUNTERS=0) are left out."""
+    found = asked.kind.collect(asked.folder, asked.filters, False, kit.warn, NOISE)
+    sys.stdout.write(asked.kind.costs(found, asked.form))
+    return 0
+
+
 def cmd_wrk(asked: request.Wrk) -> int:
     """The HTTP figures cross-checked: wrk's and the suite's ping's req/s, p50 and p99 per runtime (MODE=wrk sweeps).
 
@@ -251,9 +266,10 @@ def cmd_protocols(asked: request.Protocols) -> int:
 
 COMMANDS = (("table", cmd_table, resolve_table), ("figures", cmd_figures, resolve_figures),
             ("compare", cmd_compare, resolve_compare), ("variance", cmd_variance, resolve_variance),
-            ("wrk", cmd_wrk, resolve_wrk), ("protocols", cmd_protocols, resolve_protocols))
-OWN = {"table": _table_options, "figures": _figures_options, "compare": _compare_options,
-       "variance": _variance_options, "wrk": _wrk_options, "protocols": _protocols_options}
+            ("wrk", cmd_wrk, resolve_wrk), ("protocols", cmd_protocols, resolve_protocols),
+            ("costs", cmd_costs, resolve_costs))
+OWN = {"table": _table_options, "figures": _figures_options, "compare": _compare_options, "variance": _variance_options,
+       "wrk": _wrk_options, "protocols": _protocols_options, "costs": _variance_options}  # costs: variance's options
 COMMANDS += tracking_cli.COMMANDS  # export, record, history
 OWN |= tracking_cli.OWN
 COMMANDS += phases_cli.COMMANDS

@@ -117,6 +117,10 @@ class Kind(Protocol):
         """Where each point's spread comes from, for a kind with `spread`."""
         raise UsageError(f"variance reads RTT logs, not {self.name} logs")
 
+    def costs(self, sweep, form: str) -> str:
+        """`parse.py costs`: what each end did per message."""
+        raise UsageError(f"costs reads RTT logs, not {self.name} logs")
+
     def protocols(self, sweep, form: str) -> str:
         """What the protocol costs beside what the runtime costs, where a runtime ran over TCP and HTTP."""
         raise UsageError(f"protocols reads RTT logs, not {self.name} logs")

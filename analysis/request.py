@@ -52,6 +52,16 @@ class Compare:
 
 
 @dataclass(frozen=True)
+class Costs:
+    """`parse.py costs`: what each end of each RTT point did per message."""
+
+    kind: Kind
+    folder: Path
+    filters: Filters
+    form: str
+
+
+@dataclass(frozen=True)
 class Variance:
     """`parse.py variance`: where each RTT point's spread comes from."""
 

@@ -78,6 +78,9 @@ def check_every_mode(k: dict, problems: list[str]) -> None:
         problems.append(f"NICE='{k['NICE']}': expected a niceness from -20 to 19")
     if k["TUNE"] not in ("0", "1"):
         problems.append(f"TUNE='{k['TUNE']}': expected 1 (hold the CPUs out of deep idle states) or 0 (leave them)")
+    if k["COUNTERS"] not in ("0", "1", "all"):
+        problems.append(f"COUNTERS='{k['COUNTERS']}': expected 1 (each end's CPU time), all (and its system calls, "
+                        "switches and wake-ups) or 0 (nothing)")
     if k["DRY_RUN"] not in ("0", "1"):
         problems.append(f"DRY_RUN='{k['DRY_RUN']}': expected 1 (print the plan only) or 0 (run it)")
     if not k["OUT_DIR"]:

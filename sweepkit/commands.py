@@ -18,10 +18,15 @@ def pong(bin_dir, binary: str, transport: str, address: str, args, spec: Spec, p
             *spec.sweep_mode.pong_mode(), *args, *spec.pong_extra]
 
 
-def ping(spec: Spec, point, target: str, stem: Path, prefix=()) -> list[str]:
+def ping(spec: Spec, point, target: str, stem: Path, prefix=(), pong_pid: int | None = None) -> list[str]:
     """A runtime's ping of one run against the pong at TARGET, writing STEM.json and STEM.csv; what it
-    measures (--interval, --mode throughput) is its point's mode's."""
+    measures (--interval, --mode throughput) is its point's mode's. It counts what it did, and the pong's
+    PONG_PID's (one on this host), as COUNTERS says."""
+    counting = {"0": ["--no-counters"], "all": ["--all-counters"]}.get(spec.counters, [])
+    if pong_pid is not None and spec.counters != "0":
+        counting += ["--pong-pid", str(pong_pid)]
     return [*prefix, str(Path(point.bin_dir or spec.bin_dir) / f"{point.binary}-ping"), *point.mode.ping_measure(point),
+            *counting,
             "--address", target,
             "--protocol", point.transport, "--size", str(point.payload), "--duration", str(spec.window(point.interval)),
             "--warmup", str(spec.warmup), *point.end_args("ping"), *spec.ping_extra, "--out", str(stem)]

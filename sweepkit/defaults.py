@@ -43,6 +43,8 @@ DEFAULTS = {
     "PING_CPUS": "1",
     "NICE": "-10",
     "DRY_RUN": "0",  # 1: print the plan, its seed and its time, start nothing, write nothing, exit 0
+    "COUNTERS": "1",  # 1: each ping counts both ends' CPU time and what the kernel keeps anyway; all: and system
+    # calls, switches and wake-ups (perf_event_open, which costs in every call and switch); 0: nothing
     "TUNE": "1",  # 1: hold /dev/cpu_dma_latency at 0 for the sweep, where permitted (docs/sweeps.md, "Idle CPUs")
     "OUT_DIR": "latency-logs",
     "BIN_DIR": str(SUITE_DIR / "target" / "release"),
@@ -73,5 +75,5 @@ THROUGHPUT_OVERRIDES = LONGER_RUNS
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
 # What a micro sweep does not use: named in a warning when given.
-NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "MIN_MESSAGES", "TRACE", "SIZES", *(d.knob for d in DIMENSIONS), "PROTOCOLS",
-             "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA")
+NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "MIN_MESSAGES", "TRACE", "SIZES", *(d.knob for d in DIMENSIONS),
+             "PROTOCOLS", "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "COUNTERS")

@@ -124,6 +124,16 @@ def idle(root) -> list[tuple[str, str]]:
             ("guest_halt_poll_ns", text(root, "sys/module/haltpoll/parameters/guest_halt_poll_ns"))]
 
 
+def counting(root) -> list[tuple[str, str]]:
+    """What the runs' counters need (crates/rtt-counters): perf_event_open's paranoid level, and whether tracefs
+    (the system call and wake-up tracepoints' ids) is mounted and readable at its mount point."""
+    tracing = Path(root) / "sys/kernel/tracing"
+    readable = os.access(tracing, os.R_OK | os.X_OK)
+    tracefs = ("mounted" if (tracing / "events").is_dir() else "not mounted" if readable
+               else "not readable" if tracing.exists() else UNKNOWN)
+    return [("perf_event_paranoid", text(root, "proc/sys/kernel/perf_event_paranoid")), ("tracefs", tracefs)]
+
+
 def isolation(root) -> list[tuple[str, str]]:
     """CPUs kept from the scheduler (isolcpus), from the tick (nohz_full) and from RCU callbacks (rcu_nocbs)."""
     cmdline = text(root, "proc/cmdline")
@@ -199,6 +209,7 @@ def settings(root, cpus: str, sample_s: float) -> list[tuple[str, str]]:
     facts = governor_and_boost(root) + idle(root)
     facts += [("aslr", ASLR.get(text(root, "proc/sys/kernel/randomize_va_space"), UNKNOWN))]
     facts += isolation(root)
+    facts += counting(root)
     before = snapshot(root)
     names = {name for name, _ in before[1].values()} if (Path(root) / "proc").is_dir() else None
     facts += [("irqbalance", UNKNOWN if names is None else "running" if "irqbalance" in names else "not running"),
@@ -219,7 +230,8 @@ def collect(suite_dir: str, bin_dir: str, cpus: str, niceness: int, binaries, ke
              ("os", value_of("/etc/os-release", "PRETTY_NAME=", "=").strip('"')), ("arch", platform.machine()),
              ("cpu_model", value_of("/proc/cpuinfo", "model name", ":")),
              ("cpus_online", str(os.cpu_count() or "")), ("cpus_usable", str(len(os.sched_getaffinity(0)))),
-             ("cpus_allowed", value_of("/proc/self/status", "Cpus_allowed_list:", ":").replace(" ", ""))]
+             ("cpus_allowed", value_of("/proc/self/status", "Cpus_allowed_list:", ":").replace(" ", "")),
+             ("root", "yes" if os.geteuid() == 0 else "no")]
     facts += settings("/", cpus, SAMPLE_S)
     rustc = first(["rustc", "--version"]) or first([str(Path.home() / ".cargo" / "bin" / "rustc"), "--version"])
     facts += [("rustc", rustc), ("suite_dir", suite_dir), ("bin_dir", bin_dir)]

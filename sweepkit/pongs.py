@@ -1,8 +1,8 @@
 """Where a run's pong comes from: started here on loopback, started on host B over ssh, or already serving on a peer."""
 
 # Each kind has start(binary, transport, args, port, stderr_path, bin_dir) -> (TARGET for the ping, None) or
-# (None, why it is not ready), stop(), safe to call twice, and threads(): the running pong's context
-# switches and migrations, when it runs here. A pong is ready once it prints its
+# (None, why it is not ready), stop(), safe to call twice, threads(): the running pong's context
+# switches and migrations, and pid(), which the ping counts, when it runs here. A pong is ready once it prints its
 # `listening on ADDR:PORT (tcp)` line, within READY_TIMEOUT seconds.
 
 import re
@@ -46,6 +46,10 @@ class LocalPongs:
         """The running pong's context switches and migrations (sweepkit.disturbance.threads)."""
         return disturbance.threads(self.child.pid) if self.child is not None else None
 
+    def pid(self) -> int | None:
+        """The running pong's PID, which the ping counts (taskset and nice exec it, so it is the child's)."""
+        return self.child.pid if self.child is not None else None
+
 
 class RemotePongs:
     """A fresh pong per run on host B, under a remote shell that stops it when a line or EOF comes on its
@@ -84,6 +88,9 @@ class RemotePongs:
     def threads(self):
         return None  # it runs on host B
 
+    def pid(self):
+        return None  # on host B: the ping cannot count it
+
 
 class PeerPongs:
     """The pongs of `run-network.sh --serve` on the peer, one per runtime and transport on fixed ports."""
@@ -99,3 +106,6 @@ class PeerPongs:
 
     def threads(self):
         return None  # it runs on the peer
+
+    def pid(self):
+        return None  # on the peer: the ping cannot count it

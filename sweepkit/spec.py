@@ -58,6 +58,7 @@ class Spec:
     budget_s: float | None  # BUDGET in seconds
     dry_run: bool
     tune: bool
+    counters: str  # COUNTERS: 0, 1 or all: what each ping counts of both ends over its window
     nice: int
     out_dir: Path
     bin_dir: Path
@@ -134,7 +135,7 @@ def parse(knobs: dict[str, str], given, mode) -> Spec:
     return Spec(knobs=tuple(k.items()), given=tuple(given), mode=k["MODE"], sweep_mode=mode,
                 repeats=int(k["REPEATS"]), seed=int(k["SEED"]), order=k["ORDER"], budget=k["BUDGET"],
                 budget_s=budget_s(k["BUDGET"]) if k["BUDGET"] else None, dry_run=k["DRY_RUN"] == "1",
-                tune=k["TUNE"] == "1", nice=int(k["NICE"]), out_dir=Path(k["OUT_DIR"]), bin_dir=Path(k["BIN_DIR"]),
+                tune=k["TUNE"] == "1", counters=k["COUNTERS"], nice=int(k["NICE"]), out_dir=Path(k["OUT_DIR"]), bin_dir=Path(k["BIN_DIR"]),
                 ping_grace=seconds(k["PING_GRACE"]), pong_cpus=k["PONG_CPUS"], ping_cpus=k["PING_CPUS"],
                 ping_extra=tuple(k["PING_EXTRA"].split()), pong_extra=tuple(k["PONG_EXTRA"].split()),
                 ssh_opts=tuple(k.get("SSH_OPTS", "").split()),

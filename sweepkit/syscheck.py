@@ -137,9 +137,24 @@ def other_processes(facts: dict, pinned: dict) -> str | None:
     return None
 
 
+def counters(facts: dict, pinned: dict) -> str | None:
+    """What the runs' counters will miss here with COUNTERS=all (system calls, switches, wake-ups), and what would
+    give it."""
+    missing = []
+    paranoid = _value(facts, "perf_event_paranoid")
+    if facts.get("root") == "no" and paranoid not in ("-1", "0", "1"):
+        missing.append(f"kernel.perf_event_paranoid is {paranoid} and the sweep is not root, so perf_event_open is "
+                       "refused: switches are read per thread from /proc, system calls and wake-ups are not counted "
+                       "(run as root, or sysctl kernel.perf_event_paranoid=1)")
+    if facts.get("tracefs") in ("not mounted", "not readable"):
+        missing.append(f"tracefs is {facts['tracefs']} at /sys/kernel/tracing, so system calls and wake-ups are not "
+                       "counted (as root: mount -t tracefs nodev /sys/kernel/tracing)")
+    return "with COUNTERS=all, " + "; ".join(missing) if missing else None
+
+
 # The rules, in the order their lines are printed: each takes a host's facts (sweep.json's hosts[]) and
 # the CPUs each end is pinned to there, and returns its line or None.
-RULES = (governor, boost, irqbalance, thp, clocksource, isolated, shared_core, busy_cpus, other_processes)
+RULES = (governor, boost, irqbalance, thp, clocksource, isolated, shared_core, busy_cpus, other_processes, counters)
 
 
 def warnings(facts: dict, pinned: dict[str, str]) -> list[str]:
@@ -166,7 +181,7 @@ def warn(prog: str, found: dict, pinned: dict[str, dict[str, str]]) -> dict:
 # What --check shows of each host, in order: sweep.json's names for them.
 SHOWN = ("cpu_governor", "cpu_boost", "cpuidle_driver", "idle_states", "guest_halt_poll_ns", "aslr", "isolcpus",
          "nohz_full", "rcu_nocbs", "irqbalance", "thp", "thp_defrag", "clocksource", "clocksources", "smt_siblings",
-         "load_average", "cpu_busy", "other_cpus", "busiest_processes")
+         "load_average", "cpu_busy", "other_cpus", "busiest_processes", "perf_event_paranoid", "tracefs", "root")
 
 
 def tune_outlook(tune: str) -> str:

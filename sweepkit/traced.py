@@ -57,7 +57,7 @@ def trace_one(sweep, point, round_: int, tracing) -> dict:
         if target is None:
             entry["message"] = f"pong not ready: {why}"
             return entry
-        pong_pid = sweep.pongs.child.pid
+        pong_pid = sweep.pongs.pid()
         argv = commands.ping(sweep.spec, point, target, stem, sweep.ends.prefix["ping"])
         with tracing.Capture([pong_pid, os.getpid()]) as capture:  # the ping, our child, is traced from its start
             started: dict = {}

@@ -37,6 +37,7 @@ Knobs (environment variables, with their defaults):
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
   TUNE={TUNE:<18}hold /dev/cpu_dma_latency at 0 while sweeping (idle CPUs stay awake; root)
+  COUNTERS={COUNTERS:<14}1: each ping counts both ends' CPU; all: and syscalls, switches (0: off)
   DRY_RUN={DRY_RUN:<15}1: print the plan, its seed and estimated time; start nothing
   OUT_DIR=latency-logs   each sweep makes its own folder in it
   BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""

@@ -31,6 +31,10 @@ def test_a_short_sweep_writes_every_log_pair_and_its_sweep_json(tmp_path):
     for fw, proto, stem in stems:
         log = check_log_pair(folder, f"{stem}-r1", fw, proto)
         assert log["payload"] == 64
+        if fw != "ping":  # each ping counted itself and its pong, whose PID the sweep handed it
+            counted = log["counters"]
+            assert counted["ping"]["pid"] and counted["pong"]["pid"] and counted["ping"]["pid"] != counted["pong"]["pid"]
+            assert counted["pong"]["cpu_ns"]["value"] or counted["pong"]["cpu_ns"]["unavailable"], counted["pong"]
     icmp = load_json(folder / "ping-icmp-64B-0.01s-0t-r1.json")
     assert icmp["interval_s"] == 0.01 and icmp["target_rate"] == 100
     assert icmp["decoy"] is None and icmp["rustc"] is None

@@ -213,6 +213,14 @@ def test_each_end_of_a_run_has_its_whole_command_line_and_its_time_limit():
         "taskset", "-c", "1", "/b/asyncstd-ping", "--interval", "0", "--address", "10.0.0.2:9303", "--protocol",
         "tcp", "--size", "64", "--duration", "4", "--warmup", "1", "--tasks", "0", "--connections", "1", "--load",
         "closed", "--decoy", "sleep", "--out", "/o/x"]
+    # A pong on this host is counted with the ping (its PID); COUNTERS=0 counts neither.
+    assert commands.ping(k, rtt.point, "127.0.0.1:9", "/o/x", pong_pid=42)[3:5] == ["--pong-pid", "42"]
+    every = checked("aP", context="peer", BASE_PORT="9301", COUNTERS="all", BIN_DIR="/b").spec()
+    assert commands.ping(every, rtt.point, "127.0.0.1:9", "/o/x", pong_pid=42)[3:6] == [
+        "--all-counters", "--pong-pid", "42"]
+    off = checked("aP", context="peer", BASE_PORT="9301", COUNTERS="0", BIN_DIR="/b").spec()
+    assert commands.ping(off, rtt.point, "127.0.0.1:9", "/o/x", pong_pid=42)[3:4] == ["--no-counters"]
+    assert "COUNTERS='yes'" in " ".join(checked("aP", context="peer", BASE_PORT="9301", COUNTERS="yes").errors)
     assert commands.pong("/b", "asyncstd", "tcp", "10.0.0.2:0", rtt.point.end_args("pong"), k) == [
         "/b/asyncstd-pong", "--address", "10.0.0.2:0", "--protocol", "tcp", "--connections", "1", "--threads", "1"]
     assert commands.system_ping(icmp.point.interval, str(k.size), "10.0.0.2") == [

@@ -92,7 +92,7 @@ def test_missing_files_read_unknown_and_never_raise(tmp_path):
     assert {k: v for k, v in facts.items() if v != "unknown"} == {"smt_siblings": "cpu0: unknown; cpu1: unknown"}
     assert syscheck.warnings(facts, PINNED) == []
     report = syscheck.report({"nowhere": facts | {"role": "local"}}, {"local": PINNED}, {"local": "0: off"})
-    assert "  cpu_governor        unknown" in report and "  no warnings" in report
+    assert "  cpu_governor         unknown" in report and "  no warnings" in report
 
 
 def test_cpu_use_is_the_difference_of_two_snapshots_and_leaves_out_the_checker_and_vanished_processes(tmp_path):
@@ -122,11 +122,15 @@ def test_each_warning_has_its_rule_and_a_normal_kvm_guest_has_none():
         "shared_core": ({"smt_siblings": "cpu0: 0-1; cpu1: 0-1"}, "CPUs 0 and 1 are SMT siblings"),
         "busy_cpus": ({"cpu_busy": "cpu0 3%, cpu1 80%"}, "CPU 1 (the ping's CPU) 80 %"),
         "other_processes": ({"other_cpus": "0.60", "busiest_processes": "make (pid 9) 0.55 CPUs"}, "make (pid 9)"),
+        "counters": ({"root": "no", "perf_event_paranoid": "2"}, "sysctl kernel.perf_event_paranoid=1"),
     }
     assert sorted(cases) == sorted(rule.__name__ for rule in syscheck.RULES)
     for name, (setting, advice) in cases.items():
         (line,) = syscheck.warnings(KVM_GUEST | setting, PINNED)
         assert advice in line, name
+    (line,) = syscheck.warnings(KVM_GUEST | {"tracefs": "not mounted"}, PINNED)
+    assert "mount -t tracefs nodev /sys/kernel/tracing" in line and "COUNTERS=all" in line
+    assert syscheck.warnings(KVM_GUEST | {"root": "no", "perf_event_paranoid": "1", "tracefs": "mounted"}, PINNED) == []
     # What is normal stays quiet: performance, kvm-clock, every CPU isolated that the ends use, one core each.
     quiet = {"cpu_governor": "performance", "cpu_boost": "off", "clocksource": "kvm-clock", "isolcpus": "0-1",
              "thp": "never", "other_cpus": "0.24", "cpu_busy": "cpu0 49%, cpu1 0%"}

@@ -9,7 +9,7 @@ from suite import fmt
 
 from .. import sweep
 from ..kind import Asked, Comparing, Figure, Kind, Tracked, UsageError
-from . import protocols, runs, table, variance
+from . import costs, protocols, runs, table, variance
 from .runs import BASELINE
 
 
@@ -121,6 +121,14 @@ class Rtt(Kind):
 
     def protocol_pages(self, found: sweep.Sweep):
         return _pages().protocol_pages(found)
+
+    def costs(self, found: sweep.Sweep, form: str) -> str:
+        """What each end did per message (costs.py), in `form` (text, csv, markdown)."""
+        table = costs.points(found.runs)
+        if table.empty:
+            raise sweep.NothingUsable(f"no RTT log of {found.folder} has counters: its pings ran before counting, "
+                                      "or with COUNTERS=0 (--no-counters)")
+        return costs.FORMS[form](table)
 
     def variance(self, found: sweep.Sweep, form: str) -> str:
         """Where each point's spread comes from, in `form` (text, csv, markdown); the text says the

@@ -13,6 +13,7 @@ use rtt_core::{
     machine::{self, Machine},
     runtime::{Runtime, RuntimeInfo},
 };
+use rtt_counters::CountingSpec;
 
 use crate::{
     decoy::{DecoySpec, Decoys},
@@ -36,6 +37,8 @@ pub struct RunSpec {
     /// Measured seconds, after the warm-up, as given.
     pub duration_s: f64,
     pub decoys: DecoySpec,
+    /// What each end did over the window, counted (`None`: --no-counters).
+    pub counting: Option<CountingSpec>,
 }
 
 impl RunSpec {

@@ -10,6 +10,7 @@ use rtt_core::{
     output::{LogFiles, Outcome},
     runtime::{Runtime, STALL_LIMIT},
 };
+use rtt_counters::{Counting, CountingSpec};
 
 use crate::{
     decoy::DecoySpec,
@@ -61,6 +62,10 @@ fn resolve(options: &PingOptions, framework: &'static str) -> (RunSpec, Measurem
             kind: options.decoy,
             work_us: options.decoy_work_us,
         },
+        counting: (!options.no_counters).then_some(CountingSpec {
+            pong_pid: options.pong_pid,
+            kernel_events: options.all_counters,
+        }),
     };
     let measurement = match options.mode {
         Mode::Rtt => Measurement::Rtt(RttSpec {
@@ -95,11 +100,16 @@ fn ping<R: Runtime>(
         .as_ref()
         .map(|f| f.paths().to_vec())
         .unwrap_or_default();
+    // Opened here, on the thread that starts the runtime's, so all of them count.
+    let counting = match measurement {
+        Measurement::Rtt(_) => run.counting.map(Counting::start),
+        Measurement::Throughput(_) => None,
+    };
     start_watchdog(name, run.warmup() + run.duration() + 3 * STALL_LIMIT, empty);
     let outcome: Box<dyn Outcome> = R::run(&knobs, move |info| async move {
         match measurement {
             Measurement::Rtt(spec) => {
-                Box::new(rtt::session::<R>(run, spec, info).await) as Box<dyn Outcome>
+                Box::new(rtt::session::<R>(run, spec, info, counting).await) as Box<dyn Outcome>
             }
             Measurement::Throughput(spec) => {
                 Box::new(throughput::session::<R>(run, spec, info).await)
@@ -114,6 +124,9 @@ fn ping<R: Runtime>(
         println!("{}", serde_json::to_string_pretty(log)?);
     } else if log.sent() > 0 {
         print!("{}", log.human());
+    }
+    if let Some(missing) = log.counters().and_then(|c| c.missing()) {
+        eprintln!("{name}: note: {missing}");
     }
     if let Some(warning) = log.warning() {
         eprintln!("{name}: warning: {warning}");

@@ -6,6 +6,7 @@ mod common;
 
 mod busy_poll;
 mod connections;
+mod counters;
 mod decoys;
 mod failures;
 mod http;

@@ -7,10 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::RttStats;
 
+mod counters;
 mod header;
 mod micro;
 
 pub use self::{
+    counters::{Count, EndCounters, NOT_ASKED, RunCounters},
     header::{RunHeader, SCHEMA},
     micro::{MedianInterval, MicroLog, MicroParams},
 };
@@ -66,6 +68,14 @@ impl Log {
     /// Why the run did not end as planned, whatever its kind; `None` when it did.
     pub fn error(&self) -> Option<&str> {
         self.header().error.as_deref()
+    }
+
+    /// What each end did over an RTT run's window; `None` for other kinds, or not counted.
+    pub fn counters(&self) -> Option<&RunCounters> {
+        match self {
+            Log::Rtt(log) => log.counters.as_ref(),
+            Log::Throughput(_) | Log::Micro(_) => None,
+        }
     }
 
     /// Messages sent (for throughput: in the whole run; a micro-benchmark sends none).
@@ -167,6 +177,11 @@ pub struct RttLog {
     /// written before http existed).
     #[serde(default)]
     pub http: Option<HttpFacts>,
+    /// What each end did over the measured window (system calls, switches, CPU time, …);
+    /// `null` when counting was off (`--no-counters`) or the run never reached its window, and
+    /// in logs written before counting existed.
+    #[serde(default)]
+    pub counters: Option<RunCounters>,
 }
 
 /// What an HTTP run's requests and responses were.

@@ -106,6 +106,17 @@ pub struct PingOptions {
     /// e.g. `tokio-ei8`): recorded as the log's `variant`, beside the runtime's `framework`
     #[arg(long, value_name = "LABEL", value_parser = parse_variant)]
     pub variant: Option<String>,
+    /// Count nothing: by default an RTT run counts what this process (and, with --pong-pid, the
+    /// pong) did over the measured window (CPU time, switches, system calls, wake-ups)
+    #[arg(long)]
+    pub no_counters: bool,
+    /// The pong's PID, when it runs on this host: its counters are read with this process's
+    #[arg(long, value_name = "PID", conflicts_with = "no_counters")]
+    pub pong_pid: Option<u32>,
+    /// Also count system calls, wake-ups and every switch (perf_event_open): their probes run at
+    /// each system call and switch, so they slow the run they count
+    #[arg(long, conflicts_with = "no_counters")]
+    pub all_counters: bool,
     /// Write STEM.csv (one row per reply) and STEM.json (summary and context)
     #[arg(long, value_name = "STEM")]
     pub out: Option<PathBuf>,

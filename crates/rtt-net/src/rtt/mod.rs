@@ -22,7 +22,8 @@ pub use self::{
 };
 
 use self::timeline::{Connection, Outcome, Timeline};
-use rtt_core::log::HttpFacts;
+use rtt_core::log::{HttpFacts, RunCounters};
+use rtt_counters::Counting;
 
 use crate::{
     http::{
@@ -36,17 +37,26 @@ use crate::{
 };
 
 /// One RTT run on the runtime under test.
-pub async fn session<R: Runtime>(run: RunSpec, spec: RttSpec, info: RuntimeInfo) -> RttReport {
+pub async fn session<R: Runtime>(
+    run: RunSpec,
+    spec: RttSpec,
+    info: RuntimeInfo,
+    counting: Option<Counting>,
+) -> RttReport {
     let lifecycle = Lifecycle::<R>::begin(&run);
-    let (recorders, outcome) = measure::<R>(&run, spec).await;
+    let (recorders, outcome, counters) = measure::<R>(&run, spec, counting).await;
     let context = lifecycle.end(&run, info, outcome).await;
     let http = (run.transport == Protocol::Http).then(|| http_facts(&run, &recorders));
-    RttReport::new(context, &spec, recorders, http)
+    RttReport::new(context, &spec, recorders, http, counters)
 }
 
 /// Opens every connection, then runs them all, each in its own task; their recorders, in the
-/// order of the connections, and the first error.
-async fn measure<R: Runtime>(run: &RunSpec, spec: RttSpec) -> (Vec<Recorder>, anyhow::Result<()>) {
+/// order of the connections, the first error, and what each end did over the window.
+async fn measure<R: Runtime>(
+    run: &RunSpec,
+    spec: RttSpec,
+    mut counting: Option<Counting>,
+) -> (Vec<Recorder>, anyhow::Result<()>, Option<RunCounters>) {
     let address = run.target;
     let n = spec.connections;
     let part = |timeline: Timeline, conn: u32| Connection {
@@ -63,6 +73,9 @@ async fn measure<R: Runtime>(run: &RunSpec, spec: RttSpec) -> (Vec<Recorder>, an
                 .await
                 .map(|streams| {
                     let timeline = Timeline::starting_now(run);
+                    if let Some(c) = counting.as_mut() {
+                        c.over(timeline.measure_start, timeline.end);
+                    }
                     let http = run.transport == Protocol::Http;
                     let task =
                         |(conn, stream)| tcp_connection::<R>(stream, part(timeline, conn), http);
@@ -76,13 +89,16 @@ async fn measure<R: Runtime>(run: &RunSpec, spec: RttSpec) -> (Vec<Recorder>, an
                 .await
                 .map(|sockets| {
                     let timeline = Timeline::starting_now(run);
+                    if let Some(c) = counting.as_mut() {
+                        c.over(timeline.measure_start, timeline.end);
+                    }
                     let task = |(conn, socket)| udp_connection::<R>(socket, part(timeline, conn));
                     (0..).zip(sockets).map(task).map(R::spawn).collect()
                 }),
         };
     let tasks = match opened {
         Ok(tasks) => tasks,
-        Err(error) => return (Vec::new(), Err(error)),
+        Err(error) => return (Vec::new(), Err(error), None),
     };
     let mut recorders = Vec::with_capacity(tasks.len());
     let mut outcome = Ok(());
@@ -105,7 +121,8 @@ async fn measure<R: Runtime>(run: &RunSpec, spec: RttSpec) -> (Vec<Recorder>, an
             ));
         }
     }
-    (recorders, outcome)
+    let counters = counting.and_then(|c| c.finish(outcome.is_ok()));
+    (recorders, outcome, counters)
 }
 
 /// What an HTTP run asked, and how its responses came back.

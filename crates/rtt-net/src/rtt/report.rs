@@ -7,7 +7,10 @@ use std::{
 };
 
 use rtt_core::{
-    log::{Fairness, HttpFacts, Log, RTT_CSV_HEADER, Range, RttLog, RttSummary, RunContext},
+    log::{
+        Fairness, HttpFacts, Log, RTT_CSV_HEADER, Range, RttLog, RttSummary, RunContext,
+        RunCounters,
+    },
     output::Outcome,
     stats::{RttStats, nearest_rank},
 };
@@ -31,6 +34,7 @@ impl RttReport {
         spec: &RttSpec,
         recorders: Vec<Recorder>,
         http: Option<HttpFacts>,
+        counters: Option<RunCounters>,
     ) -> Self {
         let mut total = Recorder::new();
         recorders.iter().for_each(|r| total.add_counts(r));
@@ -71,6 +75,7 @@ impl RttReport {
             latency_ns: latency.map(|stats| RttSummary::from(stats.as_ref())),
             per_connection: Some(fairness(&recorders)),
             http,
+            counters,
         }));
         Self { log, recorders }
     }

@@ -1,0 +1,162 @@
+"""What each end of an RTT run did per message: CPU time (user, kernel), system calls, switches and wake-ups.
+
+From the counters each ping logs for itself and its pong over the measured window (crates/rtt-counters), divided
+by the messages it sent in that window: a row per point and end (`ping`, `pong`). Each cost is the mean over the
+point's runs with its 95 % t interval across them (the runs are the unit: uncertainty.across_runs), and its Δ vs
+std at the same setting and end paired by round, as the Δp50 is (uncertainty.paired_difference). A counter the
+machine refused (logged `null` with its reason) or a log from before counting gives no value: such runs are left
+out of that cost, and a point none of whose runs has it shows none.
+"""
+
+import io
+import math
+
+import pandas as pd
+
+from suite import fmt
+from suite.palette import is_reference
+from suite.runtimes import BASELINE
+
+from .. import uncertainty as u
+from ..summary import aligned, markdown_table
+from .runs import KEYS, SHAPE
+
+# A cost's column → (the log's counter, its factor to the column's unit).
+COSTS = {
+    "cpu_us_per_msg": ("cpu_ns", 1e-3),
+    "user_us_per_msg": ("user_ns", 1e-3),
+    "kernel_us_per_msg": ("kernel_ns", 1e-3),
+    "syscalls_per_msg": ("syscalls", 1),
+    "switches_per_msg": ("switches", 1),
+    "wakeups_per_msg": ("wakeups_made", 1),
+}
+ENDS = ("ping", "pong")
+HEADS = {"cpu_us_per_msg": "CPU µs", "user_us_per_msg": "user µs", "kernel_us_per_msg": "kernel µs",
+         "syscalls_per_msg": "syscalls", "switches_per_msg": "switches", "wakeups_per_msg": "wake-ups"}
+NOTES = (
+    "per message sent in the measured window, each end's whole process (every thread), mean over the runs "
+    "[95 % t interval across them]; Δ vs std: the same cost of std at the same setting and end, paired by round "
+    "as the Δp50 is (Hodges–Lehmann with the signed-rank interval from 6 pairs, t below)",
+    "CPU µs: time on a CPU (perf task-clock); user and kernel: the kernel's split of it by clock ticks "
+    "(/proc/PID/stat, 10 ms steps, so coarse on short runs); wake-ups: those the end made (sched:sched_waking, in "
+    "the waker's context): of the other end by its write, of its own threads; runs: those with the counter",
+)
+
+
+def per_run(runs: pd.DataFrame) -> pd.DataFrame:
+    """A row per run and end whose log has counters: the point's keys, its round, the end and each cost (NaN
+    where that counter was unavailable)."""
+    rows = []
+    for key, round_, details in zip(runs[list(KEYS)].itertuples(index=False, name=None), runs["round"],
+                                    runs["details"], strict=True):  # a loop over runs, not samples
+        counters, sent = (details or {}).get("counters"), (details or {}).get("sent")
+        if not counters or not sent:
+            continue
+        for end in ENDS:
+            counts = counters.get(end) or {}
+            values = {column: (counts.get(name) or {}).get("value") for column, (name, _) in COSTS.items()}
+            rows.append({**dict(zip(KEYS, key)), "round": round_, "end": end,
+                         **{c: math.nan if v is None else v * COSTS[c][1] / sent for c, v in values.items()}})
+    return pd.DataFrame(rows, columns=[*KEYS, "round", "end", *COSTS])
+
+
+def points(runs: pd.DataFrame) -> pd.DataFrame:
+    """A row per point and end: each cost's mean over the runs with its interval (`_low`, `_high`; none with
+    one run), the runs that had it (`runs`: the most of any cost), and its Δ vs std (`delta_…`)."""
+    by_run = per_run(runs)
+    group = [*KEYS, "end"]
+    rows = []
+    for key, mine in by_run.groupby(group, sort=False):  # a loop over points and ends
+        row = dict(zip(group, key))
+        for column in COSTS:
+            values = mine[column].dropna()
+            estimate = u.across_runs(values, floor=0.0) if len(values) > 1 else None  # a cost is never below 0
+            mean = float(values.mean()) if len(values) else math.nan
+            row |= {column: mean, f"{column}_low": estimate.low if estimate else math.nan,
+                    f"{column}_high": estimate.high if estimate else math.nan}
+        row["runs"] = int(mine[list(COSTS)].notna().sum().max())
+        rows.append(row | _deltas(key, mine, by_run))
+    return pd.DataFrame(rows)
+
+
+def _deltas(key: tuple, mine: pd.DataFrame, by_run: pd.DataFrame) -> dict:
+    """A point and end's Δ vs std of each cost, paired by round; empty for std and the references."""
+    framework, *setting, end = key
+    if framework == BASELINE or is_reference(framework):
+        return {}
+    base = by_run
+    for name, value in zip([*KEYS[1:], "end"], [*setting, end], strict=True):
+        base = base[base[name] == value]
+    base = base[base["framework"] == BASELINE]
+    found = {}
+    for column in COSTS:
+        theirs = base.groupby("round")[column].mean().dropna()
+        ours = mine.groupby("round")[column].mean().dropna()
+        common = ours.index.intersection(theirs.index)
+        change = u.paired_difference(ours[common], theirs[common]) if len(common) else None
+        found |= {f"delta_{column}": change.value if change else math.nan,
+                  f"delta_{column}_low": change.low if change else math.nan,
+                  f"delta_{column}_high": change.high if change else math.nan}
+    return found
+
+
+def _cost(value, low, high, digits: int) -> str:
+    """`value [low–high]` in `digits` decimals; `value [–]` without an interval, `–` without a value."""
+    if not math.isfinite(value):
+        return "–"
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{value:.{digits}f} [–]"
+    return f"{value:.{digits}f} [{low:.{digits}f}–{high:.{digits}f}]"
+
+
+def _delta(row: dict, column: str, digits: int) -> str:
+    value = row.get(f"delta_{column}", math.nan)
+    if not isinstance(value, float) or not math.isfinite(value):
+        return ""
+    low, high = row[f"delta_{column}_low"], row[f"delta_{column}_high"]
+    sign = "+" if value >= 0 else "−"
+    bounds = f" [{low:+.{digits}f}–{high:+.{digits}f}]" if math.isfinite(low) and math.isfinite(high) else " [–]"
+    return f"{sign}{abs(value):.{digits}f}{bounds}".replace("-", "−")
+
+
+DIGITS = {"cpu_us_per_msg": 1, "user_us_per_msg": 1, "kernel_us_per_msg": 1, "syscalls_per_msg": 2,
+          "switches_per_msg": 2, "wakeups_per_msg": 2}
+SHOWN_DELTAS = ("cpu_us_per_msg", "syscalls_per_msg", "switches_per_msg", "wakeups_per_msg")
+
+
+def cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
+    """Headers, a row per point and end, the notes; the shape's columns where the sweep varied it."""
+    shown = [n for n in ("tasks", *SHAPE) if table[n].nunique() > 1]
+    headers = ["framework", "transport", "size B", "target msg/s", *shown, "end",
+               *(f"{HEADS[c]} /msg" for c in COSTS), *(f"Δ {HEADS[c]} vs std" for c in SHOWN_DELTAS), "runs"]
+    body = [[row["framework"], row["transport"], str(row["payload"]), fmt.rate_label(row["interval_s"]),
+             *(str(row[n]) for n in shown), row["end"],
+             *(_cost(row[c], row[f"{c}_low"], row[f"{c}_high"], DIGITS[c]) for c in COSTS),
+             *(_delta(row, c, DIGITS[c]) for c in SHOWN_DELTAS), str(row["runs"])]
+            for row in table.to_dict("records")]  # a loop over rows, not samples
+    return headers, body, list(NOTES)
+
+
+def text(table: pd.DataFrame) -> str:
+    headers, body, notes = cells(table)
+    return aligned(headers, body, notes, left=headers.index("end") + 1)
+
+
+def markdown(table: pd.DataFrame) -> str:
+    headers, body, notes = cells(table)
+    return markdown_table(headers, body, notes, left=headers.index("end") + 1)
+
+
+def csv(table: pd.DataFrame) -> str:
+    """Machine-readable: a row per point and end, each cost with `_low`/`_high` and its Δ vs std, empty where
+    unknown."""
+    out = table.copy()
+    out["interval_s"] = out["interval_s"].map(fmt.plain)
+    columns = [*KEYS, "end", "runs", *(f"{c}{s}" for c in COSTS for s in ("", "_low", "_high")),
+               *(f"delta_{c}{s}" for c in COSTS for s in ("", "_low", "_high"))]
+    buffer = io.StringIO()
+    out.reindex(columns=columns).to_csv(buffer, index=False, float_format="%.6g")
+    return buffer.getvalue()
+
+
+FORMS = {"text": text, "markdown": markdown, "csv": csv}

@@ -1,0 +1,115 @@
+"""`parse.py costs` on small logs with known counters: a row per point and end, each cost per message with its t
+interval across runs and its Δ vs std paired by round; a counter refused is left blank; logs from before counting
+load as before and are left out."""
+
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.cli import main
+from analysis.rtt import costs
+from suite import logschema
+from suite.tdist import t_quantile
+
+from .logs import samples, write_run
+
+N = 300  # messages a run
+
+
+def count(value, source="perf_event_open"):
+    return {"value": value, "source": source, "unavailable": None if value is not None else "refused: test"}
+
+
+def end_counters(cpu_us: float, syscalls: float, switches: float = 1.0, wakeups: float = 1.0) -> dict:
+    """One end's counters over a run of N messages, per message as given."""
+    per = {"cpu_ns": cpu_us * 1000, "user_ns": cpu_us * 300, "kernel_ns": cpu_us * 700, "switches": switches,
+           "syscalls": syscalls, "wakeups_made": wakeups}
+    fields = {name: count(round(v * N)) for name, v in per.items()}
+    rest = {name: count(0) for name in ("voluntary_switches", "involuntary_switches", "migrations", "page_faults")}
+    return {"pid": 7, "window_s": 0.3, **fields, **rest, "syscalls_by_name": {"read": count(N)}}
+
+
+# (framework, interval) → round → (ping CPU µs, pong CPU µs) a message; the pong's syscalls: std 2, tokio 3.
+CPU = {("std", 0.001): {1: (50, 40), 2: (52, 44), 3: (48, 42)},
+       ("tokio", 0.001): {1: (60, 50), 2: (63, 55), 3: (57, 54)},
+       ("std", 0.0): {1: (30, 30), 2: (31, 29), 3: (32, 31)},
+       ("tokio", 0.0): {1: (36, 33), 2: (37, 35), 3: (38, 34)}}
+
+
+@pytest.fixture
+def counted_dir(tmp_path):
+    folder = tmp_path / "counted"
+    for seed, ((framework, interval), rounds) in enumerate(CPU.items()):
+        for repeat, (ping_us, pong_us) in rounds.items():
+            counters = {"ping": end_counters(ping_us, 3.0), "pong": end_counters(pong_us, 2.0 if framework == "std" else 3.0)}
+            base = write_run(folder, framework, "tcp", interval, samples(10 * seed + repeat, N), repeat=repeat,
+                             counters=counters)
+            logschema.schema().validate(json.loads(Path(f"{base}.json").read_text()))  # what a ping writes
+    return folder
+
+
+def _csv(text: str) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
+
+
+def test_each_point_and_end_gets_its_costs_a_message_with_the_t_interval_across_runs(counted_dir, capsys):
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = _csv(capsys.readouterr().out)
+    keys = list(rows[["framework", "interval_s", "end"]].itertuples(index=False, name=None))
+    assert sorted(keys) == sorted((f, i, end) for f, i in CPU for end in ("ping", "pong"))
+    pong = rows[(rows["framework"] == "std") & (rows["end"] == "pong") & (rows["interval_s"] == 0.001)].iloc[0]
+    values = np.array([40, 44, 42], dtype=float)
+    half = t_quantile(2, 0.95) * values.std(ddof=1) / math.sqrt(3)
+    assert pong["cpu_us_per_msg"] == pytest.approx(42.0)
+    assert (pong["cpu_us_per_msg_low"], pong["cpu_us_per_msg_high"]) == pytest.approx((42 - half, 42 + half), rel=1e-4)
+    assert pong["syscalls_per_msg"] == pytest.approx(2.0) and pong["switches_per_msg"] == pytest.approx(1.0)
+    assert pong["kernel_us_per_msg"] == pytest.approx(0.7 * 42) and pong["runs"] == 3
+    assert math.isnan(pong["delta_cpu_us_per_msg"])  # std has no Δ vs itself
+
+
+def test_the_delta_vs_std_pairs_the_runs_of_one_round(counted_dir, capsys):
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = _csv(capsys.readouterr().out)
+    tokio = rows[(rows["framework"] == "tokio") & (rows["end"] == "pong") & (rows["interval_s"] == 0.001)].iloc[0]
+    diffs = np.array([50 - 40, 55 - 44, 54 - 42], dtype=float)  # round by round
+    half = t_quantile(2, 0.95) * diffs.std(ddof=1) / math.sqrt(3)  # 3 pairs: the t interval
+    assert tokio["delta_cpu_us_per_msg"] == pytest.approx(diffs.mean())
+    assert tokio["delta_cpu_us_per_msg_low"] == pytest.approx(diffs.mean() - half, rel=1e-4)
+    assert tokio["delta_syscalls_per_msg"] == pytest.approx(1.0)  # tokio's pong waits in epoll_wait too
+
+
+def test_a_refused_counter_is_blank_and_the_text_says_so(counted_dir, capsys):
+    for path in counted_dir.glob("tokio-*.json"):
+        log = json.loads(path.read_text())
+        log["counters"]["pong"]["syscalls"] = count(None)
+        path.write_text(json.dumps(log))
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = _csv(capsys.readouterr().out)
+    tokio = rows[(rows["framework"] == "tokio") & (rows["end"] == "pong")]
+    assert tokio["syscalls_per_msg"].isna().all() and tokio["cpu_us_per_msg"].notna().all()
+    assert main(["costs", "-d", counted_dir]) == 0
+    text = capsys.readouterr().out
+    assert "syscalls /msg" in text and " – " in text
+
+
+def test_logs_from_before_counting_load_as_before_and_are_left_out(counted_dir, tmp_path, capsys):
+    for repeat in (4, 5):  # older runs of the same points: no counters
+        write_run(counted_dir, "std", "tcp", 0.001, samples(99 + repeat, N), repeat=repeat)
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = _csv(capsys.readouterr().out)
+    assert set(rows["runs"]) == {3}
+    assert main(["table", "-d", counted_dir, "--format", "csv"]) == 0  # the table reads them all
+    old = tmp_path / "old"
+    write_run(old, "std", "tcp", 0.001, samples(1, N), repeat=1)
+    assert main(["costs", "-d", old]) == 1
+    assert "has counters" in capsys.readouterr().err
+
+
+def test_costs_reads_rtt_logs_only_and_every_cost_has_its_interval_columns():
+    assert set(costs.COSTS) >= {"cpu_us_per_msg", "user_us_per_msg", "kernel_us_per_msg", "syscalls_per_msg",
+                                "switches_per_msg", "wakeups_per_msg"}
