@@ -22,7 +22,7 @@ from pathlib import Path
 
 from suite.palette import Palette
 
-from . import compare, legacy, options, phases_cli, request, tracking_cli, wrk
+from . import compare, costs_cli, legacy, options, request, tracking_cli, wrk
 from . import entry_kit as kit
 from .kind import UsageError
 from .sweep import NothingUsable
@@ -130,11 +130,6 @@ def resolve_variance(ns) -> request.Variance:
     return request.Variance(kind, kit.folder(ns.dir), kit.filters(ns), ns.format)
 
 
-def resolve_costs(ns) -> request.Costs:
-    options.DEFAULT.check(kit.asked(ns))
-    return request.Costs(options.DEFAULT, kit.folder(ns.dir), kit.filters(ns), ns.format)
-
-
 def resolve_wrk(ns) -> request.Wrk:
     return request.Wrk(kit.folder(ns.dir), tuple(ns.framework), ns.format)
 
@@ -231,16 +226,6 @@ def cmd_variance(asked: request.Variance) -> int:
     return 0
 
 
-def cmd_costs(asked: request.Costs) -> int:
-    """What each end did per message: CPU µs (user, kernel), system calls, switches, wake-ups, from the runs' counters.
-
-    A row per point and end (ping, pong): each the mean over the runs with its 95 % t interval, and its Δ vs
-    std paired by round as the Δp50 is. Logs without counters (before them, COUNTERS=0) are left out."""
-    found = asked.kind.collect(asked.folder, asked.filters, False, kit.warn, NOISE)
-    sys.stdout.write(asked.kind.costs(found, asked.form))
-    return 0
-
-
 def cmd_wrk(asked: request.Wrk) -> int:
     """The HTTP figures cross-checked: wrk's and the suite's ping's req/s, p50 and p99 per runtime (MODE=wrk sweeps).
 
@@ -266,14 +251,13 @@ def cmd_protocols(asked: request.Protocols) -> int:
 
 COMMANDS = (("table", cmd_table, resolve_table), ("figures", cmd_figures, resolve_figures),
             ("compare", cmd_compare, resolve_compare), ("variance", cmd_variance, resolve_variance),
-            ("wrk", cmd_wrk, resolve_wrk), ("protocols", cmd_protocols, resolve_protocols),
-            ("costs", cmd_costs, resolve_costs))
+            ("wrk", cmd_wrk, resolve_wrk), ("protocols", cmd_protocols, resolve_protocols))
 OWN = {"table": _table_options, "figures": _figures_options, "compare": _compare_options, "variance": _variance_options,
-       "wrk": _wrk_options, "protocols": _protocols_options, "costs": _variance_options}  # costs: variance's options
+       "wrk": _wrk_options, "protocols": _protocols_options}
 COMMANDS += tracking_cli.COMMANDS  # export, record, history
 OWN |= tracking_cli.OWN
-COMMANDS += phases_cli.COMMANDS
-OWN |= phases_cli.OWN
+COMMANDS += costs_cli.COMMANDS  # costs, phases
+OWN |= costs_cli.OWN
 
 
 def main(argv=None) -> int:

@@ -109,7 +109,7 @@ def test_below_the_sweeps_entry_no_module_reads_the_environment_or_takes_the_kno
 
 
 # The analysis's entry: parse.py's commands (cli.py, and each group of commands in a NAME_cli.py of its own: the
-# tracking ones in tracking_cli.py, phases_cli.py; their shared steps in entry_kit.py) and the old flags' aliases
+# tracking ones in tracking_cli.py, costs and phases in costs_cli.py; their shared steps in entry_kit.py) and the old flags' aliases
 # (legacy.py) read the argparse namespace; options.py builds the parsers. Below them each command takes a frozen
 # request (request.py).
 ANALYSIS_ENTRY = ("cli.py", "entry_kit.py", "legacy.py", "options.py")

@@ -110,8 +110,9 @@ pub struct PingOptions {
     /// pong) did over the measured window (CPU time, switches, system calls, wake-ups)
     #[arg(long)]
     pub no_counters: bool,
-    /// The pong's PID, when it runs on this host: its counters are read with this process's
-    #[arg(long, value_name = "PID", conflicts_with = "no_counters")]
+    /// The pong's PID, when it runs on this host: its counters are read with this process's (none
+    /// with --no-counters: a sweep hands every ping its pong's PID, a variant may turn counting off)
+    #[arg(long, value_name = "PID")]
     pub pong_pid: Option<u32>,
     /// Also count system calls, wake-ups and every switch (perf_event_open): their probes run at
     /// each system call and switch, so they slow the run they count

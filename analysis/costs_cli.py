@@ -1,4 +1,5 @@
-"""parse.py's `phases` command: a TRACE=1 sweep's traced runs, where each round trip's time went."""
+"""parse.py's commands on where a round trip's time goes: `costs`, what each end did per message (every run's
+counters), and `phases`, each round trip of a TRACE=N sweep's traced runs split into its parts."""
 
 # Part of the entry: the command's options, its namespace resolved once into a frozen request (request.py), and
 # the command run on that request alone. cli.py adds COMMANDS and OWN to its own.
@@ -10,6 +11,28 @@ from suite import traces
 from . import entry_kit as kit
 from . import options, phases_table, request
 from .sweep import NothingUsable
+from .uncertainty import NOISE
+
+
+def _costs_options(p) -> None:
+    options.add_dir(p)
+    options.add_filters(p)
+    p.add_argument("--format", choices=kit.FORMAT, default="text", help="table format (default text)")
+
+
+def resolve_costs(ns) -> request.Costs:
+    options.DEFAULT.check(kit.asked(ns))
+    return request.Costs(options.DEFAULT, kit.folder(ns.dir), kit.filters(ns), ns.format)
+
+
+def cmd_costs(asked: request.Costs) -> int:
+    """What each end did per message: CPU µs (user, kernel), system calls, switches, wake-ups, from the runs' counters.
+
+    A row per point and end (ping, pong): each the mean over the runs with its 95 % t interval, and its Δ vs
+    std paired by round as the Δp50 is. Logs without counters (before them, COUNTERS=0) are left out."""
+    found = asked.kind.collect(asked.folder, asked.filters, False, kit.warn, NOISE)
+    sys.stdout.write(asked.kind.costs(found, asked.form))
+    return 0
 
 
 def _phases_options(p) -> None:
@@ -47,5 +70,5 @@ def cmd_phases(asked: request.Phases) -> int:
     return 0
 
 
-COMMANDS = (("phases", cmd_phases, resolve_phases),)
-OWN = {"phases": _phases_options}
+COMMANDS = (("costs", cmd_costs, resolve_costs), ("phases", cmd_phases, resolve_phases))
+OWN = {"costs": _costs_options, "phases": _phases_options}
