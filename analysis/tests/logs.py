@@ -4,12 +4,14 @@
 # CSV headers come from it: what is not set here is null), with the JSON's statistics computed by
 # a plain reference, independent of analysis.stats and suite.percentile.
 
+import io
 import json
 import math
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from suite import logschema
 
@@ -192,3 +194,8 @@ def write_sweep_info(folder: Path, **knobs) -> None:
             "hosts": {"testhost": {"kernel": "6.1.0", "cpus": 2, "cpu_model": "Test CPU"}}}
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sweep.json").write_text(json.dumps(info, indent=2))
+
+
+def read_table(text: str) -> pd.DataFrame:
+    """A parse.py CSV table as a DataFrame, an empty cell NaN and every other cell as written."""
+    return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])

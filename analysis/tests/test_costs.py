@@ -2,13 +2,11 @@
 interval across runs and its Δ vs std paired by round; a counter refused is left blank; logs from before counting
 load as before and are left out."""
 
-import io
 import json
 import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from analysis.cli import main
@@ -16,7 +14,7 @@ from analysis.rtt import costs
 from suite import logschema
 from suite.tdist import t_quantile
 
-from .logs import samples, write_run
+from .logs import read_table, samples, write_run
 
 N = 300  # messages a run
 
@@ -53,13 +51,9 @@ def counted_dir(tmp_path):
     return folder
 
 
-def _csv(text: str) -> pd.DataFrame:
-    return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
-
-
 def test_each_point_and_end_gets_its_costs_a_message_with_the_t_interval_across_runs(counted_dir, capsys):
     assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
-    rows = _csv(capsys.readouterr().out)
+    rows = read_table(capsys.readouterr().out)
     keys = list(rows[["framework", "interval_s", "end"]].itertuples(index=False, name=None))
     assert sorted(keys) == sorted((f, i, end) for f, i in CPU for end in ("ping", "pong"))
     pong = rows[(rows["framework"] == "std") & (rows["end"] == "pong") & (rows["interval_s"] == 0.001)].iloc[0]
@@ -74,7 +68,7 @@ def test_each_point_and_end_gets_its_costs_a_message_with_the_t_interval_across_
 
 def test_the_delta_vs_std_pairs_the_runs_of_one_round(counted_dir, capsys):
     assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
-    rows = _csv(capsys.readouterr().out)
+    rows = read_table(capsys.readouterr().out)
     tokio = rows[(rows["framework"] == "tokio") & (rows["end"] == "pong") & (rows["interval_s"] == 0.001)].iloc[0]
     diffs = np.array([50 - 40, 55 - 44, 54 - 42], dtype=float)  # round by round
     half = t_quantile(2, 0.95) * diffs.std(ddof=1) / math.sqrt(3)  # 3 pairs: the t interval
@@ -89,7 +83,7 @@ def test_a_refused_counter_is_blank_and_the_text_says_so(counted_dir, capsys):
         log["counters"]["pong"]["syscalls"] = count(None)
         path.write_text(json.dumps(log))
     assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
-    rows = _csv(capsys.readouterr().out)
+    rows = read_table(capsys.readouterr().out)
     tokio = rows[(rows["framework"] == "tokio") & (rows["end"] == "pong")]
     assert tokio["syscalls_per_msg"].isna().all() and tokio["cpu_us_per_msg"].notna().all()
     assert main(["costs", "-d", counted_dir]) == 0
@@ -101,7 +95,7 @@ def test_logs_from_before_counting_load_as_before_and_are_left_out(counted_dir, 
     for repeat in (4, 5):  # older runs of the same points: no counters
         write_run(counted_dir, "std", "tcp", 0.001, samples(99 + repeat, N), repeat=repeat)
     assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
-    rows = _csv(capsys.readouterr().out)
+    rows = read_table(capsys.readouterr().out)
     assert set(rows["runs"]) == {3}
     assert main(["table", "-d", counted_dir, "--format", "csv"]) == 0  # the table reads them all
     old = tmp_path / "old"

@@ -1,11 +1,9 @@
 """HTTP beside TCP: http rows in every table and figure, -p http, and `parse.py protocols` on small logs and on a
 tiny real sweep (std and tokio, PROTOCOLS="tcp http")."""
 
-import io
 import os
 import subprocess
 
-import pandas as pd
 import pytest
 
 from analysis import rtt
@@ -15,7 +13,7 @@ from analysis.sweep import Filters, collect
 from suite import runtimes, transports
 
 from .conftest import REPO, pages
-from .logs import samples, write_run
+from .logs import read_table, samples, write_run
 
 HTTP = {"method": "POST", "path": "/echo", "body_bytes": 64, "request_head_bytes": 90, "response_head_bytes": 60,
         "statuses": {"200": 300}}
@@ -38,24 +36,20 @@ def both_dir(tmp_path):
     return folder
 
 
-def _csv(text: str) -> pd.DataFrame:
-    return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
-
-
 def test_http_rows_sit_beside_tcp_in_the_table_and_p_http_keeps_them_alone(both_dir, capsys):
     assert main(["table", "-d", both_dir, "--format", "csv"]) == 0
-    table = _csv(capsys.readouterr().out)
+    table = read_table(capsys.readouterr().out)
     assert sorted(set(table["transport"])) == ["http", "tcp"]
     assert list(dict.fromkeys(table["transport"])) == ["tcp", "http"]  # suite/transports.py's order
     http = table[(table["transport"] == "http") & (table["framework"] == "tokio")]
     assert http["delta_p50_ns"].notna().all()  # tokio's Δ vs std over HTTP: std's HTTP server is its baseline
     assert main(["table", "-d", both_dir, "-p", "http", "--format", "csv"]) == 0
-    assert set(_csv(capsys.readouterr().out)["transport"]) == {"http"}
+    assert set(read_table(capsys.readouterr().out)["transport"]) == {"http"}
 
 
 def test_the_difference_is_http_p50_less_tcp_p50_beside_each_delta_vs_std(both_dir, capsys):
     assert main(["protocols", "-d", both_dir, "--format", "csv"]) == 0
-    rows = _csv(capsys.readouterr().out)
+    rows = read_table(capsys.readouterr().out)
     assert list(rows.columns) == protocols.CSV_COLUMNS
     assert [(r.framework, r.interval_s) for r in rows.itertuples()] == [
         ("std", 0.001), ("std", 0.0), ("tokio", 0.001), ("tokio", 0.0)]
@@ -142,11 +136,11 @@ def test_a_real_sweep_of_tcp_and_http_reads_as_what_each_costs(tmp_path, capsys)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     (folder,) = tmp_path.glob("localhost-*")
     assert main(["table", "-d", folder, "--format", "csv"]) == 0
-    table = _csv(capsys.readouterr().out)
+    table = read_table(capsys.readouterr().out)
     assert set(zip(table["framework"], table["transport"])) == {(f, t) for f in ("std", "tokio")
                                                                   for t in ("tcp", "http")}
     assert main(["protocols", "-d", folder, "--format", "csv"]) == 0
-    rows = _csv(capsys.readouterr().out)
+    rows = read_table(capsys.readouterr().out)
     assert sorted(rows["framework"]) == ["std", "std", "tokio", "tokio"]
     for r in rows.itertuples():
         point = table[(table["framework"] == r.framework) & (table["interval_s"] == r.interval_s)]
