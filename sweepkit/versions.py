@@ -20,7 +20,6 @@ from pathlib import Path
 
 from . import procs
 
-SHARED = ("rtt-core", "rtt-net", "rtt-micro")  # what every runtime's binary links, beside its own crate
 BUILD_LIMIT_S = 1800  # a cold build takes about 2 min on 2 vCPUs; a hung cargo must still end
 LOCK_LIMIT_S = 1800  # another sweep building the same version first
 ROLES = ("ping", "pong", "micro")  # the links `make` gives each runtime's executable (rtt_core::roles)
@@ -169,11 +168,18 @@ def _lock(held, where: Path) -> None:
             time.sleep(0.5)
 
 
+def shared_crates(suite_toml: str) -> list[str]:
+    """The shared crates every runtime's binary may link: the root manifest's path dependencies (rtt-core, rtt-net,
+    rtt-micro, rtt-counters), so that a crate added there is copied too."""
+    deps = tomllib.loads(suite_toml).get("workspace", {}).get("dependencies", {})
+    return [Path(d["path"]).name for d in deps.values() if isinstance(d, dict) and str(d.get("path", "")).startswith("crates/")]
+
+
 def _workspace(suite: Path, where: Path, prefix: str, toml: str) -> str:
     """The folder's workspace as the suite's crates are now: fresh copies (mtimes kept, so cargo rebuilds only what
     changed), the manifest, and the suite's Cargo.lock as the seed of its own, again only when the suite's changed
     since (rewriting it would rebuild rtt-core, whose build.rs reads it). The seed's hash."""
-    for name in (f"{prefix}-rtt", *SHARED):
+    for name in (f"{prefix}-rtt", *shared_crates(toml)):
         shutil.rmtree(where / "crates" / name, ignore_errors=True)
         shutil.copytree(suite / "crates" / name, where / "crates" / name)
     if not (where / "Cargo.toml").is_file() or (where / "Cargo.toml").read_text(encoding="utf-8") != toml:

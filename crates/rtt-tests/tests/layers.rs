@@ -40,10 +40,15 @@ fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// A module's unit tests in a file of their own (`#[cfg(test)] mod tests;` beside its code), which
-/// may use anything, as the inline `#[cfg(test)] mod tests { … }` that `code_of` leaves out may.
+/// A module's unit tests in a file of their own (`#[cfg(test)] mod tests;` beside its code:
+/// `tests.rs` or `tests/mod.rs`), which may use anything, as the inline `#[cfg(test)] mod tests { … }`
+/// that `code_of` leaves out may.
 fn is_unit_tests(file: &Path) -> bool {
     file.file_name().is_some_and(|name| name == "tests.rs")
+        || file
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|dir| dir == "tests")
 }
 
 /// `src/rtt/open.rs` is `rtt::open`, `src/rtt/mod.rs` is `rtt`, `src/lib.rs` the root.
@@ -256,7 +261,7 @@ fn no_two_modules_of_a_shared_crate_use_each_other() {
 fn the_layer_checks_catch_a_cycle_and_a_command_line_read_below_the_entry() {
     let dir = std::env::temp_dir().join(format!("rtt-layers-{}", std::process::id()));
     let src = dir.join("src");
-    fs::create_dir_all(src.join("client")).expect("creates the sources");
+    fs::create_dir_all(src.join("client").join("tests")).expect("creates the sources");
     for (file, code) in [
         (
             "lib.rs",
@@ -273,7 +278,7 @@ fn the_layer_checks_catch_a_cycle_and_a_command_line_read_below_the_entry() {
         ),
         // Unit tests in their own file may use anything too.
         (
-            "client/tests.rs",
+            "client/tests/mod.rs",
             "use crate::options::Cli;\nuse super::*;\n",
         ),
     ] {
