@@ -97,9 +97,9 @@ fn a_spin_planted_in_the_pong_shows_in_its_cpu_time_per_message() {
     let spin_ns = format!("{}", SPIN_US as u64 * 1000);
     let cpu = |log: &Value| per_message(log, "pong", "cpu_ns").map(|ns| ns / 1000.0);
     let switches = |log: &Value| per_message(log, "pong", "switches").unwrap_or(f64::NAN);
-    // The spin waits on the clock: a pong preempted inside it spins less CPU than its length, so
-    // only an attempt whose pong was not preempted more than its control was (a switch a
-    // message) can show the spin whole; a busy machine gets three.
+    // The spin waits on the clock: a pong preempted inside it spins less CPU than its length. So an
+    // attempt that shows the spin within 15 % passes; one that does not fails, unless its pong was
+    // preempted more than its control (a switch a message), and then it tries again: three in all.
     let mut seen = Vec::new();
     for _ in 0..3 {
         let control = counted(&["--protocol", "tcp"], args);
@@ -112,14 +112,15 @@ fn a_spin_planted_in_the_pong_shows_in_its_cpu_time_per_message() {
             "{added:.1} µs ({before:.1} → {after:.1}), {:.2} switches a message",
             switches(&spun)
         ));
-        if switches(&spun) <= switches(&control) + 0.05 {
-            assert!(
-                (added - SPIN_US).abs() <= 0.15 * SPIN_US,
-                "the spin of {SPIN_US} µs added {}",
-                seen.join("; ")
-            );
+        if (added - SPIN_US).abs() <= 0.15 * SPIN_US {
             return;
         }
+        // Off by more: only a pong preempted more than its control (a spin cut short) may try again.
+        assert!(
+            switches(&spun) > switches(&control) + 0.05,
+            "the spin of {SPIN_US} µs added {}",
+            seen.join("; ")
+        );
     }
     panic!(
         "the pong was preempted in every attempt: {}",
