@@ -22,10 +22,10 @@ def signed(value_ns: float) -> str:
 
 
 def interval(value, low, high, write=fmt.us) -> str:
-    """`value [low–high]`; `value [–]` without an interval."""
+    """`value [low–high]`; `value [–]` without an interval (an open one: NaN, or NULL from the history)."""
     if value is None or not math.isfinite(value):
         return "–"
-    if not (math.isfinite(low) and math.isfinite(high)):
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
         return f"{write(value)} [–]"
     bound = (lambda v: signed(v).lstrip("+")) if write is signed else write
     return f"{write(value)} [{bound(low)}–{bound(high)}]"

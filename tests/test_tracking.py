@@ -1,13 +1,14 @@
 """Tracking results over time on real sweeps: exports that validate, a history that finds a planted step at the
 right sweep and none in A/A sweeps, and a --fail-on-change that answers for the newest sweep alone.
 
-The sweeps are tiny real ones (std alone, TCP at 1000 msg/s, REPEATS=3 of 0.6 s: a few seconds each, 1 800
-samples a point, enough for a p99 (it needs 1 000) even where a run stalled) run by
+The sweeps are tiny real ones (std alone, TCP at 1000 msg/s, REPEATS=7 of 0.3 s: a few seconds each, 2 100
+samples a point, enough for a p99 (it needs 1 000) even where a run stalled, and 7 repeats, from which a p50's
+interval always closes: with 3, a loaded machine left it open now and then, and no change could be called) run by
 run-localhost.sh on the release binaries; the planted step is a pong that holds each echo 200 µs
 (PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in the second
 and third of three consecutive sweeps.
 
-The A/A sweeps are one real sweep of 9 rounds split by round into three (rounds 1, 4, 7; 2, 5, 8; 3, 6, 9), each
+The A/A sweeps are one real sweep of 21 rounds split by round into three (rounds 1, 4, 7, …; 2, 5, 8, …; 3, 6, 9, …), each
 with its own sweep.json: the machine's drift falls on the three alike, as a sweep's shuffled rounds spread it
 over its runtimes. Three consecutive sweeps are not A/A on a shared machine: on this 2-CPU VM, with other work
 running, std's p50 went from 49 µs to 22 µs between two sweeps a few seconds apart, and the history rightly
@@ -29,7 +30,7 @@ from pypdf import PdfReader
 
 from sweep_helpers import REPO, require_binaries, run_script, sweep_dir
 
-TINY = {"REPEATS": "3", "DURATION": "0.6", "WARMUP": "0.1", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "TUNE": "0",
+TINY = {"REPEATS": "7", "DURATION": "0.3", "WARMUP": "0.1", "INTERVALS": "0.001", "PROTOCOLS": "tcp", "TUNE": "0",
         "NICE": "19"}
 DELAY = {"PONG_EXTRA": "--delay-ns 200000"}  # 200 µs a round trip, several times a loopback RTT
 POINT = "std/tcp/64B/1000msg_s/0tasks/1conn/closed"
@@ -71,7 +72,7 @@ def sweeps(tmp_path_factory):
     require_binaries("std")
     root = tmp_path_factory.mktemp("sweeps")
     planted = [sweep(root / "base"), *(sweep(root / f"slow{i}", **DELAY) for i in range(2))]
-    same = split_by_round(sweep(root / "same", REPEATS="9"), 3, root / "split")
+    same = split_by_round(sweep(root / "same", REPEATS="21"), 3, root / "split")
     return planted, same
 
 
@@ -197,7 +198,7 @@ def test_a_real_sweeps_exports_follow_their_formats(sweeps, tmp_path):
         has_range = "range" in entry
         assert set(entry) == (GAB_FIELDS if has_range else GAB_FIELDS - {"range"}) and entry["unit"] == "ns"
         assert not has_range or entry["range"].startswith("± ")
-        assert "repeats: 3" in entry["extra"] and f"seed {info['seed']}" in entry["extra"]
+        assert f"repeats: {TINY['REPEATS']}" in entry["extra"] and f"seed {info['seed']}" in entry["extra"]
         assert info["hosts"]["vm" if "vm" in info["hosts"] else next(iter(info["hosts"]))]["suite_commit"] \
             in entry["extra"]
     rows = list(csv.reader(io.StringIO(files["otava"].read_text())))

@@ -126,3 +126,10 @@ def _swept(folder):
     from analysis.sweep import Filters, collect
 
     return collect(folder, KIND, Filters(), False, lambda *a, **k: None), KIND
+
+
+def test_an_open_interval_from_the_history_reads_as_open():
+    """SQLite gives an open interval (NaN when recorded) back as NULL: the table says `[–]`, not a traceback."""
+    from analysis import summary
+
+    assert summary.interval(12_300.0, None, None) == summary.interval(12_300.0, math.nan, math.nan) == "12.3 [–]"
