@@ -131,8 +131,12 @@ fn a_hundred_udp_sockets_account_their_own_losses(runtime: &str) {
         lost_min >= sent_min / 4 - 1 && lost_max <= sent_max.div_ceil(2),
         "{runtime}: {json}"
     );
+    // Each late reply is set aside, one per loss, but for the losses no reply follows before the run
+    // ends: each socket's last held datagram (the echo releases it only on a next one), and on a
+    // loaded machine its last reply too, delayed past the end: at most two a socket of the 100.
+    let late = uint(json, "out_of_order");
     assert!(
-        uint(json, "out_of_order").abs_diff(lost) <= 100,
+        late <= lost && lost - late <= 2 * 100,
         "{runtime}: the late replies must be set aside, one per loss: {json}"
     );
     for (conn, rows) in by_connection(&run) {
