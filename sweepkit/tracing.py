@@ -50,9 +50,9 @@ class Capture:
     """Records the events of `pids` (their threads, and what they start from then on) from start() to stop().
 
     Two instances: the system calls of those tasks alone (a PID filter), and every task's wake-ups and context
-    switches unfiltered. With the filter on the scheduler's events too, a task's switch onto a CPU that had been
-    idle went unrecorded here (kernel 6.18, a 2-vCPU VM), and so did its wake-up there; unfiltered, they are a
-    few thousand events a second on a busy machine, and the analysis keeps those that concern the two ends."""
+    switches unfiltered, since a wake-up is often recorded in another task's context (an idle CPU's, an
+    interrupt's); they are a few thousand events a second on a busy machine, and the analysis keeps those that
+    concern the two ends."""
 
     def __init__(self, pids: list[int], root: Path = TRACEFS, buffer_kb: int = BUFFER_KB):
         self.pids, self.buffer_kb = pids, buffer_kb
