@@ -31,6 +31,8 @@ PHASES = ("send", "pong wake-up", "pong turnaround", "ping wake-up", "ping recei
 # System calls that bring an echo in, by machine (the numbers differ): read, readv, recvfrom, recvmsg, recvmmsg,
 # io_uring_enter (the io_uring runtimes reap their completions in it).
 RECEIVES = {"x86_64": frozenset({0, 19, 45, 47, 299, 426}), "aarch64": frozenset({63, 65, 207, 212, 243, 426})}
+# ... and those that send one: write, writev, sendto, sendmsg, sendmmsg, io_uring_enter (which submits it).
+SENDS = {"x86_64": frozenset({1, 20, 44, 46, 307, 426}), "aarch64": frozenset({64, 66, 206, 211, 269, 426})}
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,10 @@ class Split:
 
 def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64") -> Split:
     """The round trips between process `ping` and process `pong` (tgids) in `events`, in time order."""
-    receives = RECEIVES.get(machine, RECEIVES["x86_64"])
+    receives, sends = (table.get(machine, table["x86_64"]) for table in (RECEIVES, SENDS))
     owner = processes(events)
     rows, starts, calls, handoffs, unmarked, inferred = [], [], [], [], 0, 0
-    last_send, last_pong_exit = 0, 0  # the latest system call entry of a ping task; exit of a pong task
+    last_send, last_pong_exit = 0, 0  # the latest sending call's entry of a ping task; any call's exit of a pong task
     mark: dict[str, int] = {}
     woken = 0  # the task the chain waits to see on a CPU
     asleep: set[int] = set()  # tasks switched out to sleep and not seen since
@@ -73,14 +75,15 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64") ->
             asleep.discard(e.tid)
         if e.kind == WAKE and target == pong and e.tgid != pong and ("b" not in mark or "c" in mark):
             # The message reaches the pong. Its waker is the ping's send, or, where the pong's CPU was idle,
-            # that CPU's own context (the kernel hands the wake-up over): the send is then the ping's latest call.
+            # that CPU's own context (the kernel hands the wake-up over), by when the ping may have gone on into its
+            # receive: the send is the ping's latest sending call, not its latest call.
             if mark:
                 unmarked += 1
             mark, woken = {"s": last_send or e.ns, "a": e.ns}, e.a
             counts[:] = 0
             counts[0] = 1  # the send itself
             continue
-        if e.kind == ENTER_CALL and e.tgid == ping:
+        if e.kind == ENTER_CALL and e.tgid == ping and e.a in sends:
             last_send = e.ns
         if e.kind == EXIT_CALL and e.tgid == pong:
             last_pong_exit = e.ns

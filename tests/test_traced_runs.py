@@ -23,12 +23,14 @@ def line(us: int, task: str, tid: int, tgid: int, event: str, fields: str) -> st
     return f"{task}-{tid} ({tgid:>7}) [001] d..2. 1000.{us:06d}: {event}: {fields}"
 
 
-def round_trip(t: int, ping_wakeup_seen: bool = True) -> list[str]:
+def round_trip(t: int, ping_wakeup_seen: bool = True, pong_woken_by_idle_cpu: bool = False) -> list[str]:
     """One round trip of a std-like pair: ping task 101 sends, pong task 201 wakes, echoes, ping receives."""
+    pong_woken = "comm=pong pid=201 prio=120 target_cpu=000"
     out = [line(t, "ping", 101, PING, "sys_enter", "NR 44 (5, 0, 40, 4000, 0, 0)"),
-           line(t + 10, "ping", 101, PING, "sched_wakeup", "comm=pong pid=201 prio=120 target_cpu=000"),
+           *([] if pong_woken_by_idle_cpu else [line(t + 10, "ping", 101, PING, "sched_wakeup", pong_woken)]),
            line(t + 11, "ping", 101, PING, "sys_exit", "NR 44 = 64"),
            line(t + 12, "ping", 101, PING, "sys_enter", "NR 45 (5, 0, 40, 0, 0, 0)"),
+           *([line(t + 14, "<idle>", 0, 0, "sched_wakeup", pong_woken)] if pong_woken_by_idle_cpu else []),
            line(t + 13, "ping", 101, PING, "sched_switch",
                 "prev_comm=ping prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120"),
            line(t + 15, "other", 7, 7, "sched_switch",
@@ -59,6 +61,15 @@ def test_a_ping_wake_up_the_trace_missed_is_taken_from_the_pong_s_send_and_count
     found = phases.split(events, PING, PONG)
     assert (found.complete, found.inferred) == (1, 1)
     assert found.phases.tolist() == [[10_000, 5_000, 27_000, 5_000, 0]]  # woken by the send's end (42), ran at 47
+
+
+def test_a_pong_woken_by_its_idle_cpu_after_the_ping_went_on_into_its_receive_is_timed_from_the_ping_s_send():
+    """An idle CPU that polls takes the wake-up over in its own context, which may come after the sender's call."""
+    events = trace_events.parse("\n".join(round_trip(0, pong_woken_by_idle_cpu=True)))
+    found = phases.split(events, PING, PONG)
+    assert found.complete == 1
+    # send 0→14 (the sendto's entry, not the recvfrom's at 12), pong wake-up 14→15.
+    assert found.phases.tolist() == [[14_000, 1_000, 25_000, 5_000, 2_000]]
 
 
 def test_a_ping_that_never_slept_leaves_its_round_trip_unmarked():
