@@ -9,6 +9,8 @@ before) run with RTT_TEST_VERSION_BUILDS=all: `make test` on a fresh clone stays
 """
 
 import hashlib
+import csv
+import io
 import os
 import re
 import shutil
@@ -105,6 +107,12 @@ def test_a_sweep_of_std_tokio_and_an_older_tokio_runs_all_three_and_the_logs_nam
     assert theirs["tokio"] == OLD and all(theirs[name] == ours[name] for name in ("clap", "hyper", "serde", "anyhow"))
     # The table's footnote says which tokio each line ran.
     assert f"tokio-old: tokio {OLD} (the tokio line's: {today}), with the same runtime_config" in run.output
+    # ... and the Δ between the two tokios, paired by round as the Δ vs std is.
+    table = subprocess.run([str(REPO / ".venv" / "bin" / "python"), str(REPO / "parse.py"), "table", "-d", str(folder),
+                            "--format", "csv"], capture_output=True, text=True, timeout=120)
+    rows = {r["framework"]: r for r in csv.DictReader(io.StringIO(table.stdout))}
+    assert rows["tokio-old"]["delta_base_p50_ns"] and rows["tokio-old"]["verdict_base"], table.stdout
+    assert rows["tokio"]["verdict_base"] == "" and "Δp50 vs base µs [95 % CI]" in run.output
 
 
 def test_a_second_sweep_finds_the_version_built_and_compiles_nothing(older, tmp_path):

@@ -118,12 +118,13 @@ def tidy(runs: pd.DataFrame) -> pd.DataFrame:
 
 def finish(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
     """A point's extremes (min, max; starved: the most connections that starved in any repeat, None: not
-    recorded), whether it missed its rate, and its Δp50 vs std."""
+    recorded), whether it missed its rate, its Δs vs std and a variant's Δp50 vs its base runtime."""
     point = list(KEYS)
     extremes = runs[["min", "max", "starved"]].apply(pd.to_numeric, errors="coerce").groupby(
         [runs[c] for c in point], sort=False).agg({"min": "min", "max": "max", "starved": "max"}).reset_index()
     table = table.merge(extremes, on=point, how="left")
-    return with_tail_deltas(with_deltas(table.assign(missed_rate=missed(table)), runs, noise), runs, noise)
+    table = with_deltas(table.assign(missed_rate=missed(table)), runs, noise)
+    return with_base_deltas(with_tail_deltas(table, runs, noise), runs, noise)
 
 
 def has_deltas(points: pd.DataFrame) -> bool:
@@ -137,34 +138,54 @@ def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Dat
     its round. The pairing reads only the logs, so it is the same for either. With its interval
     (uncertainty.paired_difference: signed-rank from 6 pairs, t below; delta_method says which), a
     verdict and the minimum detectable Δ (mde_p50, ns; NaN with one pair); empty for std and references."""
+    against = {row.framework: None if row.framework == BASELINE or is_reference(row.framework) else BASELINE
+               for row in table.itertuples()}
+    found = paired_p50(table, runs, noise, against)
+    return table.assign(**{name: [f.get(name, NONE.get(name, math.nan)) for f in found] for name in PAIRED})
+
+
+def with_base_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
+    """A variant's Δp50 against its base runtime's line at the same setting, paired by round as the Δ vs std is
+    (tokio-old − tokio: a version against today's; tokio-ct − tokio: an option's cost): delta_base_p50, …_low,
+    …_high, verdict_base; empty for a line that is no variant or whose base was not measured."""
+    bases = table.loc[table["variant"].notna(), ["framework", "base"]] if "variant" in table else table.iloc[:0]
+    against = {label: base for label, base in bases.itertuples(index=False) if (table["framework"] == base).any()}
+    found = paired_p50(table, runs, noise, against)
+    return table.assign(**{column: [f.get(name, NONE.get(name, math.nan)) for f in found] for column, name in
+                           (("delta_base_p50", "delta_p50"), ("delta_base_p50_low", "delta_p50_low"),
+                            ("delta_base_p50_high", "delta_p50_high"), ("verdict_base", "verdict"))})
+
+
+# What paired_p50 finds of a point, and what it holds where there is nothing to pair (else NaN).
+PAIRED = ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict", "mde_p50", "mde_p50_pct", "delta_method")
+NONE = {"pairs": 0, "verdict": "", "delta_method": ""}
+
+
+def paired_p50(table: pd.DataFrame, runs: pd.DataFrame, noise: float, against: dict) -> list[dict]:
+    """Per point, its Δp50 against the line `against[framework]` names at the same setting (none: {}), over the
+    rounds both measured: PAIRED's fields."""
     point = list(KEYS)
     per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
     rounds = {key: group.droplevel(point) for key, group in per_round.groupby(level=point, sort=False)}
     p50_of = dict(zip(table[point].itertuples(index=False, name=None), table["p50"]))
-    values = {c: [] for c in ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict", "mde_p50",
-                                "mde_p50_pct", "delta_method")}
+    out = []
     for key in table[point].itertuples(index=False, name=None):  # a loop over points
         framework, *setting = key
-        base = (BASELINE, *setting)  # std at the same setting
+        base = (against.get(framework), *setting)
         mine, theirs = rounds.get(key), rounds.get(base)  # each a p50 per round
-        if framework == BASELINE or is_reference(framework) or theirs is None:
-            change, pairs, call = None, 0, ""
-        else:
-            common = mine.index.intersection(theirs.index) if mine is not None else []
-            pairs = len(common)
-            change = u.paired_difference(mine[common], theirs[common]) if pairs else None
-            call = u.verdict(change, p50_of[base], noise) if change else "unknown"
-        values["delta_p50"].append(change.value if change else math.nan)
-        values["delta_p50_low"].append(change.low if change else math.nan)
-        values["delta_p50_high"].append(change.high if change else math.nan)
-        values["pairs"].append(pairs)
-        values["verdict"].append(call)
-        values["delta_method"].append(change.method if change else "")
-        # The smallest Δ this sweep could have called: its test's, and never below the noise threshold.
-        mde = max(u.detectable(change), noise * p50_of[base]) if change else math.nan
-        values["mde_p50"].append(mde)
-        values["mde_p50_pct"].append(100 * mde / p50_of[base] if change else math.nan)
-    return table.assign(**values)
+        if base[0] is None or theirs is None:
+            out.append({})
+            continue
+        common = mine.index.intersection(theirs.index) if mine is not None else []
+        change = u.paired_difference(mine[common], theirs[common]) if len(common) else None
+        found = {"pairs": len(common), "verdict": u.verdict(change, p50_of[base], noise) if change else "unknown"}
+        if change:
+            # The smallest Δ this sweep could have called: its test's, and never below the noise threshold.
+            mde = max(u.detectable(change), noise * p50_of[base])
+            found |= {"delta_p50": change.value, "delta_p50_low": change.low, "delta_p50_high": change.high,
+                      "delta_method": change.method, "mde_p50": mde, "mde_p50_pct": 100 * mde / p50_of[base]}
+        out.append(found)
+    return out
 
 
 def samples_by_round(runs: pd.DataFrame) -> dict:

@@ -23,7 +23,7 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
                "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved",
                "mde_p50_ns", "mde_p50_pct", "interval_method", "delta_interval_method", "p9999_ns",
                "delta_p99_ns", "delta_p99_low_ns", "delta_p99_high_ns", "verdict_p99", "mde_p99_ns", "mde_p99_pct",
-               "refused"]
+               "refused", "delta_base_p50_ns", "delta_base_p50_low_ns", "delta_base_p50_high_ns", "verdict_base"]
 # A dimension of suite/dimensions.py that the columns above do not name: a column of its own, after them
 # in CSV, and in the text and Markdown tables of a sweep where it is not its default.
 OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
@@ -47,6 +47,9 @@ VERDICT_NOTE = ("Δp50: the Hodges–Lehmann shift of the pairs (runtime − std
                 "spread, never below {noise} of std's p50; % of std's p50\n"
                 "Δp99: std's runs of the same rounds, each side's p99 of its runs' samples pooled, the interval from "
                 "each round's paired share in the two (quantiles.py); its verdict as the p50's, against {noise} of std's p99")
+BASE_HEADERS = ["Δp50 vs base µs [95 % CI]", "verdict vs base"]  # after "verdict p99", where a variant has a base
+BASE_NOTE = ("Δp50 vs base: a variant (VARIANTS) against its base runtime's line at the same setting and round, "
+             "paired as the Δ vs std is (tokio-old against tokio: a version against the suite's); its verdict likewise")
 METHOD_NOTE = ("p50, p99, p99.9: quantiles of all the point's samples pooled, each repeat (a fresh process) weighing "
                "the same; [low–high]: 95 % interval across the repeats (Woodruff's: the spread of the repeats' own "
                "ECDFs at the quantile, read back through the pooled one); [–]: runs that differ more than their "
@@ -105,6 +108,16 @@ def _with_connections(headers: list[str], body: list[list[str]], points: pd.Data
     return headers, body
 
 
+def _with_base(headers: list[str], body: list[list[str]], points: pd.DataFrame) -> tuple[list, list]:
+    """BASE_HEADERS' columns added after the tail's verdict: each variant's Δp50 against its base runtime."""
+    at = headers.index("verdict p99") + 1
+    cells = [("", "") if not p.verdict_base else
+             (interval(p.delta_base_p50, p.delta_base_p50_low, p.delta_base_p50_high, signed), p.verdict_base)
+             for p in points.itertuples()]  # a loop over points
+    return ([*headers[:at], *BASE_HEADERS, *headers[at:]],
+            [[*row[:at], *mine, *row[at:]] for row, mine in zip(body, cells, strict=True)])
+
+
 def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], list[str]]:
     """The table for people: latencies in µs, rates with k/M; and the footnotes it needs."""
     lines, missed, partial, old, disturbed = [], False, False, False, False
@@ -157,6 +170,9 @@ def cells(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]
         notes = [*notes, CONNECTION_NOTE]
     else:
         headers = HEADERS
+    if (points["verdict_base"] != "").any():
+        headers, body = _with_base(headers, body, points)
+        notes = [*notes, BASE_NOTE]
     return *_with_others(headers, body, points), notes
 
 
@@ -181,9 +197,10 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
     })
     for name in ("p50", "p90", "p99", "p999", "p9999", "max", "p50_low", "p50_high", "p99_low", "p99_high",
                  "p999_low", "p999_high", "delta_p50", "delta_p50_low", "delta_p50_high", "latency_p99",
-                 "latency_p99_low", "latency_p99_high", "delta_p99", "delta_p99_low", "delta_p99_high", "mde_p99"):
+                 "latency_p99_low", "latency_p99_high", "delta_p99", "delta_p99_low", "delta_p99_high", "mde_p99",
+                 "delta_base_p50", "delta_base_p50_low", "delta_base_p50_high"):
         table[f"{name}_ns"] = integers(points, name)
-    table["verdict_p99"] = points["verdict_p99"]
+    table["verdict_p99"], table["verdict_base"] = points["verdict_p99"], points["verdict_base"]
     table["mde_p99_pct"] = pd.to_numeric(points["mde_p99_pct"], errors="coerce").round(1)
     # The quantiles left empty, and why: "p99: n = 80: too few for p99; …"
     refusals = [c for c in points.columns if c.endswith("_refused")]

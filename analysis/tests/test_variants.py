@@ -64,6 +64,34 @@ def test_variants_are_rows_of_their_own_after_their_base_with_a_delta_and_their_
     assert {line.split()[0] for line in out.splitlines()[2:4]} == {"tokio-ei8"}
 
 
+def test_a_variant_is_compared_with_its_base_runtime_paired_by_round_as_with_std(tmp_path, capsys):
+    """tokio-ct's runs are 5 µs under tokio's and tokio-ei8's 5 µs over, in every one of 8 rounds."""
+    folder = write_variant_sweep(tmp_path / "localhost-20260101-120000", repeats=8)
+    status, csv, err = cli(capsys, "--summary", "--format", "csv", "-d", folder)
+    assert status == 0, err
+    table = pd.read_csv(pd.io.common.StringIO(csv)).set_index(["framework", "interval_s"])
+    for label, sign, called in (("tokio-ct", -1, "faster"), ("tokio-ei8", 1, "slower")):
+        for interval in (0.001, 0):
+            row = table.loc[(label, interval)]
+            assert 3_000 < sign * row["delta_base_p50_ns"] < 7_000 and row["verdict_base"] == called, row
+            assert row["delta_base_p50_low_ns"] < row["delta_base_p50_ns"] < row["delta_base_p50_high_ns"], row
+    assert table.loc[["std", "tokio"], ["delta_base_p50_ns", "verdict_base"]].isna().all().all()  # empty cells
+    status, out, _ = cli(capsys, "--summary", "-d", folder)
+    header, rows = out.splitlines()[0], {line.split()[0] + line.split()[3]: line for line in out.splitlines()[2:10]}
+    assert "Δp50 vs base µs [95 % CI]" in header and "verdict vs base" in header
+    assert rows["tokio-ct∞"].split()[-2:] == ["faster", "0"] and rows["tokio∞"].split()[-2:] == ["slower", "0"], out
+    assert "Δp50 vs base: a variant (VARIANTS) against its base runtime's line at the same setting" in out
+
+
+def test_a_sweep_without_variants_has_no_column_against_a_base(tmp_path, capsys):
+    folder = tmp_path / "localhost-20260101-120000"
+    for k in (1, 2):
+        for label in ("std", "tokio"):
+            write_run(folder, label, "tcp", 0.001, samples(k, 400), repeat=k)
+    status, out, err = cli(capsys, "--summary", "-d", folder)
+    assert status == 0 and "vs base" not in out, err
+
+
 def test_a_variant_alone_names_its_whole_runtime_config(tmp_path, capsys):
     folder = write_variant_sweep(tmp_path / "v", repeats=1)
     for path in folder.glob("tokio-[0-9tu]*"):  # the base's logs only: tokio-tcp-…
