@@ -51,6 +51,13 @@ FIGURES = {  # -t NAME → the function of pages.py that lays out its pages, and
                         caption="Where a runtime ran over TCP and HTTP: HTTP − TCP on each runtime (what the "
                         "protocol stack costs there, paired by round) beside its Δ vs std over each transport (what "
                         "the runtime costs), on one µs scale, with 95 % intervals."),
+    "costs": Figure(lambda found, scale: _pages().cost_pages(found, scale),
+                    caption="Where a round trip goes, from the counters each ping logs for both ends (COUNTERS=1): "
+                    "left, the mean RTT as the ping's and the pong's CPU time per message and the rest (the kernel's "
+                    "network path and waiting), a tick at the mean; a CPU figure is the whole process's, off the "
+                    "round trip's path too, so the ends may pass the RTT. Right, each runtime's Δ vs std in those "
+                    "parts beside its measured Δp50, with 95 % intervals paired by round: the part that matches the "
+                    "Δp50 is where the runtime's cost lies."),
 }
 
 
@@ -58,6 +65,11 @@ def _not_both(found: sweep.Sweep) -> str:
     return (f"no runtime of {found.folder} ran over both tcp and http at one setting: sweep both, e.g. "
             f'PROTOCOLS="tcp http" ./run-localhost.sh -tS (there are transports '
             f"{sweep.listing(found.points['transport'])})")
+
+
+def _no_counters(found: sweep.Sweep) -> str:
+    return (f"no RTT log of {found.folder} has counters: its pings ran before counting, or with COUNTERS=0 "
+            "(--no-counters)")
 
 
 class Rtt(Kind):
@@ -104,6 +116,8 @@ class Rtt(Kind):
         if plot == "delta" and not runs.has_deltas(found.points):
             raise sweep.NothingUsable(f"no Δ to draw in {found.folder}: it needs {BASELINE} and another "
                                       "runtime measured at the same points")
+        if plot == "costs" and costs.points(found.runs).empty:
+            raise sweep.NothingUsable(_no_counters(found))
         if plot == "connections" and (found.points["transport"] == "icmp").all():
             raise sweep.NothingUsable(f"nothing to draw against connections in {found.folder}: the ICMP "
                                       "reference has one stream; sweep a runtime (e.g. CONNECTIONS=\"1 10 100\" "
@@ -126,8 +140,7 @@ class Rtt(Kind):
         """What each end did per message (costs.py), in `form` (text, csv, markdown)."""
         table = costs.points(found.runs)
         if table.empty:
-            raise sweep.NothingUsable(f"no RTT log of {found.folder} has counters: its pings ran before counting, "
-                                      "or with COUNTERS=0 (--no-counters)")
+            raise sweep.NothingUsable(_no_counters(found))
         return costs.FORMS[form](table)
 
     def variance(self, found: sweep.Sweep, form: str) -> str:

@@ -160,3 +160,33 @@ def csv(table: pd.DataFrame) -> str:
 
 
 FORMS = {"text": text, "markdown": markdown, "csv": csv}
+
+# breakdown()'s parts of a round trip, in the order they stack.
+PARTS = ("ping_cpu", "pong_cpu", "rest")
+
+
+def breakdown(table: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """Where a point's round trip goes, a row per point of `table` (the sweep's points) whose runs counted both
+    ends (ns): its mean RTT as each end's CPU per message (`_low`, `_high`) and the rest (the kernel's network path
+    and waiting: the mean less both, never below 0), its p50; and beside its measured Δp50 vs std, each end's
+    Δ CPU per message vs std, paired by round. A CPU figure is a whole process's per message, off the round
+    trip's path too (a timer, a second thread, a poller), so the two may pass the RTT: `over` says by how much."""
+    ends = points(runs)
+    if ends.empty:
+        return pd.DataFrame()
+    cpu = {(tuple(r[k] for k in KEYS), r["end"]): r for r in ends.to_dict("records")}  # a loop over points
+    rows = []
+    for point in table.to_dict("records"):  # a loop over points
+        key = tuple(point[k] for k in KEYS)
+        mine = [cpu.get((key, end)) for end in ENDS]
+        if any(m is None or not math.isfinite(m["cpu_us_per_msg"]) for m in mine):
+            continue
+        row = {k: point[k] for k in ("framework_rank", *KEYS, "p50", "mean", "delta_p50", "delta_p50_low",
+                                      "delta_p50_high", "verdict")}
+        for end, m in zip(ENDS, mine, strict=True):
+            for s in ("", "_low", "_high"):
+                row[f"{end}_cpu{s}"] = 1e3 * m[f"cpu_us_per_msg{s}"]
+                row[f"delta_{end}_cpu{s}"] = 1e3 * m.get(f"delta_cpu_us_per_msg{s}", math.nan)
+        both = row["ping_cpu"] + row["pong_cpu"]
+        rows.append(row | {"rest": max(0.0, point["mean"] - both), "over": max(0.0, both - point["mean"])})
+    return pd.DataFrame(rows)

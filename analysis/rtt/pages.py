@@ -11,7 +11,7 @@ from suite.palette import TRANSPORT_ORDER, order_key
 
 from .. import pages as kit
 from .. import plots
-from . import figures, protocols, table
+from . import cost_figures, costs, figures, protocols, table
 from .runs import SHAPE
 
 # A shape dimension's value in a title, when not its default; another dimension reads ", NAME VALUE".
@@ -169,6 +169,28 @@ def delta_pages(sweep, scale: str):
             kit.panel_title(ax, f"{transport.upper()}, {tasks} decoy task{'s' if tasks != 1 else ''}")
         kit.finish(fig, axes, plots.framework_handles(group["framework"], palette=palette)
                    + figures.delta_handles(palette), "xy", cols=2)
+        yield fig
+
+
+def cost_pages(sweep, scale: str = "linear"):
+    """Where a round trip goes, from every run's counters (costs.breakdown): a page per transport, payload, decoy
+    count and shape, a row per message rate: the mean RTT as each end's CPU and the rest, beside the Δ vs std in
+    those parts and the Δp50 measured. Nothing where no run counted."""
+    rows = costs.breakdown(sweep.points, sweep.runs)
+    by = ["transport", "payload", "tasks", *SHAPE]
+    for values, group in (rows.groupby(by, sort=False) if not rows.empty else ()):
+        key = dict(zip(by, values, strict=True))
+        intervals = sorted(set(group["interval_s"]), key=lambda i: math.inf if i <= 0 else 1 / i)
+        fig, axes = kit.new_page(f"Where a round trip goes, from each end's counters — {key['transport'].upper()}, "
+                                 f"{point(key['payload'], key['tasks'], key)}", kit.context(sweep, sweep.points),
+                                 2 * len(intervals), cols=2)
+        for k, interval in enumerate(intervals):
+            panel = group[group["interval_s"] == interval].sort_values(["framework_rank", "framework"])
+            cost_figures.where(axes[2 * k], panel)
+            cost_figures.deltas(axes[2 * k + 1], panel)
+            kit.panel_title(axes[2 * k], f"{_rate_title(interval)}: the mean RTT in parts")
+            kit.panel_title(axes[2 * k + 1], f"{_rate_title(interval)}: Δ vs std in parts")
+        kit.finish(fig, axes, cost_figures.handles(), "", cols=2)
         yield fig
 
 

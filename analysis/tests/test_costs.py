@@ -107,3 +107,36 @@ def test_logs_from_before_counting_load_as_before_and_are_left_out(counted_dir, 
 def test_costs_reads_rtt_logs_only_and_every_cost_has_its_interval_columns():
     assert set(costs.COSTS) >= {"cpu_us_per_msg", "user_us_per_msg", "kernel_us_per_msg", "syscalls_per_msg",
                                 "switches_per_msg", "wakeups_per_msg"}
+
+
+def test_a_round_trip_in_parts_is_the_mean_as_each_end_s_cpu_and_the_rest_with_the_delta_s_parts(counted_dir):
+    from analysis.rtt import Rtt
+    from analysis.sweep import Filters
+
+    found = Rtt().collect(counted_dir, Filters(), False, lambda *a: None, 0.02)
+    parts = costs.breakdown(found.points, found.runs).set_index(["framework", "interval_s"])
+    std, tokio = parts.loc[("std", 0.0)], parts.loc[("tokio", 0.001)]
+    assert (std["ping_cpu"], std["pong_cpu"]) == pytest.approx((31_000, 30_000))  # ns, the means of 3 runs
+    # The samples' mean is about 30 µs: the two ends' 61 µs pass it, by 31 µs off the round trip's path.
+    assert std["rest"] == 0 and std["over"] == pytest.approx(std["ping_cpu"] + std["pong_cpu"] - std["mean"])
+    assert tokio["delta_pong_cpu"] == pytest.approx(1000 * np.mean([50 - 40, 55 - 44, 54 - 42]))
+    assert tokio["delta_ping_cpu_low"] < tokio["delta_ping_cpu"] < tokio["delta_ping_cpu_high"]
+    assert tokio["delta_p50"] == found.points.set_index(["framework", "interval_s"]).loc[("tokio", 0.001), "delta_p50"]
+    assert math.isnan(std["delta_pong_cpu"])
+
+
+def test_the_costs_figure_draws_a_page_per_setting_and_says_why_where_no_run_counted(counted_dir, tmp_path, capsys):
+    from pypdf import PdfReader
+
+    pdf = tmp_path / "costs.pdf"
+    assert main(["figures", "-d", counted_dir, "-t", "costs", "-o", pdf]) == 0
+    (page,) = PdfReader(pdf).pages  # one transport, payload and decoy count: both rates on one page
+    text = page.extract_text()
+    for said in ("Where a round trip goes", "1 k msg/s asked for: the mean RTT in parts", "back-to-back: Δ vs std in "
+                 "parts", "pong CPU / msg", "Δp50, measured", "tokio", "std"):
+        assert said in text, text
+    old = tmp_path / "old"
+    write_run(old, "std", "tcp", 0.001, samples(1, N), repeat=1)
+    capsys.readouterr()
+    assert main(["figures", "-d", old, "-t", "costs", "-o", tmp_path / "none.pdf"]) == 1
+    assert "has counters" in capsys.readouterr().err and not (tmp_path / "none.pdf").exists()
