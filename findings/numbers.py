@@ -51,12 +51,14 @@ def p50(row: dict | None) -> str:
     return f"{fmt.us(num(row, 'p50_ns'))} [{fmt.us(num(row, 'p50_low_ns'))}–{fmt.us(num(row, 'p50_high_ns'))}]"
 
 
-def delta(row: dict | None) -> str:
-    """`+1.2 [0.4–2.0] slower`: parse.py's Δp50 vs std in µs, paired by round, with its verdict."""
-    if row is None or not row.get("delta_p50_ns"):
+def delta(row: dict | None, against: str = "") -> str:
+    """`+1.2 [0.4–2.0] slower`: parse.py's Δp50 in µs, paired by round, with its verdict: vs std, or (`against`
+    "base") a variant's vs its base runtime."""
+    part = f"_{against}" if against else ""
+    if row is None or not row.get(f"delta{part}_p50_ns"):
         return fmt.UNKNOWN
-    d, low, high = (num(row, c) / 1e3 for c in ("delta_p50_ns", "delta_p50_low_ns", "delta_p50_high_ns"))
-    return f"{d:+.3g} [{low:+.3g} to {high:+.3g}] {row['verdict']}"
+    d, low, high = (num(row, f"delta{part}_p50{c}_ns") for c in ("", "_low", "_high"))
+    return f"{d / 1e3:+.3g} [{low / 1e3:+.3g} to {high / 1e3:+.3g}] {row[f'verdict{part}']}"
 
 
 def ratio(a: dict | None, b: dict | None) -> tuple[float, float, float]:
@@ -167,8 +169,8 @@ def tokio_added_table(main: list[dict], network: list[dict]) -> str:
 
 
 def versions_table(versions: list[dict]) -> str:
-    """Each older release beside today's line of its runtime: both p50s and old ÷ today with its interval (from
-    both p50s' intervals, unpaired: wider than a paired Δ), and whether the interval excludes 1."""
+    """Each older release beside today's line of its runtime: both p50s and the release's Δp50 against today's,
+    paired by round (parse.py's `Δp50 vs base`), with its verdict."""
     from .sweeps import OLD_RELEASES
 
     body = []
@@ -179,10 +181,7 @@ def versions_table(versions: list[dict]) -> str:
                 for msg_per_s in (1000, math.inf):
                     new, old = find(versions, fw, transport, msg_per_s, tasks), find(versions, old_label, transport,
                                                                                      msg_per_s, tasks)
-                    r = ratio(old, new)
-                    verdict = fmt.UNKNOWN if math.isnan(r[0]) else (
-                        "same" if r[1] <= 1 <= r[2] else ("slower" if r[1] > 1 else "faster"))
                     body.append([f"{fw} {release} against today's", f"{transport}, {tasks} decoys",
-                                 rate_label(msg_per_s), p50(new), p50(old), times(r), verdict])
+                                 rate_label(msg_per_s), p50(new), p50(old), delta(old, "base")])
     return markdown(["runtime", "setting", "msg/s", "today's p50 µs [95 %]", "the release's p50 µs [95 %]",
-                     "release ÷ today", "the release"], body)
+                     "the release − today's, µs [95 %], paired by round"], body)

@@ -119,19 +119,21 @@ FIGURES = (
      "tokio and std, paced by schedule and by a sleep after each reply"),
     ("claim4", "decoys", "claim4.png", ("-t", "tasks"), "p50 and p99 against the decoy count"),
     ("claim5", "network", "claim5.png", ("-t", "delta"), "tokio minus std across the veth pair"),
+    ("why", "phases", "why-costs.png", ("-t", "costs"), "each end's CPU per message, the rest, and the Δ in parts"),
 )
-# (block, sweep, parse.py table filters): the full tables, with intervals, folded under each block
+# (block, sweep, parse.py command, its filters): the full tables, with intervals, folded under each block
 TABLES = (
-    ("claim1", "main", ("-f", "std,busy-poll", "-r", "1k,inf")),
-    ("claim2", "main", ("-f", "std,async-std,smol")),
-    ("claim2", "pacing", ("-f", "std-sleep,async-std-sleep,smol-sleep")),
-    ("claim3", "pacing", ("-f", "std,tokio,std-sleep,tokio-sleep")),
-    ("claim3", "main", ("-f", "tokio",)),
-    ("claim4", "decoys", ()),
-    ("claim5", "network", ()),
-    ("claim5", "main", ("-f", "std,tokio", "-r", "1k,inf")),
-    ("why", "phases", ()),
-    ("versions", "versions", ()),
+    ("claim1", "main", "table", ("-f", "std,busy-poll", "-r", "1k,inf")),
+    ("claim2", "main", "table", ("-f", "std,async-std,smol")),
+    ("claim2", "pacing", "table", ("-f", "std-sleep,async-std-sleep,smol-sleep")),
+    ("claim3", "pacing", "table", ("-f", "std,tokio,std-sleep,tokio-sleep")),
+    ("claim3", "main", "table", ("-f", "tokio",)),
+    ("claim4", "decoys", "table", ()),
+    ("claim5", "network", "table", ()),
+    ("claim5", "main", "table", ("-f", "std,tokio", "-r", "1k,inf")),
+    ("why", "phases", "costs", ()),
+    ("why", "phases", "table", ()),
+    ("versions", "versions", "table", ()),
 )
 DERIVED = {  # block: (the sweeps it needs, the table it draws from their CSV tables)
     "claim2": (("main", "pacing"), numbers.async_table),
@@ -214,10 +216,10 @@ def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]
             if table is not None:
                 parts.setdefault(block, []).append(f"![where a round trip's time goes]({link}/{file})\n\n"
                                                    f"`{shown}`:\n\n{table}")
-    for block, sweep, args in TABLES:
+    for block, sweep, command, args in TABLES:
         if sweep in folders:
-            shown = " ".join(["python3 parse.py table -d", rel(folders[sweep]), *args, "--format markdown"])
-            table = parse_py("table", "-d", str(folders[sweep]), *args, "--format", "markdown")
+            shown = " ".join([f"python3 parse.py {command} -d", rel(folders[sweep]), *args, "--format markdown"])
+            table = parse_py(command, "-d", str(folders[sweep]), *args, "--format", "markdown")
             if table is not None:
                 parts.setdefault(block, []).append(
                     f"<details><summary><code>{shown}</code></summary>\n\n{table}\n</details>\n")

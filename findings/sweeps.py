@@ -54,8 +54,9 @@ SWEEPS = (
            ("PROTOCOLS", "tcp"), ("VARIANTS", TIMER_DECOYS)), 6,
           "10 to 1000 decoys: the suite's CPU-bound ones beside the 2022 suite's timers, at 1 k msg/s"),
     Sweep("phases", "run-localhost.sh", "-asStmcg",
-          (("SEED", "3305"), ("REPEATS", "20"), ("INTERVALS", "0.001 0"), ("TRACE", "6")), 5,
-          "the seven runtimes at 1 k msg/s and back-to-back, then 6 traced runs of each point: where the time goes"),
+          (("SEED", "3305"), ("REPEATS", "20"), ("INTERVALS", "0.001 0"), ("TASKS", "0 100"), ("TRACE", "6")), 10,
+          "the seven runtimes at 1 k msg/s and back-to-back, alone and with 100 decoys, then 6 traced runs of each "
+          "point: where the time goes"),
     Sweep("versions", "run-localhost.sh", "-asSt",
           (("SEED", "3306"), ("REPEATS", "20"), ("INTERVALS", "0.001 0"), ("TASKS", "0 100"), ("VARIANTS", OLD_VERSIONS)),
           5, "today's tokio, async-std and smol beside older releases of each, built by the sweep, in the same blocks"),

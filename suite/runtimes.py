@@ -24,6 +24,8 @@ class Entry:
     about: str  # one line for help texts
     binary_prefix: str | None = None  # <prefix>-ping and <prefix>-pong run it (None: another program)
     crate: str | None = None  # the crate a runtime is built on, which a version variant pins (None: std, references)
+    # A version variant's build below a release: crates pinned as that era had them ((below, ((crate, version), …)), …)
+    pins_below: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     transport: str | None = None  # a reference by another program: the transport it measures
     ping_args: tuple[str, ...] = ()  # extra arguments of the ping and the pong for this entry
     pong_args: tuple[str, ...] = ()
@@ -32,6 +34,12 @@ class Entry:
     toolchain: str | None = None  # what builds its <prefix>-micro besides cargo (go; java and mvn)
     io_uring: bool = False  # needs io_uring: where it is refused, its runs are skipped
     reference: bool = False  # from runtimes.json's "references"
+
+    def pins(self, version: str) -> dict[str, str]:
+        """The crates a build of this runtime's crate at VERSION (a release) pins: those of every `pins_below`
+        release above it."""
+        release = _release(version)
+        return {name: pinned for below, crates in self.pins_below if release < _release(below) for name, pinned in crates}
 
     @property
     def is_runtime(self) -> bool:
@@ -46,8 +54,15 @@ class Entry:
         return self.is_runtime or mode != "micro"
 
 
+def _release(version: str) -> tuple[int, ...]:
+    """A release number's parts, for comparing (1.11 < 1.11.0 < 1.13.0); pre-release tags left out."""
+    return tuple(int(part) for part in version.split("-")[0].split(".") if part.isdigit())
+
+
 def _entry(item: dict, reference: bool) -> Entry:
     lists = {k: tuple(item[k]) for k in ("ping_args", "pong_args", "modes", "benches") if k in item}
+    if "pins_below" in item:
+        lists["pins_below"] = tuple((below, tuple(crates.items())) for below, crates in item["pins_below"].items())
     return Entry(**(item | lists), reference=reference)
 
 

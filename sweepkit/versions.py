@@ -3,9 +3,10 @@
 # target/versions/<runtime>@<version>/ (a checkout: @path-<hash of its path>) holds a workspace of copies of
 # the crates the runtime's binary needs, its root Cargo.toml the suite's with only the runtime's crate
 # (runtimes.json's `crate`) pinned, its own Cargo.lock (seeded from the suite's, so every other crate stays
-# at the suite's versions; rtt-core's build.rs reads this one, so the logs name the version that ran) and
-# its own target/. The suite's Cargo.lock and target/release are never touched. A second sweep finds
-# cargo's no-op. build.json records what was built; sweep.json's variant entry holds a copy.
+# at the suite's versions, but those runtimes.json's `pins_below` holds at an older era's; rtt-core's build.rs
+# reads this one, so the logs name the version that ran) and its own target/. The suite's Cargo.lock and
+# target/release are never touched. A second sweep finds cargo's no-op. build.json records what was built;
+# sweep.json's variant entry holds a copy.
 
 import datetime
 import fcntl
@@ -130,6 +131,11 @@ def build(suite: Path, entry, version: str, say) -> dict:
         log.write_bytes(b"")  # this build's output only: its refusal and `compiled` read it
         cargo = ["--manifest-path", where / "Cargo.toml"]
         code = _cargo(["fetch", *cargo], log)  # resolves and downloads: no such release, or no registry, said here
+        # The crates its era had where the suite's lock would give a later one (runtimes.json's pins_below).
+        pins = entry.pins(locked(where / "Cargo.lock", crate) or "") if code == 0 else {}
+        for name, pinned in pins.items():
+            if code == 0 and locked(where / "Cargo.lock", name) != pinned:
+                code = _cargo(["update", "-p", name, "--precise", pinned, *cargo], log)
         # -v: the log says why cargo rebuilt a crate ("Dirty ...") or that it was "Fresh".
         if code == 0 and not (where / "target").exists():
             _seed_target(where, runtime)
@@ -149,7 +155,7 @@ def build(suite: Path, entry, version: str, say) -> dict:
         record = {"runtime": runtime, "crate": crate, "asked": version, "version": locked(where / "Cargo.lock", crate),
                   "path": str(path) if path else None, "commit": commit, "dirty": dirty, "folder": str(where),
                   "bin_dir": str(bin_dir), "compiled": "Compiling " in output,
-                  "build_s": round(time.monotonic() - started, 1), "seed_lock": seed,
+                  "build_s": round(time.monotonic() - started, 1), "seed_lock": seed, "pins": pins,
                   "checked_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
         (where / "build.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         return record

@@ -213,5 +213,25 @@ def test_a_local_checkout_is_built_with_its_commit_and_whether_its_tree_was_dirt
     assert (build["commit"], build["dirty"], build["compiled"]) == (commit, True, False)
 
 
+def test_an_older_async_std_keeps_the_executor_of_its_era_and_a_newer_one_the_suite_s():
+    from suite import runtimes
+
+    async_std = runtimes.by_label("async-std")
+    # Before 1.13 async-std ran on async-io 1; async-global-executor 2.4 on async-io 2: both in one process would
+    # be two reactors, an extra thread and a hand-off a message.
+    assert async_std.pins("1.11.0") == async_std.pins("1.12") == {"async-global-executor": "2.3.1"}
+    assert async_std.pins("1.13.0") == async_std.pins("1.13.2") == {} == runtimes.by_label("tokio").pins("1.38.0")
+
+
+@more_builds
+def test_async_std_1_11_builds_on_one_reactor(tmp_path):
+    _, record, folder = sweep(tmp_path, "era", "async-std-1.11=async-std@1.11.0", ("-Sa",))
+    build = record["variants"][0]["build"]
+    assert build["pins"] == {"async-global-executor": "2.3.1"}, build
+    lock = (Path(build["folder"]) / "Cargo.lock").read_text()
+    assert lock.count('name = "async-io"\n') == 1 and 'name = "async-io"\nversion = "1.' in lock
+    assert load_json(folder / "async-std-1.11-tcp-64B-0s-0t-r1.json")["framework_version"] == "1.11.0"
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-n", "0", "-v"]))

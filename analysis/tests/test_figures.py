@@ -135,9 +135,9 @@ def test_every_kind_s_figure_table_holds_page_functions_and_a_table_loads_no_mat
         assert set(kind.plots) <= set(PLOTS) and set(kind.tables) == {"text", "csv", "markdown"}
     # figures -t's choices, in the order of parse.py figures -h: every kind's figures, then all; the old -t's
     # had compare after RTT's.
-    assert FIGURES == ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections", "protocols", "scheduler",
-                       "notify", "channel", "all")
-    assert PLOTS == ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections", "protocols", "compare",
+    assert FIGURES == ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections", "protocols", "costs",
+                       "scheduler", "notify", "channel", "all")
+    assert PLOTS == ("delta", "stat", "ecdf", "pdf", "time", "tasks", "connections", "protocols", "costs", "compare",
                      "scheduler", "notify", "channel", "all")
     # The figure functions import their drawing modules when called: a table never loads matplotlib.
     script = ("import sys; from analysis.cli import main; status = main(['table', '-d', sys.argv[1]]); "

@@ -23,6 +23,7 @@ NEW_COLUMNS = ("repeats,p50_low_ns,p50_high_ns,p99_low_ns,p99_high_ns,p999_low_n
 CONNECTION_COLUMNS = "connections,load,latency_p99_ns,latency_p99_low_ns,latency_p99_high_ns,starved"
 SENSITIVITY_COLUMNS = "mde_p50_ns,mde_p50_pct,interval_method,delta_interval_method"
 TAIL_COLUMNS = "p9999_ns,delta_p99_ns,delta_p99_low_ns,delta_p99_high_ns,verdict_p99,mde_p99_ns,mde_p99_pct,refused"
+BASE_COLUMNS = "delta_base_p50_ns,delta_base_p50_low_ns,delta_base_p50_high_ns,verdict_base"  # a variant vs its base
 
 
 def csv_table(capsys, *args) -> pd.DataFrame:
@@ -56,7 +57,7 @@ def test_the_round_comes_from_the_stem_and_is_1_without_a_suffix():
 def test_csv_keeps_its_columns_and_adds_exactly_the_interval_and_connection_columns(capsys, paired_dir):
     table = csv_table(capsys, "-d", paired_dir)
     assert ",".join(CSV_COLUMNS).endswith(
-        f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS},{TAIL_COLUMNS}")
+        f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS},{TAIL_COLUMNS},{BASE_COLUMNS}")
     assert list(table.columns) == CSV_COLUMNS
 
 
