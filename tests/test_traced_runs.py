@@ -72,6 +72,14 @@ def test_a_pong_woken_by_its_idle_cpu_after_the_ping_went_on_into_its_receive_is
     assert found.phases.tolist() == [[14_000, 1_000, 25_000, 5_000, 2_000]]
 
 
+def test_a_round_trip_whose_chain_never_closed_is_counted_apart_and_not_joined_to_the_next():
+    """Where neither the ping's wake-up nor its receive was recorded, the next send to the pong starts afresh."""
+    lost = [t for t in round_trip(0, ping_wakeup_seen=False) if "sys_exit: NR 45" not in t or "ping-101" not in t]
+    found = phases.split(trace_events.parse("\n".join([*lost, *round_trip(1000)])), PING, PONG)
+    assert (found.complete, found.unmarked) == (1, 1)
+    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000]]
+
+
 def test_a_ping_that_never_slept_leaves_its_round_trip_unmarked():
     spinning = [t for t in round_trip(0, ping_wakeup_seen=False) if "sched_switch: prev_comm=ping" not in t]
     found = phases.split(trace_events.parse("\n".join(spinning)), PING, PONG)
