@@ -138,7 +138,7 @@ def build(suite: Path, entry, version: str, say) -> dict:
                 code = _cargo(["update", "-p", name, "--precise", pinned, *cargo], log)
         # -v: the log says why cargo rebuilt a crate ("Dirty ...") or that it was "Fresh".
         if code == 0 and not (where / "target").exists():
-            _seed_target(where, runtime)
+            _seed_target(suite, where, runtime)
         if code == 0:
             code = _cargo(["build", "-v", "--release", "--bin", f"{prefix}-rtt", "--target-dir", where / "target", *cargo], log)
         output = log.read_text(encoding="utf-8", errors="replace")
@@ -196,14 +196,40 @@ def _workspace(suite: Path, where: Path, prefix: str, toml: str) -> str:
     return seed
 
 
-def _seed_target(where: Path, runtime: str) -> None:
+def _seed_target(suite: Path, where: Path, runtime: str) -> None:
     """A first build starts from a copy of another build's target/ (the newest of the same runtime, else the
     newest), so that cargo compiles only the crates whose version or source differ (its fingerprints say which):
-    about 1.5 min instead of 2.5 here."""
+    about 1.5 min instead of 2.5 here. The very first one starts from the suite's own compiled registry crates that
+    its lock holds too (not the suite's own crates, which cargo rebuilds from their copies anyway): tokio 1.38.0
+    compiles 15 crates instead of 84."""
     built = sorted((p for p in where.parent.glob("*/build.json") if p.parent != where),
                    key=lambda p: (p.parent.name.startswith(f"{runtime}@"), p.stat().st_mtime))
     if built:
         shutil.copytree(built[-1].parent / "target", where / "target", symlinks=True)
+        return
+    ours = _registry_crates(where / "Cargo.lock")
+    for part in ("deps", "build", ".fingerprint"):
+        source, copy = suite / "target" / "release" / part, where / "target" / "release" / part
+        copy.mkdir(parents=True, exist_ok=True)
+        for item in source.iterdir() if source.is_dir() else ():
+            if _crate_of(item.name, part) in ours:
+                (shutil.copytree if item.is_dir() else shutil.copy2)(item, copy / item.name)
+
+
+def _registry_crates(lock: Path) -> set[str]:
+    """The registry crates of a Cargo.lock, named as cargo names their files (`-` as `_`)."""
+    text = lock.read_text(encoding="utf-8") if lock.is_file() else ""
+    return {m[1].replace("-", "_") for m in re.finditer(r'^name = "([^"]+)"\nversion = "[^"]+"\nsource = "registry', text,
+                                                         re.M)}
+
+
+def _crate_of(name: str, part: str) -> str:
+    """The crate a file of target/release/PART is of: deps/libtokio-HASH.rlib, deps/tokio-HASH.d, build/tokio-HASH/,
+    .fingerprint/tokio-HASH/ → tokio."""
+    stem = name.rsplit("-", 1)[0]
+    if part == "deps" and not name.endswith(".d"):
+        stem = stem.removeprefix("lib")
+    return stem.replace("-", "_")
 
 
 def _cargo(args: list, log: Path) -> int:
