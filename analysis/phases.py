@@ -18,6 +18,7 @@
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,8 +56,14 @@ class Split:
         return self.phases.mean(axis=0) if self.complete else np.full(len(PHASES), math.nan)
 
 
-def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64") -> Split:
-    """The round trips between process `ping` and process `pong` (tgids) in `events`, in time order."""
+# A read of 8 bytes is an eventfd's or a timerfd's (a runtime's reactor is woken through one), not an echo's,
+# unless the echo itself is 8 bytes; io_uring_enter returns how many submissions it took, never bytes.
+COUNTER_BYTES, URING_ENTER = 8, 426
+
+
+def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64", payload: int | None = None) -> Split:
+    """The round trips between process `ping` and process `pong` (tgids) in `events`, in time order; `payload`, the
+    echo's size in bytes, where known."""
     receives, sends = (table.get(machine, table["x86_64"]) for table in (RECEIVES, SENDS))
     owner = processes(events)
     rows, starts, calls, handoffs, unmarked, inferred = [], [], [], [], 0, 0
@@ -107,7 +114,8 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64") ->
             # on some kernels): it was woken in the pong's send, which had ended by the pong's latest exit.
             mark["c"], mark["d"] = last_pong_exit, e.ns
             inferred += 1
-        if e.kind == EXIT_CALL and e.tgid == ping and "d" in mark and e.a in receives and e.b > 0:
+        echo = e.b > 0 and (e.b != COUNTER_BYTES or payload == COUNTER_BYTES or e.a == URING_ENTER)
+        if e.kind == EXIT_CALL and e.tgid == ping and "d" in mark and e.a in receives and echo:
             m = mark
             rows.append((m["a"] - m["s"], m["b"] - m["a"], m["c"] - m["b"], m["d"] - m["c"], e.ns - m["d"]))
             starts.append(m["s"])
@@ -171,4 +179,11 @@ def read(path) -> Traced:
     ping, pong = owner.get(info["ping_pid"], info["ping_pid"]), owner.get(info["pong_pid"], info["pong_pid"])
     rtts = info.get("rtt_ns") or {}
     return Traced(info.get("point", path.stem), info.get("framework", "?"), float(rtts.get("p50") or math.nan),
-                  split(events, ping, pong, info.get("machine", "x86_64")), int(info.get("round", 1)))
+                  split(events, ping, pong, info.get("machine", "x86_64"), _payload(info.get("point", ""))),
+                  int(info.get("round", 1)))
+
+
+def _payload(point: str) -> int | None:
+    """The message size a point's stem names (`tokio-udp-64B-0s-0t`: 64)."""
+    found = re.search(r"-(\d+)B-", point)
+    return int(found[1]) if found else None

@@ -80,6 +80,15 @@ def test_a_round_trip_whose_chain_never_closed_is_counted_apart_and_not_joined_t
     assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000]]
 
 
+def test_a_reactor_s_eventfd_read_before_the_echo_s_receive_does_not_end_the_round_trip():
+    events = round_trip(0)
+    at = next(i for i, t in enumerate(events) if "sys_exit: NR 45" in t and "ping-101" in t)
+    events[at:at] = [line(46, "ping", 101, PING, "sys_enter", "NR 0 (7, 0, 8, 0, 0, 0)"),
+                     line(46, "ping", 101, PING, "sys_exit", "NR 0 = 8")]  # an eventfd's 8 bytes
+    found = phases.split(trace_events.parse("\n".join(events)), PING, PONG, payload=64)
+    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000]]  # received at 47, not 46
+
+
 def test_a_ping_that_never_slept_leaves_its_round_trip_unmarked():
     spinning = [t for t in round_trip(0, ping_wakeup_seen=False) if "sched_switch: prev_comm=ping" not in t]
     found = phases.split(trace_events.parse("\n".join(spinning)), PING, PONG)
