@@ -37,12 +37,30 @@ def where(ax, rows) -> None:
         left += width
     mean = rows["mean"].to_numpy(dtype=float) / 1e3
     ax.scatter(mean, y, marker="|", s=260, color="black", zorder=3)
+    limit = _limit(np.maximum(left, mean))
     for yi, total, over in zip(y, left, rows["over"].to_numpy(dtype=float) / 1e3, strict=True):
-        if over > 0:
+        if total > limit:
+            _beyond(ax, limit, yi, total)
+        elif over > 0:
             ax.annotate(f"+{over:.0f} µs off the path", (total, yi), xytext=(3, 0), textcoords="offset points",
                         va="center", fontsize=7)
-    ax.set_xlim(0, 1.25 * max(left.max(), mean.max()))
+    ax.set_xlim(0, limit)
     ax.set_xlabel("µs")
+
+
+def _limit(values: np.ndarray) -> float:
+    """The axis's end: room for a note beside the longest bar, but for a bar over 10 times the median (glommio's
+    100 ms under decoys), which would flatten every other: it is cut at the edge and its figure written there."""
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return 1.0
+    kept = values[values <= 10 * max(np.median(np.abs(values)), 1e-9)]
+    return 1.5 * float(kept.max() if len(kept) and kept.max() > 0 else values.max())
+
+
+def _beyond(ax, limit: float, y: float, value: float) -> None:
+    ax.annotate(f"{value:,.0f} µs →", (limit, y), xytext=(-3, 0), textcoords="offset points", ha="right",
+                va="center", fontsize=7, bbox={"boxstyle": "square,pad=0.1", "fc": "white", "lw": 0})
 
 
 def deltas(ax, rows) -> None:
@@ -53,7 +71,7 @@ def deltas(ax, rows) -> None:
     ax.axvline(0, color="0.5", lw=1, zorder=1)
     shown = [("delta_ping_cpu", *PARTS["ping_cpu"]), ("delta_pong_cpu", *PARTS["pong_cpu"]),
              ("delta_p50", *MEASURED)]
-    height = BAR / len(shown)
+    height, drawn = BAR / len(shown), []
     for k, (column, label, colour) in enumerate(shown):
         at = y + BAR / 2 - height * (k + 0.5)
         value = rows[column].to_numpy(dtype=float) / 1e3
@@ -62,6 +80,15 @@ def deltas(ax, rows) -> None:
         known = np.isfinite(low) & np.isfinite(high)
         ax.errorbar(value[known], at[known], xerr=np.vstack([value - low, high - value])[:, known].clip(0),
                     fmt="none", ecolor="black", elinewidth=0.8, capsize=2, zorder=3)
+        drawn.append(value)
+    values = np.concatenate(drawn) if drawn else np.zeros(1)
+    limit = _limit(np.abs(values))
+    for (k, value) in enumerate(drawn):
+        for yi, v in zip(y + BAR / 2 - height * (k + 0.5), value, strict=True):
+            if abs(v) > limit:
+                _beyond(ax, limit if v > 0 else -limit, yi, v)
+    finite = values[np.isfinite(values) & (np.abs(values) <= limit)]
+    ax.set_xlim(min(0.0, 1.2 * float(finite.min(initial=0.0))), limit)
     ax.set_xlabel("µs")
 
 
