@@ -110,7 +110,8 @@ test-go:
 	else echo "note: no go: the Go reference is not tested"; fi
 
 # The Python tests wait on real sweeps too: a worker more than the CPUs keeps them busy (a fresh clone on 2
-# vCPUs: 354 s with 3 workers, 476 s with 4, 421 s with 2; one run each).
+# vCPUs: 354 s with 3 workers, 476 s with 4, 421 s with 2; one run each, and 481 s with 3 when the slowest
+# modules started first, side by side).
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test-python: dev
 	$(VPY) -m pytest -q -n $(PYTEST_WORKERS) --durations=10 analysis/tests tests
