@@ -7,9 +7,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
 SHELL_SCRIPTS := $(wildcard *.sh tests/*.sh) .ci/run kotlin/launcher.sh
-# --no-compile: Python compiles what parse.py imports on first use; pip's compiling every module it installs
-# took 22 s of a 37 s install here.
-PIP_INSTALL := $(VPY) -m pip install --quiet --no-compile --disable-pip-version-check
+# pip compiles every module it installs (22 s of a 37 s install here). Left to first import, the tests' many
+# Pythons would compile pandas and matplotlib side by side: the likely reason a fresh clone's Python tests took
+# 476-494 s in the three runs without it, against 354 s in the one with it.
+PIP_INSTALL := $(VPY) -m pip install --quiet --disable-pip-version-check
 # The commit the binaries are built from: HEAD, `-modified` when the sources (crates, go, kotlin, Cargo files) differ from it.
 # The Rust binaries read it from target/release/suite-commit (written whole, by a rename: a binary
 # starting meanwhile, in a parallel test, reads the old stamp or the new, never an empty one; compiled in, every commit would
