@@ -9,9 +9,17 @@
 #   c  a ping task is woken by a pong task (the echo's send)
 #   d  that ping task is switched onto a CPU
 #   e  a ping task leaves a receiving system call (read, recv*, io_uring_enter) with data: the echo is in
+#   f  the ping enters the sending call of the next round trip (its s), where that task did not sleep before it
+#      (back-to-back); else that task's first call after e (at a paced rate: the one that waits for the next tick)
 #
 # send = a − s, pong wake-up = b − a, pong turnaround (receive, the runtime's work, send) = c − b, ping wake-up =
-# d − c, ping receive = e − d; their sum e − s is the round trip as the kernel saw it. A round trip in which either
+# d − c, ping receive = e − d; their sum e − s is the round trip as the kernel saw it. Ping return = f − e is
+# the ping's own work after the echo is in, which the kernel's events cannot split: the runtime handing the
+# echo to its task (an io_uring runtime reaps its completion there, after io_uring_enter returns), the ping's
+# clock reading and bookkeeping, and back-to-back the next message's way down to its send. Back-to-back the
+# chains s → f tile the run, so their mean is the mean time from one send to the next. At a paced rate the
+# return stops at the first call after e: the runtime's work after that (glommio polls its three rings for
+# 20 µs before it parks; a worker runs its decoys) happens after the RTT's clock has stopped, or not at all. A round trip in which either
 # end did not sleep (it was polling, or already running) has no wake-up to mark it and is counted apart: the
 # split holds only for those that slept at both ends. Wake-ups of one process by itself on the way (a
 # runtime's reactor thread waking a worker) are counted per round trip: a hand-off the message waits for.
@@ -28,7 +36,7 @@ from suite import traces
 from . import trace_events
 from .trace_events import ENTER_CALL, EXIT_CALL, SWITCH_TO, WAKE, Event, processes
 
-PHASES = ("send", "pong wake-up", "pong turnaround", "ping wake-up", "ping receive")
+PHASES = ("send", "pong wake-up", "pong turnaround", "ping wake-up", "ping receive", "ping return")
 # System calls that bring an echo in, by machine (the numbers differ): read, readv, recvfrom, recvmsg, recvmmsg,
 # io_uring_enter (the io_uring runtimes reap their completions in it).
 RECEIVES = {"x86_64": frozenset({0, 19, 45, 47, 299, 426}), "aarch64": frozenset({63, 65, 207, 212, 243, 426})}
@@ -44,7 +52,8 @@ class Split:
     phases: np.ndarray
     calls: np.ndarray  # rows × (ping, pong): system calls entered between s and e
     handoffs: np.ndarray  # rows × (ping, pong): wake-ups of a task by its own process between s and e
-    unmarked: int  # round trips with no wake-up at one end (started by a send, ended before the chain closed)
+    unmarked: int  # round trips with no wake-up at one end (started by a send, ended before the chain closed),
+    # or whose ping made no further call in the trace
     inferred: int = 0  # complete ones whose ping wake-up went unrecorded: taken as the pong's send's end
     starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # each complete one's s (ns)
 
@@ -70,10 +79,17 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64", pa
     last_send, last_pong_exit = 0, 0  # the latest sending call's entry of a ping task; any call's exit of a pong task
     mark: dict[str, int] = {}
     woken = 0  # the task the chain waits to see on a CPU
+    # The ping task the echo came in to, when, and when it first entered a call since (0: not yet): its return is open.
+    returning: tuple[int, int, int] | None = None
     asleep: set[int] = set()  # tasks switched out to sleep and not seen since
     counts = np.zeros(4, dtype=np.int64)  # ping calls, pong calls, ping hand-offs, pong hand-offs
 
     for e in events:
+        if returning and e.kind == ENTER_CALL and e.tid == returning[0] and not returning[2]:
+            returning = (*returning[:2], e.ns)
+        elif returning and e.kind == SWITCH_TO and e.slept and e.a == returning[0]:
+            rows[-1] += ((returning[2] or e.ns) - returning[1],)  # it waited for the next message: its work ended
+            returning = None
         target = owner.get(e.a) if e.kind == WAKE else None
         was_asleep = e.tid in asleep and e.kind != WAKE
         if e.kind == SWITCH_TO and e.slept:
@@ -88,6 +104,9 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64", pa
             # never joined to this one.
             if mark:
                 unmarked += 1
+            if returning and last_send > returning[1]:  # back-to-back: the ping sent again without sleeping
+                rows[-1] += (last_send - returning[1],)
+                returning = None
             mark, woken = {"s": last_send or e.ns, "a": e.ns}, e.a
             counts[:] = 0
             counts[0] = 1  # the send itself
@@ -121,9 +140,13 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64", pa
             starts.append(m["s"])
             calls.append(counts[:2].copy())
             handoffs.append(counts[2:].copy())
-            mark = {}
+            mark, returning = {}, (e.tid, e.ns, 0)
     if mark:
         unmarked += 1
+    # A round trip whose ping neither sent again nor slept before the trace ended has no return.
+    closed = [i for i, row in enumerate(rows) if len(row) == len(PHASES)]
+    unmarked += len(rows) - len(closed)
+    rows, starts, calls, handoffs = ([seq[i] for i in closed] for seq in (rows, starts, calls, handoffs))
     return Split(np.array(rows, dtype=np.int64).reshape(-1, len(PHASES)),
                  np.array(calls, dtype=np.int64).reshape(-1, 2), np.array(handoffs, dtype=np.int64).reshape(-1, 2),
                  unmarked, inferred, np.array(starts, dtype=np.int64))

@@ -34,10 +34,11 @@ NOTES = [f"Each phase: in each traced run its mean over the complete round trips
          "the runs' sums, alike.",
          "send: the ping's send call until the pong is woken; pong wake-up: woken until on a CPU; pong turnaround: "
          "on a CPU until it wakes the ping (receive, the runtime's work, send); ping wake-up; ping receive: until "
-         "its receiving call returns the echo.",
+         "its receiving call returns the echo; ping return: user space until its next call (the runtime handing "
+         "the echo over, the clock, bookkeeping; back-to-back, the next send's start).",
          "round trips: complete (both ends slept and woke) of all the traces hold, and of those how many had the "
          "ping's wake-up inferred (unrecorded: taken as the end of the pong's send); accounted: the median traced "
-         "round trip ÷ the traced run's own logged p50, averaged (the rest is user-space time around the calls).",
+         "round trip ÷ the traced run's own logged p50, averaged.",
          "calls, hand-offs: system calls entered, and wake-ups of a task by its own process, per round trip.",
          "traced ÷ untraced p50: the traced runs' logged p50 over the point's pooled p50 from its measured runs "
          "(geometric mean): what tracing cost."]

@@ -23,8 +23,10 @@ def line(us: int, task: str, tid: int, tgid: int, event: str, fields: str) -> st
     return f"{task}-{tid} ({tgid:>7}) [001] d..2. 1000.{us:06d}: {event}: {fields}"
 
 
-def round_trip(t: int, ping_wakeup_seen: bool = True, pong_woken_by_idle_cpu: bool = False) -> list[str]:
-    """One round trip of a std-like pair: ping task 101 sends, pong task 201 wakes, echoes, ping receives."""
+def round_trip(t: int, ping_wakeup_seen: bool = True, pong_woken_by_idle_cpu: bool = False,
+               next_call: tuple[int, str] | None = (48, "NR 230 (1, 1, 0, 0, 0, 0)")) -> list[str]:
+    """One round trip of a std-like pair: ping task 101 sends, pong task 201 wakes, echoes, ping receives, then
+    enters its next call (by default at 48 µs it sleeps to the next tick, switched out at 49)."""
     pong_woken = "comm=pong pid=201 prio=120 target_cpu=000"
     out = [line(t, "ping", 101, PING, "sys_enter", "NR 44 (5, 0, 40, 4000, 0, 0)"),
            *([] if pong_woken_by_idle_cpu else [line(t + 10, "ping", 101, PING, "sched_wakeup", pong_woken)]),
@@ -43,15 +45,20 @@ def round_trip(t: int, ping_wakeup_seen: bool = True, pong_woken_by_idle_cpu: bo
                      "prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=ping next_pid=101 next_prio=120")]
     out += [line(t + 42, "pong", 201, PONG, "sys_exit", "NR 44 = 64"),
             line(t + 47, "ping", 101, PING, "sys_exit", "NR 45 = 64")]
+    if next_call:
+        out.append(line(t + next_call[0], "ping", 101, PING, "sys_enter", next_call[1]))
+        if "NR 230" in next_call[1]:
+            out.append(line(t + next_call[0] + 1, "ping", 101, PING, "sched_switch",
+                            "prev_comm=ping prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120"))
     return out
 
 
-def test_a_round_trip_s_events_split_it_into_its_five_phases():
+def test_a_round_trip_s_events_split_it_into_its_six_phases():
     events = trace_events.parse("\n".join(["# tracer: nop", *round_trip(0), *round_trip(1000)]))
     found = phases.split(events, PING, PONG)
     assert (found.complete, found.unmarked, found.inferred) == (2, 0, 0)
-    # send 0→10, pong wake-up 10→15, turnaround 15→40, ping wake-up 40→45, receive 45→47 (µs).
-    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000]] * 2
+    # send 0→10, pong wake-up 10→15, turnaround 15→40, ping wake-up 40→45, receive 45→47, return 47→48: the call it sleeps in (µs).
+    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000, 1_000]] * 2
     assert found.calls.tolist() == [[2, 1]] * 2  # the ping's send and receive, the pong's send (its receive began before)
 
 
@@ -60,7 +67,7 @@ def test_a_ping_wake_up_the_trace_missed_is_taken_from_the_pong_s_send_and_count
     events = trace_events.parse("\n".join(round_trip(0, ping_wakeup_seen=False)))
     found = phases.split(events, PING, PONG)
     assert (found.complete, found.inferred) == (1, 1)
-    assert found.phases.tolist() == [[10_000, 5_000, 27_000, 5_000, 0]]  # woken by the send's end (42), ran at 47
+    assert found.phases.tolist() == [[10_000, 5_000, 27_000, 5_000, 0, 1_000]]  # woken by the send's end (42), ran at 47
 
 
 def test_a_pong_woken_by_its_idle_cpu_after_the_ping_went_on_into_its_receive_is_timed_from_the_ping_s_send():
@@ -69,7 +76,7 @@ def test_a_pong_woken_by_its_idle_cpu_after_the_ping_went_on_into_its_receive_is
     found = phases.split(events, PING, PONG)
     assert found.complete == 1
     # send 0→14 (the sendto's entry, not the recvfrom's at 12), pong wake-up 14→15.
-    assert found.phases.tolist() == [[14_000, 1_000, 25_000, 5_000, 2_000]]
+    assert found.phases.tolist() == [[14_000, 1_000, 25_000, 5_000, 2_000, 1_000]]
 
 
 def test_a_round_trip_whose_chain_never_closed_is_counted_apart_and_not_joined_to_the_next():
@@ -77,7 +84,7 @@ def test_a_round_trip_whose_chain_never_closed_is_counted_apart_and_not_joined_t
     lost = [t for t in round_trip(0, ping_wakeup_seen=False) if "sys_exit: NR 45" not in t or "ping-101" not in t]
     found = phases.split(trace_events.parse("\n".join([*lost, *round_trip(1000)])), PING, PONG)
     assert (found.complete, found.unmarked) == (1, 1)
-    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000]]
+    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000, 1_000]]
 
 
 def test_a_reactor_s_eventfd_read_before_the_echo_s_receive_does_not_end_the_round_trip():
@@ -86,7 +93,20 @@ def test_a_reactor_s_eventfd_read_before_the_echo_s_receive_does_not_end_the_rou
     events[at:at] = [line(46, "ping", 101, PING, "sys_enter", "NR 0 (7, 0, 8, 0, 0, 0)"),
                      line(46, "ping", 101, PING, "sys_exit", "NR 0 = 8")]  # an eventfd's 8 bytes
     found = phases.split(trace_events.parse("\n".join(events)), PING, PONG, payload=64)
-    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000]]  # received at 47, not 46
+    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000, 1_000]]  # received at 47, not 46
+
+
+def test_a_ping_s_return_lasts_until_it_sends_again_or_sleeps_and_without_either_the_round_trip_is_unmarked():
+    """An io_uring runtime reaps its completion in user space after io_uring_enter returns, and glommio makes calls
+    of its own before it sends again: back-to-back the return lasts until the next send, calls and all."""
+    back_to_back = round_trip(0, next_call=(52, "NR 426 (4, 0, 1, 1, 0, 8)"))  # a call that does not send …
+    back_to_back += [line(59, "ping", 101, PING, "sys_enter", "NR 44 (5, 0, 40, 4000, 0, 0)"),  # … then the send
+                     line(60, "ping", 101, PING, "sched_wakeup", "comm=pong pid=201 prio=120 target_cpu=000")]
+    found = phases.split(trace_events.parse("\n".join(back_to_back)), PING, PONG, payload=64)
+    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000, 12_000]]
+    assert found.unmarked == 1  # the next round trip, cut by the trace's end
+    found = phases.split(trace_events.parse("\n".join(round_trip(0, next_call=None))), PING, PONG)
+    assert (found.complete, found.unmarked) == (0, 1)
 
 
 def test_a_ping_that_never_slept_leaves_its_round_trip_unmarked():
