@@ -36,6 +36,9 @@ DEFAULTS = {
     # default -asStP fits (docs/sweeps.md, "Samples at low rates"); the plan says what each rate carries.
     "MIN_MESSAGES": "0",
     "TRACE": "0",  # MODE=rtt: N: after the rounds, N traced runs of each point, outside the estimates (traced.py)
+    # MODE=rtt: after the rounds, N runs of each point that also count system calls and wake-ups, whose probes cost
+    # too much to run in the measured ones (probed.py)
+    "PROBED": "3",
     "SIZES": "8 64 1024 16384 65536 1048576",
     **{d.knob: d.default for d in DIMENSIONS},  # TASKS, CONNECTIONS, LOAD: sweepkit/dimensions.py
     "PROTOCOLS": transports.DEFAULT,  # tcp udp: suite/transports.py, which also lists http
@@ -75,5 +78,5 @@ THROUGHPUT_OVERRIDES = LONGER_RUNS
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
 MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
 # What a micro sweep does not use: named in a warning when given.
-NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "MIN_MESSAGES", "TRACE", "SIZES", *(d.knob for d in DIMENSIONS),
+NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "MIN_MESSAGES", "TRACE", "PROBED", "SIZES", *(d.knob for d in DIMENSIONS),
              "PROTOCOLS", "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "COUNTERS")

@@ -65,8 +65,9 @@ def fit_budget(doc: dict, spec: Spec, points) -> tuple[Spec, str | None]:
     """BUDGET: sets REPEATS to the rounds whose estimated time fits it, from the plan alone; after each round the
     runner re-plans them from the runs' wall times (sweepkit.costs), never from what they measured, so the rounds
     cannot depend on the results. Or says why not even two fit."""
-    one_round = progress.estimate_s(plan_mod.runs(points, 1, spec.seed), spec)
-    budget = spec.budget_s
+    first = plan_mod.runs(points, 1, spec.seed)
+    one_round = progress.estimate_s(first, spec)
+    budget = spec.budget_s - progress.probed_s(first, spec)  # the probed runs after the rounds (PROBED)
     rounds = int(budget // one_round) if one_round > 0 else MAX_REPEATS
     if rounds < 2:
         return spec, (f"BUDGET={spec.budget}: a round of this plan takes about {duration(one_round)}, and two rounds "

@@ -20,6 +20,19 @@ def estimate_s(runs, spec: Spec) -> float:
     return sum(modes.of(r.point.kind).run_estimate_s(r.point, spec) for r in runs)
 
 
+def probed_s(runs, spec: Spec) -> float:
+    """The planned time of the PROBED rounds after them (sweepkit/probed.py): each such point's run, PROBED times."""
+    if spec.counters != "1":
+        return 0.0
+    points = {r.point.stem: r.point for r in runs if r.point.mode.probeable(r.point)}.values()
+    return spec.probed * sum(modes.of(p.kind).run_estimate_s(p, spec) for p in points)
+
+
+def total_s(runs, spec: Spec) -> float:
+    """The rounds' planned time and the probed runs' after them."""
+    return estimate_s(runs, spec) + probed_s(runs, spec)
+
+
 def plan_lines(doc: dict, runs, spec: Spec) -> list[str]:
     """The plan for people: how many points, repeats and runs, the order's seed, the estimate, and
     every point (the runs' shuffled order is in sweep.json, and shows as they go)."""
@@ -32,7 +45,7 @@ def plan_lines(doc: dict, runs, spec: Spec) -> list[str]:
              f"{duration(budget['round_estimate_s'])}"] if budget else []
     lines += [f"Plan: {n} points{f', {skipped} skipped,' if skipped else ''} × {repeats} "
              f"repeat{'s' if repeats != 1 else ''} = {len(doc['runs'])} runs of {each}, "
-             f"about {duration(estimate_s(runs, spec))} in all",
+             f"about {duration(total_s(runs, spec))} in all",
              f"  {repeats} round{'s' if repeats != 1 else ''}, each point once per round, "
              + ("in blocks of one setting's frameworks back to back, " if spec.order == "blocks" else "in an order ")
              + f"shuffled with SEED={doc['seed']} (ORDER={spec.order})"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import costs as costs_mod
 from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
-from . import traced, tracing
+from . import probed, traced, tracing
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -67,7 +67,7 @@ class Sweep:
     def start(self, meta: dict, hosts: dict) -> None:
         """sweep.json in the sweep's folder, with the run's facts."""
         self.doc |= meta | {"hosts": hosts, "status": "running", "started_at": state.utc_now(),
-                            "estimated_s": progress.tidy(progress.estimate_s(self.runs, self.spec))}
+                            "estimated_s": progress.tidy(progress.total_s(self.runs, self.spec))}
         with signals.held():
             self.save()
 
@@ -80,6 +80,8 @@ class Sweep:
             while index < len(self.runs):  # BUDGET may re-plan the rounds after each one (self.replan)
                 self.measure(index, self.runs[index])
                 index += 1
+            if self.spec.probed:
+                probed.run_all(self)
             if self.spec.trace:
                 traced.run_all(self, tracing)
         except signals.Stop as stop:
@@ -113,7 +115,9 @@ class Sweep:
         order = {p["stem"]: i for i, p in enumerate(doc["points"])}
         points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
         round_s = self.costs.left_s(p.stem for p in points)
-        fitted = costs_mod.fit(spec.budget_s, self.clock() - self.t0, done, round_s, spec.repeats)
+        # The probed runs after the rounds (PROBED) cost about a round each: the budget keeps room for them.
+        reserved = round_s * (spec.probed if spec.counters == "1" else 0)
+        fitted = costs_mod.fit(spec.budget_s - reserved, self.clock() - self.t0, done, round_s, spec.repeats)
         before = spec.repeats
         if fitted.rounds == before:
             return

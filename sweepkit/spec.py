@@ -88,6 +88,7 @@ class Spec:
     wrk: str = ""  # MODE=wrk's: the wrk that runs, as found on PATH (the entry checks it is there)
     min_messages: int = 0  # MODE=rtt's MIN_MESSAGES: a paced run's window holds at least this many; 0: DURATION only
     trace: int = 0  # MODE=rtt's TRACE: after the rounds, this many traced runs of each point (sweepkit/traced.py)
+    probed: int = 0  # MODE=rtt's PROBED: after the rounds, this many runs of each point counting system calls too
 
     def record(self) -> dict[str, str]:
         """sweep.json's `knobs`: every knob's text, in order."""

@@ -138,8 +138,8 @@ def other_processes(facts: dict, pinned: dict) -> str | None:
 
 
 def counters(facts: dict, pinned: dict) -> str | None:
-    """What the runs' counters will miss here with COUNTERS=all (system calls, switches, wake-ups), and what would
-    give it."""
+    """What the probed runs' counters (PROBED, or every run's with COUNTERS=all) will miss here (system calls,
+    switches, wake-ups), and what would give it."""
     missing = []
     paranoid = _value(facts, "perf_event_paranoid")
     if facts.get("root") == "no" and paranoid not in ("-1", "0", "1"):
@@ -149,7 +149,7 @@ def counters(facts: dict, pinned: dict) -> str | None:
     if facts.get("tracefs") in ("not mounted", "not readable"):
         missing.append(f"tracefs is {facts['tracefs']} at /sys/kernel/tracing, so system calls and wake-ups are not "
                        "counted (as root: mount -t tracefs nodev /sys/kernel/tracing)")
-    return "with COUNTERS=all, " + "; ".join(missing) if missing else None
+    return "in the probed runs (PROBED) and with COUNTERS=all, " + "; ".join(missing) if missing else None
 
 
 # The rules, in the order their lines are printed: each takes a host's facts (sweep.json's hosts[]) and

@@ -30,6 +30,9 @@ Knobs (environment variables, with their defaults):
   TRACE={TRACE:<17}MODE=rtt: N: after the rounds, N more runs of each point with both ends'
                          scheduler and system-call events recorded (root), kept in traces/,
                          outside the estimates: parse.py phases splits their round trips
+  PROBED={PROBED:<16}MODE=rtt: N: after the rounds, N more runs of each point that also count
+                         system calls and wake-ups (too costly in measured runs), outside the
+                         estimates: parse.py costs
   SIZES="8 64 1024 16384 65536 1048576" MODE=throughput: payload bytes, a point each
                          (UDP points above 65507 bytes are skipped)
 {dimensions}
@@ -37,7 +40,8 @@ Knobs (environment variables, with their defaults):
   PONG_CPUS=0 PING_CPUS=1   taskset CPU lists (empty: no pinning)
   NICE=-10               niceness of both ends (when allowed)
   TUNE={TUNE:<18}hold /dev/cpu_dma_latency at 0 while sweeping (idle CPUs stay awake; root)
-  COUNTERS={COUNTERS:<14}1: each ping counts both ends' CPU; all: and syscalls, switches (0: off)
+  COUNTERS={COUNTERS:<14}1: each ping counts both ends' CPU, switches; all: and syscalls, wake-ups
+                         in every run (0: off)
   DRY_RUN={DRY_RUN:<15}1: print the plan, its seed and estimated time; start nothing
   OUT_DIR=latency-logs   each sweep makes its own folder in it
   BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""

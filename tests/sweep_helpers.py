@@ -24,7 +24,7 @@ from suite import logschema, percentile  # noqa: E402  (the CSV headers the logs
 
 BIN_DIR = REPO / "target" / "release"
 BIN_PREFIX = {e["label"]: e["binary_prefix"] for e in json.loads((REPO / "runtimes.json").read_text())["runtimes"]}
-FAST = {"DURATION": "1", "WARMUP": "0.2", "REPEATS": "1"}
+FAST = {"DURATION": "1", "WARMUP": "0.2", "REPEATS": "1", "PROBED": "0"}  # a test that probes asks for it
 
 
 def require_binaries(*frameworks):

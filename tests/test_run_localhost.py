@@ -385,3 +385,30 @@ def test_a_reader_that_goes_away_ends_the_sweep_quietly(tmp_path):
     proc.stdout.close()
     assert proc.wait(timeout=30) == 141
     assert "Traceback" not in proc.stderr.read()
+
+
+def test_probed_runs_count_system_calls_and_wake_ups_outside_the_estimates(tmp_path):
+    """PROBED=2: after the rounds, 2 runs of each point with every counter, kept in sweep.json's `probed` alone; and
+    `parse.py costs` takes std's pong's 2 calls a message (one read, one write) from them."""
+    require_binaries("std", "tokio")
+    run = run_script(SCRIPT, ["-tS"], tmp_path, INTERVALS="0.001", PROTOCOLS="tcp", DURATION="0.3", WARMUP="0.1",
+                     REPEATS="2", PROBED="2")
+    assert run.rc == 0, run.output
+    assert "PROBED=2: 2 run(s) of each of 2 points that also count system calls and wake-ups" in run.output
+    folder = sweep_dir(tmp_path)
+    sweep = load_json(folder / "sweep.json")
+    probed = sorted((p["point"], p["round"], p["status"]) for p in sweep["probed"])
+    assert probed == [(f"{fw}-tcp-64B-0.001s-0t", k, "ok") for fw in ("std", "tokio") for k in (1, 2)]
+    assert all(p["counters"]["pong"]["syscalls"]["value"] and p["sent"] > 0 for p in sweep["probed"])
+    # The measured runs are the rounds' alone, and count what the kernel keeps anyway.
+    assert sorted(p.name for p in folder.glob("*.json")) == sorted(
+        [f"{fw}-tcp-64B-0.001s-0t-r{k}.json" for fw in ("std", "tokio") for k in (1, 2)] + ["sweep.json"])
+    measured = load_json(folder / "std-tcp-64B-0.001s-0t-r1.json")["counters"]["pong"]
+    assert measured["syscalls"]["value"] is None and measured["voluntary_switches"]["value"] is not None
+    out = subprocess.run([sys.executable, str(REPO / "parse.py"), "costs", "-d", str(folder), "--format", "csv"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = {(r["framework"], r["end"]): r for r in csv.DictReader(io.StringIO(out.stdout))}
+    std = rows[("std", "pong")]
+    assert std["probed"] == "2" and abs(float(std["syscalls_per_msg"]) - 2.0) <= 0.05, std
+    assert rows[("tokio", "pong")]["delta_syscalls_per_msg"] != "", rows[("tokio", "pong")]

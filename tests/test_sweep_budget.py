@@ -232,3 +232,16 @@ def test_the_findings_page_names_each_point_without_a_figure_and_why(tmp_path):
     assert regenerate.unmeasured({"decoys": folder}, ["decoys"]) == (
         "\n\nNot measured:\n\n- `std-1000t` (decoys): unfinished: …\n")
     assert regenerate.unmeasured({"decoys": tmp_path / "none"}, ["decoys"]) == ""
+
+
+def test_a_budget_keeps_room_for_the_probed_runs_after_the_rounds(four):
+    """PROBED=3 runs each point 3 more times after the rounds: about 3 rounds' time the rounds cannot have."""
+    from sweepkit import prepare
+    rounds = {}
+    for probed in ("0", "3"):
+        result, spec = spec_of("St", BUDGET="60s", REPEATS="", INTERVALS="0.001 0", PROTOCOLS="tcp", PROBED=probed)
+        points = plan.build(spec, result.selection)
+        fitted, why = prepare.fit_budget({}, spec, points)
+        assert why is None, why
+        rounds[probed] = fitted.repeats
+    assert rounds["0"] - 4 <= rounds["3"] <= rounds["0"] - 2, rounds

@@ -499,3 +499,19 @@ def test_the_plan_says_its_order_and_a_dry_run_shows_round_one(tmp_path):
     runs, _, lines = prepare.plan(doc, rounds.spec(), None, "run-localhost.sh")
     assert lines[1] == "  2 rounds, each point once per round, in an order shuffled with SEED=42 (ORDER=rounds)"
     assert lines[-4:] == [f"  {i:5d}  {r.point.stem}" for i, r in enumerate(runs[:4], 1)]
+
+
+def test_probed_runs_are_a_number_the_plan_names_and_its_estimate_counts(tmp_path):
+    assert "PROBED='some': expected how many runs of each point" in " ".join(checked("St", PROBED="some").errors)
+    assert "PROBED='51'" in " ".join(checked("St", PROBED="51").errors)
+    env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "SEED": "42", "REPEATS": "2", "OUT_DIR": str(tmp_path)}
+    plans = {}
+    for probed in ("0", "2"):
+        doc = {"frameworks": ["std", "tokio"], "points": []}
+        runs, spec, lines = prepare.plan(doc, checked("tS", **env, PROBED=probed).spec(), None, "run-localhost.sh")
+        plans[probed] = (lines, progress.total_s(runs, spec), progress.estimate_s(runs, spec))
+    assert "  PROBED=2: after the rounds, 2 round(s) of each point that also count system calls and wake-ups, " \
+           "outside the estimates: parse.py costs" in plans["2"][0]
+    assert not any("PROBED" in line for line in plans["0"][0])
+    # Two probed rounds of the 4 points cost what two more rounds would: the rounds' 2 become 4.
+    assert plans["2"][1] == pytest.approx(2 * plans["0"][1]) and plans["2"][2] == plans["0"][2]

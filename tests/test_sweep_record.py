@@ -166,7 +166,8 @@ def ended(sweep, index, outcome, t0):
 
 def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, capsys):
     """The steps in the order the scripts take them, with what each prints and writes."""
-    env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0", "REPEATS": "2", "SEED": "3"}
+    env = {"INTERVALS": "0.001 0", "PROTOCOLS": "tcp", "DURATION": "1", "WARMUP": "0", "REPEATS": "2", "SEED": "3",
+           "PROBED": "0"}
     checked, sweep, shown = a_sweep(tmp_path, env, "t", monkeypatch)
     assert checked.knobs["INTERVALS"] == "0.001 0" and prepare.measured_prefixes(checked, sweep.spec) == ["tokio"]
     assert prepare.runtime_flags(sweep.doc, sweep.spec) == "-t" and prepare.references(checked) == []

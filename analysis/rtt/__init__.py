@@ -116,7 +116,7 @@ class Rtt(Kind):
         if plot == "delta" and not runs.has_deltas(found.points):
             raise sweep.NothingUsable(f"no Δ to draw in {found.folder}: it needs {BASELINE} and another "
                                       "runtime measured at the same points")
-        if plot == "costs" and costs.points(found.runs).empty:
+        if plot == "costs" and costs.points(found.runs).empty:  # the figure draws CPU: the measured runs' alone
             raise sweep.NothingUsable(_no_counters(found))
         if plot == "connections" and (found.points["transport"] == "icmp").all():
             raise sweep.NothingUsable(f"nothing to draw against connections in {found.folder}: the ICMP "
@@ -138,7 +138,7 @@ class Rtt(Kind):
 
     def costs(self, found: sweep.Sweep, form: str) -> str:
         """What each end did per message (costs.py), in `form` (text, csv, markdown)."""
-        table = costs.points(found.runs)
+        table = costs.points(found.runs, costs.probed_runs(found.runs, found.infos))
         if table.empty:
             raise sweep.NothingUsable(_no_counters(found))
         return costs.FORMS[form](table)

@@ -10,6 +10,7 @@ out of that cost, and a point none of whose runs has it shows none.
 
 import io
 import math
+from pathlib import Path
 
 import pandas as pd
 
@@ -17,6 +18,7 @@ from suite import fmt
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
+from .. import load
 from .. import uncertainty as u
 from ..summary import aligned, markdown_table
 from .runs import KEYS, SHAPE
@@ -37,9 +39,12 @@ NOTES = (
     "per message sent in the measured window, each end's whole process (every thread), mean over the runs "
     "[95 % t interval across them]; Δ vs std: the same cost of std at the same setting and end, paired by round "
     "as the Δp50 is (Hodges–Lehmann with the signed-rank interval from 6 pairs, t below)",
-    "CPU µs: time on a CPU (perf task-clock); user and kernel: the kernel's split of it by clock ticks "
+    "CPU µs: time on a CPU (the process's CPU-time clock); user and kernel: the kernel's split of it by clock ticks "
     "(/proc/PID/stat, 10 ms steps, so coarse on short runs); wake-ups: those the end made (sched:sched_waking, in "
     "the waker's context): of the other end by its write, of its own threads; runs: those with the counter",
+    "probed: where the measured runs did not count system calls and wake-ups (COUNTERS=1), the runs after the "
+    "rounds that did (PROBED), whose Δ pairs std's probed runs: their probes cost every call and wake-up, so their "
+    "RTTs are in no estimate",
 )
 
 
@@ -60,44 +65,66 @@ def per_run(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*KEYS, "round", "end", *COSTS])
 
 
-def points(runs: pd.DataFrame) -> pd.DataFrame:
-    """A row per point and end: each cost's mean over the runs with its interval (`_low`, `_high`; none with
-    one run), the runs that had it (`runs`: the most of any cost), and its Δ vs std (`delta_…`)."""
-    by_run = per_run(runs)
-    group = [*KEYS, "end"]
+def probed_runs(runs: pd.DataFrame, infos: dict) -> pd.DataFrame:
+    """The PROBED runs (sweep.json's `probed`: sweepkit/probed.py) of the points of `runs`, the sweeps' measured
+    runs, shaped as those for per_run: the point's keys, its probed round, the counters and the messages sent.
+    `infos`: each sweep.json path → its contents."""
+    keys = {(Path(source).parent, load.ROUND.sub("", Path(source).name)): key
+            for source, *key in runs[["source", *KEYS]].itertuples(index=False, name=None)}  # a loop over runs
     rows = []
-    for key, mine in by_run.groupby(group, sort=False):  # a loop over points and ends
-        row = dict(zip(group, key))
+    for path, info in infos.items():
+        for entry in info.get("probed") or []:
+            key = keys.get((path.parent, entry.get("point")))
+            if key is not None and entry.get("status") == "ok":
+                rows.append({**dict(zip(KEYS, key)), "round": entry.get("round"),
+                             "details": {"counters": entry.get("counters"), "sent": entry.get("sent")}})
+    return pd.DataFrame(rows, columns=[*KEYS, "round", "details"])
+
+
+def points(runs: pd.DataFrame, probed: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A row per point and end: each cost's mean over the runs with its interval (`_low`, `_high`; none with
+    one run), the runs that had it (`runs`: the most of any cost), and its Δ vs std (`delta_…`). A cost no
+    measured run of the point counted (system calls and wake-ups, at COUNTERS=1) comes from its `probed` runs
+    (probed_runs), if any: `probed` says how many, and its Δ pairs std's probed runs."""
+    measured = per_run(runs)
+    extra = per_run(probed) if probed is not None and len(probed) else measured.iloc[0:0]
+    group = [*KEYS, "end"]
+    extras = dict(iter(extra.groupby(group, sort=False))) if len(extra) else {}
+    rows = []
+    for key, mine in measured.groupby(group, sort=False):  # a loop over points and ends
+        row, used = dict(zip(group, key)), 0
         for column in COSTS:
-            values = mine[column].dropna()
+            own, pool = mine, measured
+            if not mine[column].notna().any() and key in extras and extras[key][column].notna().any():
+                own, pool = extras[key], extra
+                used = max(used, int(own[column].notna().sum()))
+            values = own[column].dropna()
             estimate = u.across_runs(values, floor=0.0) if len(values) > 1 else None  # a cost is never below 0
             mean = float(values.mean()) if len(values) else math.nan
             row |= {column: mean, f"{column}_low": estimate.low if estimate else math.nan,
-                    f"{column}_high": estimate.high if estimate else math.nan}
+                    f"{column}_high": estimate.high if estimate else math.nan} | _delta(key, column, own, pool)
         row["runs"] = int(mine[list(COSTS)].notna().sum().max())
-        rows.append(row | _deltas(key, mine, by_run))
+        rows.append(row | {"probed": used})
     return pd.DataFrame(rows)
 
 
-def _deltas(key: tuple, mine: pd.DataFrame, by_run: pd.DataFrame) -> dict:
-    """A point and end's Δ vs std of each cost, paired by round; empty for std and the references."""
+def _delta(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame) -> dict:
+    """A point and end's Δ vs std of one cost, paired by round with std's runs in `pool` (the measured runs, or the
+    probed ones); empty for std and the references."""
     framework, *setting, end = key
     if framework == BASELINE or is_reference(framework):
         return {}
-    base = by_run
+    base = pool
     for name, value in zip([*KEYS[1:], "end"], [*setting, end], strict=True):
         base = base[base[name] == value]
     base = base[base["framework"] == BASELINE]
-    found = {}
-    for column in COSTS:
-        theirs = base.groupby("round")[column].mean().dropna()
-        ours = mine.groupby("round")[column].mean().dropna()
-        common = ours.index.intersection(theirs.index)
-        change = u.paired_difference(ours[common], theirs[common]) if len(common) else None
-        found |= {f"delta_{column}": change.value if change else math.nan,
-                  f"delta_{column}_low": change.low if change else math.nan,
-                  f"delta_{column}_high": change.high if change else math.nan}
-    return found
+    theirs = base.groupby("round")[column].mean().dropna()
+    ours = mine.groupby("round")[column].mean().dropna()
+    common = ours.index.intersection(theirs.index)
+    change = u.paired_difference(ours[common], theirs[common]) if len(common) else None
+    return {f"delta_{column}": change.value if change else math.nan,
+            f"delta_{column}_low": change.low if change else math.nan,
+            f"delta_{column}_high": change.high if change else math.nan}
 
 
 def _cost(value, low, high, digits: int) -> str:
@@ -109,7 +136,7 @@ def _cost(value, low, high, digits: int) -> str:
     return f"{value:.{digits}f} [{low:.{digits}f}–{high:.{digits}f}]"
 
 
-def _delta(row: dict, column: str, digits: int) -> str:
+def _shown_delta(row: dict, column: str, digits: int) -> str:
     value = row.get(f"delta_{column}", math.nan)
     if not isinstance(value, float) or not math.isfinite(value):
         return ""
@@ -128,11 +155,11 @@ def cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, a row per point and end, the notes; the shape's columns where the sweep varied it."""
     shown = [n for n in ("tasks", *SHAPE) if table[n].nunique() > 1]
     headers = ["framework", "transport", "size B", "target msg/s", *shown, "end",
-               *(f"{HEADS[c]} /msg" for c in COSTS), *(f"Δ {HEADS[c]} vs std" for c in SHOWN_DELTAS), "runs"]
+               *(f"{HEADS[c]} /msg" for c in COSTS), *(f"Δ {HEADS[c]} vs std" for c in SHOWN_DELTAS), "runs", "probed"]
     body = [[row["framework"], row["transport"], str(row["payload"]), fmt.rate_label(row["interval_s"]),
              *(str(row[n]) for n in shown), row["end"],
              *(_cost(row[c], row[f"{c}_low"], row[f"{c}_high"], DIGITS[c]) for c in COSTS),
-             *(_delta(row, c, DIGITS[c]) for c in SHOWN_DELTAS), str(row["runs"])]
+             *(_shown_delta(row, c, DIGITS[c]) for c in SHOWN_DELTAS), str(row["runs"]), str(row["probed"])]
             for row in table.to_dict("records")]  # a loop over rows, not samples
     return headers, body, list(NOTES)
 
@@ -152,7 +179,7 @@ def csv(table: pd.DataFrame) -> str:
     unknown."""
     out = table.copy()
     out["interval_s"] = out["interval_s"].map(fmt.plain)
-    columns = [*KEYS, "end", "runs", *(f"{c}{s}" for c in COSTS for s in ("", "_low", "_high")),
+    columns = [*KEYS, "end", "runs", "probed", *(f"{c}{s}" for c in COSTS for s in ("", "_low", "_high")),
                *(f"delta_{c}{s}" for c in COSTS for s in ("", "_low", "_high"))]
     buffer = io.StringIO()
     out.reindex(columns=columns).to_csv(buffer, index=False, float_format="%.6g")

@@ -140,3 +140,36 @@ def test_the_costs_figure_draws_a_page_per_setting_and_says_why_where_no_run_cou
     capsys.readouterr()
     assert main(["figures", "-d", old, "-t", "costs", "-o", tmp_path / "none.pdf"]) == 1
     assert "has counters" in capsys.readouterr().err and not (tmp_path / "none.pdf").exists()
+
+
+def test_system_calls_and_wake_ups_the_measured_runs_did_not_count_come_from_the_probed_runs(counted_dir, capsys):
+    """COUNTERS=1 counts CPU and switches in every run; PROBED=N counts system calls and wake-ups in N runs of
+    their own after the rounds (sweep.json's `probed`), paired with std's by probed round."""
+    for path in counted_dir.glob("*-r*.json"):
+        log = json.loads(path.read_text())
+        for end in ("ping", "pong"):
+            log["counters"][end]["syscalls"] = log["counters"][end]["wakeups_made"] = count(None)
+        path.write_text(json.dumps(log))
+    probed = []
+    for path in sorted(counted_dir.glob("*-r1.json")):
+        point, framework = path.name.removesuffix("-r1.json"), json.loads(path.read_text())["framework"]
+        for k, extra in ((1, 0.0), (2, 0.2)):  # tokio's pong: 3.5 and 3.7 calls a message, std's 2.0 and 2.2
+            pong = (3.5 if framework == "tokio" else 2.0) + extra
+            probed.append({"point": point, "round": k, "status": "ok", "message": None, "sent": N,
+                           "counters": {"ping": end_counters(90.0, 4.0), "pong": end_counters(90.0, pong, wakeups=2.0)}})
+    probed.append(dict(probed[0], round=3, status="failed", counters=None))  # a failed one counts nothing
+    (counted_dir / "sweep.json").write_text(json.dumps({"probed": probed}))
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = read_table(capsys.readouterr().out).set_index(["framework", "interval_s", "end"])
+    tokio, std = rows.loc[("tokio", 0.001, "pong")], rows.loc[("std", 0.001, "pong")]
+    assert (tokio["syscalls_per_msg"], std["syscalls_per_msg"]) == pytest.approx((3.6, 2.1))
+    assert tokio["wakeups_per_msg"] == pytest.approx(2.0) and tokio["probed"] == 2
+    assert tokio["delta_syscalls_per_msg"] == pytest.approx(1.5)  # paired by probed round: 1.5 and 1.5
+    # CPU is the measured runs' alone: the probed runs' probes cost CPU too.
+    assert tokio["cpu_us_per_msg"] == pytest.approx(np.mean([50, 55, 54])) and tokio["runs"] == 3
+    assert main(["costs", "-d", counted_dir]) == 0
+    assert "probed" in capsys.readouterr().out
+    (counted_dir / "sweep.json").unlink()
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = read_table(capsys.readouterr().out)
+    assert rows["syscalls_per_msg"].isna().all() and set(rows["probed"]) == {0}

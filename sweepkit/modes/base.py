@@ -112,6 +112,11 @@ class Mode:
         """Whether TRACE=1 traces a run of the point (sweepkit/traced.py): only an RTT point has a round trip."""
         return False
 
+    def probeable(self, point) -> bool:
+        """Whether PROBED=N counts the point's system calls in runs of their own (sweepkit/probed.py): only an RTT
+        ping counts."""
+        return False
+
     def judge(self, exit_code: int, limit_s: str, stem) -> tuple[str, str | None]:
         """ok or failed (or skipped), and why, from the exit status and the logs."""
         return state.ping_outcome(exit_code, limit_s, stem)

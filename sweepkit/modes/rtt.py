@@ -34,7 +34,8 @@ class Rtt(Mode):
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split()),
-                                             "min_messages": int(k["MIN_MESSAGES"]), "trace": int(k["TRACE"])}
+                                             "min_messages": int(k["MIN_MESSAGES"]), "trace": int(k["TRACE"]),
+                                             "probed": int(k["PROBED"])}
 
     def check_measure(self, k: dict, problems: list[str]) -> None:
         size = payload(k["SIZE"], 8, 10**9)
@@ -61,6 +62,13 @@ class Rtt(Mode):
                             "Δ's parts with intervals (parse.py phases)")
         else:
             k["TRACE"] = str(int(trace))
+        probed = k["PROBED"]
+        if not (probed.isascii() and probed.isdigit() and int(probed) <= MAX_TRACED_ROUNDS):
+            problems.append(f"PROBED='{probed}': expected how many runs of each point after the rounds count system "
+                            f"calls and wake-ups, from 0 (none) to {MAX_TRACED_ROUNDS}; 2 or more give intervals "
+                            "(parse.py costs)")
+        else:
+            k["PROBED"] = str(int(probed))
 
     def check_load(self, k: dict, problems: list[str]) -> None:
         """Open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
@@ -87,6 +95,10 @@ class Rtt(Mode):
     def run_fields(self) -> dict:
         # starved: connections that got under half the median replies (per_connection)
         return dict.fromkeys(self.figure_keys) | {"starved": None}
+
+    def probeable(self, point) -> bool:
+        """The suite's own ping and pong: a reference without a pong (ICMP) counts nothing."""
+        return point.binary is not None
 
     def traceable(self, point) -> bool:
         """One message in flight on one connection, both ends the suite's binaries: a chain of events to follow."""
@@ -140,6 +152,9 @@ class Rtt(Mode):
         connections, load = spec.text("CONNECTIONS"), spec.text("LOAD")
         lines = [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
                  f"rate/N); load: {load}"] if connections != "1" or load != "closed" else []
+        if spec.probed and spec.counters == "1":
+            lines.append(f"  PROBED={spec.probed}: after the rounds, {spec.probed} round(s) of each point that also "
+                         "count system calls and wake-ups, outside the estimates: parse.py costs")
         if spec.trace:
             lines.append(f"  TRACE={spec.trace}: after the rounds, {spec.trace} traced round(s) of each point of one "
                          "connection in closed load (root), kept in traces/ outside the estimates: parse.py phases")

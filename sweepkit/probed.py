@@ -1,0 +1,65 @@
+"""PROBED=N: after the rounds, N more runs of each RTT point that also count system calls and wake-ups, kept in
+sweep.json's `probed`, outside every estimate."""
+
+# A measured run counts what the kernel keeps anyway (COUNTERS=1: CPU time, switches, migrations, faults), which
+# costs nothing. System calls and wake-ups need the kernel's tracepoints (--all-counters), whose probes run in
+# every call and wake-up of both ends and raise std's back-to-back p50 by a fifth (docs/sweeps.md, "Counters"):
+# so they are counted in runs of their own, whose RTTs never enter an estimate. Their ping writes its logs to the
+# sweep's scratch folder; only the counters, the messages they are divided by and the run's status are kept.
+# `parse.py costs` takes a point's system calls and wake-ups from them where its measured runs did not count
+# those, paired with std's by probed round as the measured runs are by round.
+
+import json
+
+from . import commands, plan, procs
+
+
+def run_all(sweep) -> None:
+    """N probed runs of each RTT point, in rounds ordered as the measured ones, each said in one line."""
+    spec = sweep.spec
+    knob = f"PROBED={spec.probed}"
+    if spec.counters != "1":
+        why = "every run counted them already" if spec.counters == "all" else "COUNTERS=0 counts nothing"
+        print(f"{knob}: no probed runs: {why}", flush=True)
+        return
+    points = list({run.point.stem: run.point for run in sweep.runs if run.point.mode.probeable(run.point)}.values())
+    if not points:
+        return
+    order = plan.runs(points, spec.probed, spec.seed + 2, spec.order)
+    print(f"{knob}: {spec.probed} run(s) of each of {len(points)} points that also count system calls and wake-ups, "
+          "outside the estimates (sweep.json's probed)", flush=True)
+    probing = spec.with_knobs(COUNTERS="all")
+    sweep.doc["probed"] = []
+    for run in order:
+        sweep.doc["probed"].append(probe_one(sweep, probing, run.point, run.round))
+    sweep.save()
+
+
+def probe_one(sweep, probing, point, round_: int) -> dict:
+    """A fresh pong and ping of `point` counting every counter, in probed round `round_`: its entry in sweep.json's
+    `probed`."""
+    entry = {"point": point.stem, "round": round_, "status": "failed", "message": None, "sent": None,
+             "counters": None}
+    stem = sweep.tmp / f"probed-{point.stem}"
+    log = stem.parent / f"{stem.name}.json"
+    try:
+        target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port,
+                                        sweep.tmp / "pong.err", point.bin_dir)
+        if target is None:
+            entry["message"] = f"pong not ready: {why}"
+            return entry
+        argv = commands.ping(probing, point, target, stem, sweep.ends.prefix["ping"], sweep.pongs.pid())
+        code = procs.run(argv, sweep.tmp / "ping.out", sweep.tmp / "ping.err", point.mode.limit_s(probing, point))
+        data = json.loads(log.read_text()) if code == 0 else {}
+    except (OSError, ValueError) as error:
+        entry["message"] = f"not counted: {error}"
+        return entry
+    finally:
+        sweep.pongs.stop()
+        for path in (log, stem.parent / f"{stem.name}.csv"):
+            path.unlink(missing_ok=True)
+    entry |= {"status": "ok" if code == 0 else "failed", "message": None if code == 0 else f"the ping exited {code}",
+              "sent": data.get("sent"), "counters": data.get("counters")}
+    print(f"  probed {point.stem} (round {round_}): {entry['status']}" + (f" ({entry['message']})" if entry["message"]
+                                                                          else ""), flush=True)
+    return entry
