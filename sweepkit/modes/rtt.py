@@ -12,7 +12,7 @@ from ..spec import Spec
 from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
 
 MAX_MIN_MESSAGES = 1_000_000  # a run's window at 10 msg/s would be a day
-MAX_TRACED_ROUNDS = 50  # each traced run is 2–6 MB of text
+MAX_EXTRA_ROUNDS = 50  # TRACE's and PROBED's: each traced run is 2–6 MB of text
 # Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
 MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
 BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
@@ -49,26 +49,18 @@ class Rtt(Mode):
         for x in intervals:
             if not DECIMAL.fullmatch(x):
                 problems.append(f"INTERVALS: '{x}' is not a number of seconds >= 0")
-        count = k["MIN_MESSAGES"]
-        if not (count.isascii() and count.isdigit() and int(count) <= MAX_MIN_MESSAGES):
-            problems.append(f"MIN_MESSAGES='{count}': expected a whole number of messages from 0 (off) to "
-                            f"{MAX_MIN_MESSAGES}, e.g. 13")
-        else:
-            k["MIN_MESSAGES"] = str(int(count))
-        trace = k["TRACE"]
-        if not (trace.isascii() and trace.isdigit() and int(trace) <= MAX_TRACED_ROUNDS):
-            problems.append(f"TRACE='{trace}': expected how many traced runs of each point after the rounds, from 0 "
-                            f"(none) to {MAX_TRACED_ROUNDS}: 1 shows where a round trip's time goes, 6 or more its "
-                            "Δ's parts with intervals (parse.py phases)")
-        else:
-            k["TRACE"] = str(int(trace))
-        probed = k["PROBED"]
-        if not (probed.isascii() and probed.isdigit() and int(probed) <= MAX_TRACED_ROUNDS):
-            problems.append(f"PROBED='{probed}': expected how many runs of each point after the rounds count system "
-                            f"calls and wake-ups, from 0 (none) to {MAX_TRACED_ROUNDS}; 2 or more give intervals "
-                            "(parse.py costs)")
-        else:
-            k["PROBED"] = str(int(probed))
+        counts = (("MIN_MESSAGES", MAX_MIN_MESSAGES, "a whole number of messages from 0 (off) to {top}, e.g. 13"),
+                  ("TRACE", MAX_EXTRA_ROUNDS, "how many traced runs of each point after the rounds, from 0 (none) to "
+                   "{top}: 1 shows where a round trip's time goes, 6 or more its Δ's parts with intervals (parse.py "
+                   "phases)"),
+                  ("PROBED", MAX_EXTRA_ROUNDS, "how many runs of each point after the rounds count system calls and "
+                   "wake-ups, from 0 (none) to {top}; 2 or more give intervals (parse.py costs)"))
+        for knob, top, expected in counts:
+            count = k[knob]
+            if not (count.isascii() and count.isdigit() and int(count) <= top):
+                problems.append(f"{knob}='{count}': expected {expected.format(top=top)}")
+            else:
+                k[knob] = str(int(count))
 
     def check_load(self, k: dict, problems: list[str]) -> None:
         """Open load sends on a schedule, so it needs an interval other than 0 (back-to-back has none)."""
