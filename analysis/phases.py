@@ -134,6 +134,13 @@ def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64", pa
             mark["c"], mark["d"] = last_pong_exit, e.ns
             inferred += 1
         echo = e.b > 0 and (e.b != COUNTER_BYTES or payload == COUNTER_BYTES or e.a == URING_ENTER)
+        if (e.kind == EXIT_CALL and e.tgid == ping and "b" in mark and "d" not in mark and e.a in receives
+                and e.a != URING_ENTER and echo):
+            # The echo came in to a ping that never slept for it (glommio polls its rings): no wake-up marks it, and
+            # the chain must not wait for the next one (the timer's, a tick later).
+            unmarked += 1
+            mark = {}
+            continue
         if e.kind == EXIT_CALL and e.tgid == ping and "d" in mark and e.a in receives and echo:
             m = mark
             rows.append((m["a"] - m["s"], m["b"] - m["a"], m["c"] - m["b"], m["d"] - m["c"], e.ns - m["d"]))

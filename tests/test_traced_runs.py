@@ -109,6 +109,21 @@ def test_a_ping_s_return_lasts_until_it_sends_again_or_sleeps_and_without_either
     assert (found.complete, found.unmarked) == (0, 1)
 
 
+def test_an_echo_read_by_a_ping_that_polled_for_it_ends_its_round_trip_unmarked():
+    """glommio's ping polls its rings without sleeping and reads the echo: the chain must not wait for the ping's next
+    wake-up (its timer's, a tick later) and take that for the echo's."""
+    polled = [t for t in round_trip(0, ping_wakeup_seen=False) if "prev_comm=ping" not in t]
+    timer = [line(60, "ping", 101, PING, "sched_switch",  # asleep in its ring's wait until the next tick …
+                  "prev_comm=ping prev_pid=101 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120"),
+             line(900, "<idle>", 0, 0, "sched_wakeup", "comm=ping pid=101 prio=120 target_cpu=001"),
+             line(905, "<idle>", 0, 0, "sched_switch",
+                  "prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=ping next_pid=101 next_prio=120"),
+             line(906, "ping", 101, PING, "sys_exit", "NR 426 = 1")]  # … whose completion is the timer's, not an echo
+    found = phases.split(trace_events.parse("\n".join([*polled, *timer, *round_trip(1000)])), PING, PONG, payload=64)
+    assert (found.complete, found.unmarked) == (1, 1)
+    assert found.phases.tolist() == [[10_000, 5_000, 25_000, 5_000, 2_000, 1_000]]
+
+
 def test_a_ping_that_never_slept_leaves_its_round_trip_unmarked():
     spinning = [t for t in round_trip(0, ping_wakeup_seen=False) if "sched_switch: prev_comm=ping" not in t]
     found = phases.split(trace_events.parse("\n".join(spinning)), PING, PONG)
