@@ -179,7 +179,8 @@ fn the_pongs_counts_agree_with_perf_stat_on_the_same_process() {
         &["--protocol", "tcp"],
     );
     // The events the ping counts through perf too. Its CPU time is the process's CPU-time clock
-    // instead, which reads 20-40 % above perf's task-clock here (an open question, see the report).
+    // instead, which agrees with /proc/PID/stat's ticks and reads up to 40 % above perf's
+    // task-clock back-to-back here (docs/sweeps.md, "Counters").
     let events = "raw_syscalls:sys_enter,context-switches,sched:sched_waking";
     let mut perf = Command::new("perf")
         .args(["stat", "-x,", "-e", events, "-p", &pong.pid().to_string()])
