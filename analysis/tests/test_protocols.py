@@ -125,7 +125,7 @@ def test_an_http_log_with_non_2xx_replies_is_read_and_said(tmp_path, capsys):
 
 def _sweep(out_dir) -> subprocess.CompletedProcess:
     env = {**os.environ, "OUT_DIR": str(out_dir), "PROTOCOLS": "tcp http", "INTERVALS": "0.002 0",
-           "REPEATS": "3", "DURATION": "0.2", "WARMUP": "0.05", "SEED": "31", "TUNE": "0", "NICE": "0"}
+           "REPEATS": "3", "DURATION": "0.2", "WARMUP": "0.05", "SEED": "31", "TUNE": "0", "NICE": "0", "PROBED": "0"}
     flags = "-" + "".join(runtimes.by_label(label).flag for label in ("std", "tokio"))
     return subprocess.run([str(REPO / "run-localhost.sh"), flags], env=env, capture_output=True, text=True,
                           timeout=300, stdin=subprocess.DEVNULL)
