@@ -61,7 +61,7 @@ def test_a_tiny_micro_sweep_logs_every_point_and_its_sweep_json(tmp_path):
     # The closing table is parse.py -k micro's, then the closing lines.
     assert any(line.startswith("framework") and "time/op [95 % CI]" in line for line in run.stdout), run.output
     assert "6 of 6 runs measured in" in run.output and str(folder) in run.stdout[-1]
-    assert "DURATION, WARMUP do not apply to MODE=micro" in run.stderr  # the test helper's FAST knobs
+    assert "DURATION, WARMUP, PROBED do not apply to MODE=micro" in run.stderr  # the test helper's FAST knobs
     assert "Traceback" not in run.output
     assert sorted(p.name for p in folder.iterdir()) == sorted([f"{s}-r1.json" for s in points] + ["sweep.json"])
 
