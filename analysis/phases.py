@@ -19,9 +19,10 @@
 # clock reading and bookkeeping, and back-to-back the next message's way down to its send. Back-to-back the
 # chains s → f tile the run, so their mean is the mean time from one send to the next. At a paced rate the
 # return stops at the first call after e: the runtime's work after that (glommio polls its three rings for
-# 20 µs before it parks; a worker runs its decoys) happens after the RTT's clock has stopped, or not at all. A round trip in which either
-# end did not sleep (it was polling, or already running) has no wake-up to mark it and is counted apart: the
-# split holds only for those that slept at both ends. Wake-ups of one process by itself on the way (a
+# 20 µs before it parks; a worker runs its decoys) happens after the RTT's clock has stopped, or not at all.
+#
+# A round trip in which either end did not sleep (it was polling, or already running) has no wake-up to mark it
+# and is counted apart: the split holds only for those that slept at both ends. Wake-ups of one process by itself on the way (a
 # runtime's reactor thread waking a worker) are counted per round trip: a hand-off the message waits for.
 
 import json
