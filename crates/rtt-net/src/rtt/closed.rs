@@ -60,7 +60,7 @@ async fn exchange_loop<R: Runtime, L: Link>(
     part: Connection,
     recorder: &mut Recorder,
 ) -> anyhow::Result<()> {
-    let (pacer, timeline, measure_start) = (part.pacer, part.timeline, part.timeline.measure_start);
+    let (pacer, timeline) = (part.pacer, part.timeline);
     let mut now = Instant::now();
     for seq in 0.. {
         let late = match pacer.wait(seq, now) {
@@ -87,7 +87,9 @@ async fn exchange_loop<R: Runtime, L: Link>(
         if measured {
             recorder.out_of_order += echo.stale;
             match echo.answer {
-                Answer::Echoed => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
+                Answer::Echoed => {
+                    recorder.record(seq, sent_at - timeline.measure_start, echo.at - sent_at)
+                }
                 Answer::Lost => recorder.lost += 1,
                 Answer::Refused => {}
             }

@@ -13,9 +13,10 @@ use crate::{lifecycle::RunSpec, pacing::Pacer, recorder::Recorder};
 /// What one connection kept, and how it ended.
 pub(super) type Outcome = (Recorder, anyhow::Result<()>);
 
-/// How long a counted run's exchanges go on, unmeasured, past its window: the reading thread wakes
-/// a little late, and both ends' threads must be there when it reads them (std's serve one
-/// connection each and end with it; `/proc` keeps nothing of an ended thread).
+/// How long the exchanges go on past the measured window's end when the run is counted: both
+/// ends' threads must still be there when the counters are read at the end (std's pong serves a
+/// connection on a thread that ends with it, and `/proc` keeps nothing of an ended thread), and
+/// the reading thread wakes a little late. What is sent in it is not measured.
 const COOL_DOWN: Duration = Duration::from_millis(2);
 
 /// The times every connection of a run shares.
