@@ -26,8 +26,7 @@ fn root() -> bool {
 }
 
 /// A std pong pinned as the sweeps pin it (when two CPUs are there), a ping against it counting
-/// both ends (every counter: `--all-counters` is in `ping_args`, or what the kernel keeps anyway),
-/// and the ping's log.
+/// both ends, and the ping's log.
 fn counted(pong_args: &[&str], ping_args: &str) -> Value {
     let cpus = two_cpus();
     let (pong_cpu, ping_cpu) = cpus
@@ -35,7 +34,7 @@ fn counted(pong_args: &[&str], ping_args: &str) -> Value {
         .map_or((None, None), |(a, b)| (Some(a.as_str()), Some(b.as_str())));
     let pong = Pong::start_on(pong_cpu, "std", pong_args);
     let args = format!(
-        "--address {} --pong-pid {} {ping_args}",
+        "--address {} --pong-pid {} --all-counters {ping_args}",
         pong.address,
         pong.pid()
     );
@@ -69,7 +68,7 @@ fn std_tcp_pong_makes_two_system_calls_a_message_and_sleeps_once_between_two_at_
     for (rate, switches) in [("--rate 1000", true), ("--interval 0", false)] {
         let log = counted(
             &["--protocol", "tcp"],
-            &format!("--all-counters {rate} --duration 0.3 --warmup 0.1"),
+            &format!("{rate} --duration 0.3 --warmup 0.1"),
         );
         let Some(syscalls) = per_message(&log, "pong", "syscalls") else {
             return;
@@ -92,29 +91,6 @@ fn std_tcp_pong_makes_two_system_calls_a_message_and_sleeps_once_between_two_at_
 }
 
 #[test]
-fn the_default_counters_know_std_s_switches_at_both_ends_whose_threads_end_with_the_run() {
-    // std's pong serves a connection on a thread of its own, and std's ping exchanges on one: both
-    // end with the connection, and /proc keeps nothing of an ended thread. The exchanges go on past
-    // the window until both ends are read.
-    for protocol in ["tcp", "udp"] {
-        let log = counted(
-            &["--protocol", protocol],
-            &format!("--protocol {protocol} --rate 1000 --duration 0.3 --warmup 0.1"),
-        );
-        for end in ["ping", "pong"] {
-            let count = &log["counters"][end]["voluntary_switches"];
-            assert!(count["value"].is_u64(), "{protocol}, {end}: {count}");
-        }
-        // The pong sleeps in its read between two messages.
-        let switched = per_message(&log, "pong", "voluntary_switches").expect("read from /proc");
-        assert!(
-            (0.95..=1.25).contains(&switched),
-            "{protocol}: {switched} voluntary switches a message"
-        );
-    }
-}
-
-#[test]
 fn a_spin_planted_in_the_pong_shows_in_its_cpu_time_per_message() {
     const SPIN_US: f64 = 300.0;
     let args = "--rate 1000 --duration 0.3 --warmup 0.1";
@@ -126,11 +102,8 @@ fn a_spin_planted_in_the_pong_shows_in_its_cpu_time_per_message() {
     // preempted more than its control (a switch a message), and then it tries again: three in all.
     let mut seen = Vec::new();
     for _ in 0..3 {
-        let control = counted(&["--protocol", "tcp"], &format!("--all-counters {args}"));
-        let spun = counted(
-            &["--protocol", "tcp", "--delay-ns", &spin_ns],
-            &format!("--all-counters {args}"),
-        );
+        let control = counted(&["--protocol", "tcp"], args);
+        let spun = counted(&["--protocol", "tcp", "--delay-ns", &spin_ns], args);
         let (Some(before), Some(after)) = (cpu(&control), cpu(&spun)) else {
             return;
         };

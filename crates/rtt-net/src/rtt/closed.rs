@@ -53,20 +53,20 @@ pub(super) async fn udp<R: Runtime>(socket: R::UdpSocket, part: Connection) -> O
     (recorder, result)
 }
 
-/// Sends message after message as the pacer says until the exchanges stop; records the replies
-/// of messages sent inside the measured window.
+/// Sends message after message as the pacer says until the measured window ends; records the
+/// replies of messages sent inside the window.
 async fn exchange_loop<R: Runtime, L: Link>(
     link: &mut L,
     part: Connection,
     recorder: &mut Recorder,
 ) -> anyhow::Result<()> {
-    let (pacer, timeline) = (part.pacer, part.timeline);
+    let (pacer, measure_start, end) = (part.pacer, part.timeline.measure_start, part.timeline.end);
     let mut now = Instant::now();
     for seq in 0.. {
         let late = match pacer.wait(seq, now) {
             Wait::None => false,
             Wait::Late => true,
-            Wait::Until(due) if due >= timeline.stop => break,
+            Wait::Until(due) if due >= end => break,
             Wait::Until(due) => {
                 R::sleep_until(due).await;
                 false
@@ -74,10 +74,10 @@ async fn exchange_loop<R: Runtime, L: Link>(
         };
         wire::write_seq(link.message(), seq);
         let sent_at = Instant::now();
-        if sent_at >= timeline.stop {
+        if sent_at >= end {
             break;
         }
-        let measured = timeline.measures(sent_at);
+        let measured = sent_at >= measure_start;
         if measured {
             recorder.sent += 1;
             recorder.late += u64::from(late);
@@ -87,9 +87,7 @@ async fn exchange_loop<R: Runtime, L: Link>(
         if measured {
             recorder.out_of_order += echo.stale;
             match echo.answer {
-                Answer::Echoed => {
-                    recorder.record(seq, sent_at - timeline.measure_start, echo.at - sent_at)
-                }
+                Answer::Echoed => recorder.record(seq, sent_at - measure_start, echo.at - sent_at),
                 Answer::Lost => recorder.lost += 1,
                 Answer::Refused => {}
             }

@@ -74,7 +74,7 @@ impl Message {
 }
 
 /// Sends message after message at its due time, or as soon as the window has room, until the
-/// exchanges stop; counts those due in the measured window, and those sent late.
+/// measured window ends; counts those due in it, and those sent late.
 pub(super) async fn send_on_schedule<R: Runtime, T: Transmit>(
     transmit: &mut T,
     in_flight: Arc<InFlight>,
@@ -88,7 +88,7 @@ pub(super) async fn send_on_schedule<R: Runtime, T: Transmit>(
         seq_at,
     } = message;
     for seq in 0.. {
-        let Some(due) = pacer.due(seq).filter(|&due| due < timeline.stop) else {
+        let Some(due) = pacer.due(seq).filter(|&due| due < timeline.end) else {
             break;
         };
         let mut late = match pacer.wait(seq, Instant::now()) {
@@ -107,7 +107,7 @@ pub(super) async fn send_on_schedule<R: Runtime, T: Transmit>(
             seq,
             due,
             sent_at: Instant::now(),
-            measured: timeline.measures(due),
+            measured: due >= timeline.measure_start,
         };
         // In flight before it is on the wire: its echo cannot come before the receiver knows it.
         in_flight.push(flight);

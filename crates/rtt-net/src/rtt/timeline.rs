@@ -13,22 +13,13 @@ use crate::{lifecycle::RunSpec, pacing::Pacer, recorder::Recorder};
 /// What one connection kept, and how it ended.
 pub(super) type Outcome = (Recorder, anyhow::Result<()>);
 
-/// How long the exchanges go on past the measured window's end when the run is counted: both
-/// ends' threads must still be there when the counters are read at the end (std's pong serves a
-/// connection on a thread that ends with it, and `/proc` keeps nothing of an ended thread), and
-/// the reading thread wakes a little late. What is sent in it is not measured.
-const COOL_DOWN: Duration = Duration::from_millis(2);
-
 /// The times every connection of a run shares.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Timeline {
     /// When the first message is due, once every connection is open.
     pub start: Instant,
     pub measure_start: Instant,
-    /// The measured window's end: a message sent from here on is not measured.
     pub end: Instant,
-    /// When the exchanges stop: `end`, or `COOL_DOWN` after it when the run is counted.
-    pub stop: Instant,
     /// A TCP read or write has no deadline of its own: one guard for the whole run (UDP needs
     /// none, each datagram has its own), so a stalled pong cannot hold the ping forever.
     pub deadline: Instant,
@@ -39,19 +30,12 @@ impl Timeline {
         let start = Instant::now();
         let measure_start = start + run.warmup();
         let end = measure_start + run.duration();
-        let stop = end + run.counting.map_or(Duration::ZERO, |_| COOL_DOWN);
         Self {
             start,
             measure_start,
             end,
-            stop,
-            deadline: stop + STALL_LIMIT,
+            deadline: end + STALL_LIMIT,
         }
-    }
-
-    /// Whether a message sent (or due) `at` is measured: inside the window.
-    pub fn measures(&self, at: Instant) -> bool {
-        self.measure_start <= at && at < self.end
     }
 
     /// A connection's recorder, for this run's measured window.
