@@ -101,8 +101,14 @@ def points(runs: pd.DataFrame, probed: pd.DataFrame | None = None) -> pd.DataFra
             values = own[column].dropna()
             estimate = u.across_runs(values, floor=0.0) if len(values) > 1 else None  # a cost is never below 0
             mean = float(values.mean()) if len(values) else math.nan
+            change = _delta(key, column, own, pool)
+            if math.isnan(change.get(f"delta_{column}", 0.0)) and pool is measured and key in extras:
+                # std's measured runs could not count it (its connection threads end inside the window, and /proc
+                # keeps nothing of an ended thread: its switches): the Δ pairs the probed runs, which count through
+                # perf, that keeps them.
+                change = _delta(key, column, extras[key], extra)
             row |= {column: mean, f"{column}_low": estimate.low if estimate else math.nan,
-                    f"{column}_high": estimate.high if estimate else math.nan} | _delta(key, column, own, pool)
+                    f"{column}_high": estimate.high if estimate else math.nan} | change
         row["runs"] = int(mine[list(COSTS)].notna().sum().max())
         rows.append(row | {"probed": used})
     return pd.DataFrame(rows)

@@ -149,6 +149,8 @@ def test_system_calls_and_wake_ups_the_measured_runs_did_not_count_come_from_the
         log = json.loads(path.read_text())
         for end in ("ping", "pong"):
             log["counters"][end]["syscalls"] = log["counters"][end]["wakeups_made"] = count(None)
+            if log["framework"] == "std":  # its connection threads end inside the window: /proc has no switches
+                log["counters"][end]["switches"] = count(None)
         path.write_text(json.dumps(log))
     probed = []
     for path in sorted(counted_dir.glob("*-r1.json")):
@@ -156,7 +158,9 @@ def test_system_calls_and_wake_ups_the_measured_runs_did_not_count_come_from_the
         for k, extra in ((1, 0.0), (2, 0.2)):  # tokio's pong: 3.5 and 3.7 calls a message, std's 2.0 and 2.2
             pong = (3.5 if framework == "tokio" else 2.0) + extra
             probed.append({"point": point, "round": k, "status": "ok", "message": None, "sent": N,
-                           "counters": {"ping": end_counters(90.0, 4.0), "pong": end_counters(90.0, pong, wakeups=2.0)}})
+                           "counters": {"ping": end_counters(90.0, 4.0),
+                                        "pong": end_counters(90.0, pong, switches=1.5 if framework == "tokio" else 1.0,
+                                                             wakeups=2.0)}})
     probed.append(dict(probed[0], round=3, status="failed", counters=None))  # a failed one counts nothing
     (counted_dir / "sweep.json").write_text(json.dumps({"probed": probed}))
     assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
@@ -165,6 +169,10 @@ def test_system_calls_and_wake_ups_the_measured_runs_did_not_count_come_from_the
     assert (tokio["syscalls_per_msg"], std["syscalls_per_msg"]) == pytest.approx((3.6, 2.1))
     assert tokio["wakeups_per_msg"] == pytest.approx(2.0) and tokio["probed"] == 2
     assert tokio["delta_syscalls_per_msg"] == pytest.approx(1.5)  # paired by probed round: 1.5 and 1.5
+    # tokio's switches are its measured runs' (1.0 a message); std's measured runs have none, so the Δ pairs the
+    # probed runs (1.5 against 1.0), and std's own figure is its probed runs'.
+    assert tokio["switches_per_msg"] == pytest.approx(1.0) and tokio["delta_switches_per_msg"] == pytest.approx(0.5)
+    assert std["switches_per_msg"] == pytest.approx(1.0)
     # CPU is the measured runs' alone: the probed runs' probes cost CPU too.
     assert tokio["cpu_us_per_msg"] == pytest.approx(np.mean([50, 55, 54])) and tokio["runs"] == 3
     assert main(["costs", "-d", counted_dir]) == 0
