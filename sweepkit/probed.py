@@ -18,7 +18,7 @@ def run_all(sweep) -> None:
     """N probed runs of each RTT point, in rounds ordered as the measured ones, each said in one line."""
     spec = sweep.spec
     knob = f"PROBED={spec.probed}"
-    if spec.counters != "1":
+    if not spec.probed_rounds:
         why = "every run counted them already" if spec.counters == "all" else "COUNTERS=0 counts nothing"
         print(f"{knob}: no probed runs: {why}", flush=True)
         return

@@ -22,10 +22,8 @@ def estimate_s(runs, spec: Spec) -> float:
 
 def probed_s(runs, spec: Spec) -> float:
     """The planned time of the PROBED rounds after them (sweepkit/probed.py): each such point's run, PROBED times."""
-    if spec.counters != "1":
-        return 0.0
     points = {r.point.stem: r.point for r in runs if r.point.mode.probeable(r.point)}.values()
-    return spec.probed * sum(modes.of(p.kind).run_estimate_s(p, spec) for p in points)
+    return spec.probed_rounds * sum(modes.of(p.kind).run_estimate_s(p, spec) for p in points)
 
 
 def total_s(runs, spec: Spec) -> float:

@@ -116,7 +116,7 @@ class Sweep:
         points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
         round_s = self.costs.left_s(p.stem for p in points)
         # The probed runs after the rounds (PROBED) cost about a round each: the budget keeps room for them.
-        reserved = round_s * (spec.probed if spec.counters == "1" else 0)
+        reserved = round_s * spec.probed_rounds
         fitted = costs_mod.fit(spec.budget_s - reserved, self.clock() - self.t0, done, round_s, spec.repeats)
         before = spec.repeats
         if fitted.rounds == before:

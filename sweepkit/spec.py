@@ -98,6 +98,12 @@ class Spec:
         """A knob's text as recorded, for messages that quote it (CONNECTIONS="1 4", VARIANTS=...)."""
         return dict(self.knobs).get(knob, "")
 
+    @property
+    def probed_rounds(self) -> int:
+        """The PROBED rounds a sweep runs after its own (sweepkit/probed.py): with COUNTERS=1 only, since with all
+        every run counts system calls itself, and with 0 nothing is counted."""
+        return self.probed if self.counters == "1" else 0
+
     def with_knobs(self, **changes: str) -> "Spec":
         """The spec with knobs changed (their texts, recorded as such), parsed again."""
         return parse(self.record() | changes, self.given, self.sweep_mode)

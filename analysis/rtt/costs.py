@@ -94,18 +94,17 @@ def points(runs: pd.DataFrame, probed: pd.DataFrame | None = None) -> pd.DataFra
     for key, mine in measured.groupby(group, sort=False):  # a loop over points and ends
         row, used = dict(zip(group, key)), 0
         for column in COSTS:
-            own, pool = mine, measured
-            if not mine[column].notna().any() and key in extras and extras[key][column].notna().any():
-                own, pool = extras[key], extra
+            # The measured runs' figure where they counted it, else the probed runs'; and the Δ likewise, where a
+            # side's measured runs could not count it (std's switches: its connection threads end inside the
+            # window, and /proc keeps nothing of an ended thread; perf, in the probed runs, keeps them).
+            own = mine if mine[column].notna().any() or key not in extras else extras[key]
+            if own is not mine:
                 used = max(used, int(own[column].notna().sum()))
             values = own[column].dropna()
             estimate = u.across_runs(values, floor=0.0) if len(values) > 1 else None  # a cost is never below 0
             mean = float(values.mean()) if len(values) else math.nan
-            change = _delta(key, column, own, pool)
-            if math.isnan(change.get(f"delta_{column}", 0.0)) and pool is measured and key in extras:
-                # std's measured runs could not count it (its connection threads end inside the window, and /proc
-                # keeps nothing of an ended thread: its switches): the Δ pairs the probed runs, which count through
-                # perf, that keeps them.
+            change = _delta(key, column, mine, measured)
+            if math.isnan(change.get(f"delta_{column}", 0.0)) and key in extras:
                 change = _delta(key, column, extras[key], extra)
             row |= {column: mean, f"{column}_low": estimate.low if estimate else math.nan,
                     f"{column}_high": estimate.high if estimate else math.nan} | change

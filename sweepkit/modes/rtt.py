@@ -144,7 +144,7 @@ class Rtt(Mode):
         connections, load = spec.text("CONNECTIONS"), spec.text("LOAD")
         lines = [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
                  f"rate/N); load: {load}"] if connections != "1" or load != "closed" else []
-        if spec.probed and spec.counters == "1":
+        if spec.probed_rounds:
             lines.append(f"  PROBED={spec.probed}: after the rounds, {spec.probed} round(s) of each point that also "
                          "count system calls and wake-ups, outside the estimates: parse.py costs")
         if spec.trace:
