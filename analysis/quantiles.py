@@ -6,11 +6,13 @@ a quantile its samples cannot carry."""
 # sample at which the runs' mean ECDF reaches q. With runs of equal size it is suite/percentile.py's
 # nearest rank of the pooled samples, to the sample.
 #
-# Its 95 % interval is Woodruff's across the runs (woodruff). A difference between two runtimes pairs the
-# rounds they share, as the Δp50's signed-rank test does: each round's share in each side's error, linearised
-# as Woodruff's interval implies, taken side from side, and a t interval on those differences (Kalibera &
-# Jones 2013: the run is the unit of repetition; a round's drift common to both points cancels). One run
-# keeps the order-statistic interval of its own samples.
+# Its 95 % interval is Woodruff's across the runs (woodruff), its t widened by the skewness of the runs' shares
+# (_half_width): at a p99 of a drifting machine a few slow runs hold most of the tail, and a plain t interval of
+# their mean covered 0.90–0.93 on synthetic sweeps. A difference between two runtimes pairs the rounds they
+# share, as the Δp50's signed-rank test does: each round's share in each side's error, linearised as Woodruff's
+# interval implies, taken side from side, and a plain t interval on those differences (Kalibera &
+# Jones 2013: the run is the unit of repetition; a round's drift common to both points cancels). One run keeps
+# the order-statistic interval of its own samples.
 #
 # Refusal: a q-quantile needs suite.percentile.min_samples(q) samples (effective ones, see effective_n), or it is
 # not printed (docs/analysis.md, "Which quantiles are printed").
@@ -81,25 +83,44 @@ def pooled_quantiles(runs: list[np.ndarray], qs) -> np.ndarray:
     return values[np.minimum(_at(cumulative, qs), len(values) - 1)].astype(np.float64)
 
 
-def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE) -> tuple[np.ndarray, ...]:
+def _half_width(shares: np.ndarray, confidence: float, skewed: bool) -> np.ndarray:
+    """The half-width of the 95 % interval of the mean of the runs' shares (axis 0: one row a run), t · sd / √R:
+    t(R−1), or where `skewed`, t(R−1) widened on both sides by the Cornish–Fisher term of a studentized mean,
+    |γ| (2t² + 1) / (6√R), γ the shares' sample skewness (Edgeworth; Hall 1992)."""
+    # A quantile's own interval is skewed: where runs drift, their ECDF values at a p99 are very skewed (the slowest
+    # few runs hold most of the tail), a sample that happens to lack them gets a low estimate and a narrow interval
+    # at once, and the plain t interval covered a p99 0.92–0.93 at 80 runs, 0.90–0.92 at 14. The term is how far
+    # the skewness moves the studentized mean's 2.5 % and 97.5 % points; Hall's own correction moves the interval by
+    # it (one end out, the other in) and left a third of the p99s at 80 runs with an end beyond the samples.
+    # Widening both ends is the conservative half of it: the short side reaches its level, the long side covers
+    # more (docs/analysis.md, coverage). A difference's paired shares are not skewed where the two sides are alike,
+    # and its plain t interval already held its level (A/A pairs called at 0–4 %, on real sweeps 3 of 54).
+    rounds = shares.shape[0]
+    t = t_quantile(rounds - 1, confidence)
+    sd = shares.std(axis=0, ddof=1)
+    if not skewed:
+        return t * sd / math.sqrt(rounds)
+    third = np.mean((shares - shares.mean(axis=0)) ** 3, axis=0)
+    skew = np.abs(np.divide(third, sd ** 3, out=np.zeros_like(sd), where=sd > 0))
+    return (t + skew * (2 * t * t + 1) / (6 * math.sqrt(rounds))) * sd / math.sqrt(rounds)
+
+
+def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE,
+             skewed: bool = True) -> tuple[np.ndarray, ...]:
     """The pooled q-quantiles and their 95 % intervals by Woodruff's method for clustered samples (Woodruff
     1952; Francisco & Fuller 1991): the pooled ECDF at the estimate is the mean of the runs' own ECDFs there,
     so its standard error comes from their spread across runs (drift and sampling alike); the interval
-    q ± t(R−1)·se in probability is read back through the pooled ECDF, one sample further out at each end
-    (the ECDF is a step function: at one sample a run, the nearest step alone covers 92 %). Returns
-    (values, lows, highs, inside): `inside` False where an end falls beyond the samples (refused).
+    q ± t·se in probability (t widened by the runs' skewness where `skewed`: _half_width) is read back through
+    the pooled ECDF, one sample further out at each end (the ECDF is a step function: at one sample a run, the
+    nearest step alone covers 92 %). Returns (values, lows, highs, inside): `inside` False where an end falls
+    beyond the samples (refused).
     Its coverage on synthetic sweeps with a known truth: docs/analysis.md, python3 -m analysis.tests.coverage."""
-    # Where runs drift, the runs' ECDF values at a p99 are very skewed (the slowest few runs hold most of the
-    # tail), and this t interval of their mean covers a p99 0.92–0.93 at 80 runs, 0.90–0.92 at 14 (most misses
-    # below the truth). Hall's skewness correction (1992) leaves a third (80 runs) to three quarters (14) of p99s
-    # with an end beyond the samples and still covers < 0.93; a logit scale moves the interval the wrong way at
-    # the estimate. Neither is used.
     values, cumulative = _pooled(runs)
     qs = np.asarray(qs, dtype=np.float64)
     at = np.minimum(_at(cumulative, qs), len(values) - 1)
     estimate = values[at].astype(np.float64)
     own = np.stack([np.searchsorted(r, estimate, side="right") / len(r) for r in runs])  # a loop over runs
-    half = t_quantile(len(runs) - 1, confidence) * own.std(axis=0, ddof=1) / math.sqrt(len(runs))
+    half = _half_width(own, confidence, skewed)
     low_at, high_at = _at(cumulative, qs - half) - 1, _at(cumulative, qs + half) + 1
     inside = (low_at >= 0) & (high_at <= len(values) - 1)
     last = len(values) - 1
@@ -135,11 +156,12 @@ def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
 def _influence(runs: list[np.ndarray], q: float, confidence: float) -> tuple[float, np.ndarray] | None:
     """The pooled q-quantile and each run's share in its error, linearised as Woodruff's interval implies
     (Francisco & Fuller 1991): x̂ − x ≈ −(F̄(x) − q) / f, so a run moves x̂ by −(F_r(x̂) − F̄(x̂)) / f, with f the
-    pooled ECDF's slope across the interval (its width in probability over its width in ns). None where the
-    interval reaches past the samples or has no width: no slope to read."""
-    estimate, low, high, inside = woodruff(runs, [q], confidence)
+    pooled ECDF's slope across the plain t interval (its width in probability over its width in ns: the widened
+    one reaches into the flat far tail, where one slow run's samples stand apart, and would read a slope that is not
+    the estimate's). None where that interval reaches past the samples or has no width: no slope to read."""
+    estimate, low, high, inside = woodruff(runs, [q], confidence, skewed=False)
     own = np.array([np.searchsorted(r, estimate[0], side="right") / len(r) for r in runs])  # a loop over runs
-    width = 2 * t_quantile(len(runs) - 1, confidence) * own.std(ddof=1) / math.sqrt(len(runs))
+    width = 2 * float(_half_width(own, confidence, skewed=False))
     if not inside[0] or high[0] <= low[0] or width == 0:
         return None
     slope = width / (high[0] - low[0])
@@ -151,9 +173,9 @@ def paired_difference(mine: list[np.ndarray], theirs: list[np.ndarray], quantile
     """name → the difference of each quantile between two points over the rounds both measured (mine[i] and
     theirs[i] ran in one round; empty runs drop their pair): pooled(mine) − pooled(theirs), and its interval
     from the rounds' paired shares in the two errors (_influence: d_r, each round's share in mine less its share
-    in theirs), Δ ± t(R−1) · sd(d) / √R, so that what a round did to both points cancels as in the Δp50's
-    pairs. A Refused where either side cannot carry the quantile; no interval where either side's reaches past
-    its samples, or with one pair (its spread across rounds is unknown)."""
+    in theirs), Δ ± t(R−1) · sd(d) / √R, so that what a round did to both points cancels as in the Δp50's pairs.
+    A Refused where either side cannot carry the quantile; no interval where either side's plain interval reaches
+    past its samples, or with one pair (its spread across rounds is unknown)."""
     pairs = [(a, b) for a, b in zip(mine, theirs, strict=True) if len(a) and len(b)]
     if not pairs:
         return {}
@@ -171,6 +193,6 @@ def paired_difference(mine: list[np.ndarray], theirs: list[np.ndarray], quantile
             out[name] = u.Estimate(value, math.nan, math.nan, len(pairs), u.WITHIN_RUN)
             continue
         shares = sides[0][1] - sides[1][1]
-        half = t_quantile(len(pairs) - 1, confidence) * shares.std(ddof=1) / math.sqrt(len(pairs))
+        half = float(_half_width(shares, confidence, skewed=False))
         out[name] = u.Estimate(value, value - half, value + half, len(pairs), u.PAIRED_POOLED, len(pairs) - 1)
     return out

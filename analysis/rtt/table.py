@@ -52,8 +52,8 @@ BASE_NOTE = ("Δp50 vs base: a variant (VARIANTS) against its base runtime's lin
              "paired as the Δ vs std is (tokio-old against tokio: a version against the suite's); its verdict likewise")
 METHOD_NOTE = ("p50, p99, p99.9: quantiles of all the point's samples pooled, each repeat (a fresh process) weighing "
                "the same; [low–high]: 95 % interval across the repeats (Woodruff's: the spread of the repeats' own "
-               "ECDFs at the quantile, read back through the pooled one); [–]: runs that differ more than their "
-               "number can bound, an interval reaching past the samples\n"
+               "ECDFs at the quantile, its t widened by their skewness, read back through the pooled one); [–]: runs "
+               "that differ more than their number can bound, an interval reaching past the samples\n"
                "1 (within-run): one repeat, its interval from the order statistics of its own samples, blind to "
                "run-to-run spread\n"
                "n = 80: too few for p99: a quantile is printed from 10 samples beyond it (p90: n ≥ 100, p99: 1 000, "

@@ -38,22 +38,23 @@ def _seed(cell: Cell, kind: int, start: int) -> np.random.Generator:
 
 def point_outcomes(runs: list[np.ndarray], truths: np.ndarray) -> np.ndarray:
     """One point's outcome for each quantile, a row of: printed, covered, missed above, covered if printed
-    anyway (Woodruff's interval with its ends clipped to the samples), pooled ÷ truth, old ÷ truth."""
+    anyway (Woodruff's interval with its ends clipped to the samples), pooled ÷ truth, old ÷ truth, and the plain
+    t interval's (without the skewness term): printed, covered."""
     qs = list(QUANTILES.values())
     found = quantiles.estimates(runs, QUANTILES)
-    if all(isinstance(e, uncertainty.Estimate) for e in found.values()):
-        value, low, high = (np.array([getattr(found[n], f) for n in QUANTILES]) for f in ("value", "low", "high"))
-    else:
-        value, low, high, _ = quantiles.woodruff(runs, qs) if len(runs) > 1 else (np.full(3, np.nan),) * 4
+    value, low, high, _ = quantiles.woodruff(runs, qs)
+    _, plain_low, plain_high, plain_inside = quantiles.woodruff(runs, qs, skewed=False)
     matrix = np.stack(runs)
     old = np.array([matrix[:, percentile.index(matrix.shape[1], 100 * q)].mean() for q in qs])
-    out = np.zeros((len(qs), 6))
+    out = np.zeros((len(qs), 8))
     for j, name in enumerate(QUANTILES):
         e = found[name]
         printed = isinstance(e, uncertainty.Estimate) and not math.isnan(e.low)
         out[j, :3] = (printed, printed and e.contains(truths[j]), printed and truths[j] > e.high)
         out[j, 3] = low[j] <= truths[j] <= high[j]
-        out[j, 4:] = value[j] / truths[j], old[j] / truths[j]
+        out[j, 4:6] = value[j] / truths[j], old[j] / truths[j]
+        plain = isinstance(e, uncertainty.Estimate) and plain_inside[j]
+        out[j, 6:] = plain, plain and plain_low[j] <= truths[j] <= plain_high[j]
     return out
 
 
@@ -116,18 +117,20 @@ def _share(flags: np.ndarray) -> str:
 
 def coverage_table(found: dict[Cell, np.ndarray]) -> str:
     lines = ["| runs | samples a run | quantile | printed | covers (printed) | misses above | "
-             "if printed anyway | pooled ÷ truth | old ÷ truth |", "|---|---|---|---|---|---|---|---|---|"]
+             "if printed anyway | plain t: printed, covers | pooled ÷ truth | old ÷ truth |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for cell, outcomes in found.items():
         for j, name in enumerate(QUANTILES):
             o = outcomes[:, j, :]
-            printed = o[:, 0] > 0
+            printed, plain = o[:, 0] > 0, o[:, 6] > 0
             covers = f"**{o[printed, 1].mean():.3f}**" if printed.any() else "–"
             above = f"{o[printed, 2].sum() / max(1, (~o[printed, 1].astype(bool)).sum()):.0%}" if printed.any() else "–"
             if printed.any() and o[printed, 1].all():
                 above = "–"
-            lines.append(f"| {cell.rounds} | {cell.size:,} | {quantiles.label(name)} | {printed.mean():.3f} | "
-                         f"{covers} | {above} | {o[:, 3].mean():.3f} | {np.median(o[:, 4]):.3f} | "
-                         f"{np.median(o[:, 5]):.3f} |".replace(",", " "))
+            without = f"{plain.mean():.3f}, {o[plain, 7].mean():.3f}" if plain.any() else "–"
+            lines.append(f"| {cell.rounds} | {cell.size:_} | {quantiles.label(name)} | {printed.mean():.3f} | "
+                         f"{covers} | {above} | {o[:, 3].mean():.3f} | {without} | {np.median(o[:, 4]):.3f} | "
+                         f"{np.median(o[:, 5]):.3f} |".replace("_", " "))
     return "\n".join(lines)
 
 
