@@ -1,6 +1,7 @@
 """HTTP beside TCP: http rows in every table and figure, -p http, and `parse.py protocols` on small logs and on a
 tiny real sweep (std and tokio, PROTOCOLS="tcp http")."""
 
+import math
 import os
 import subprocess
 
@@ -142,13 +143,19 @@ def test_a_real_sweep_of_tcp_and_http_reads_as_what_each_costs(tmp_path, capsys)
     assert main(["protocols", "-d", folder, "--format", "csv"]) == 0
     rows = read_table(capsys.readouterr().out)
     assert sorted(rows["framework"]) == ["std", "std", "tokio", "tokio"]
+    carried = 0
     for r in rows.itertuples():
         point = table[(table["framework"] == r.framework) & (table["interval_s"] == r.interval_s)]
         tcp, http = (point.loc[point["transport"] == t, "p50_ns"].item() for t in ("tcp", "http"))
-        assert (r.tcp_p50_ns, r.http_p50_ns) == (tcp, http)  # 100 samples a run: a p50 is carried
+        # The table's figure, or its refusal: 100 samples a run carry a p50, but a run that a loaded machine
+        # stalled to a few samples makes the point's effective n too small (Kish), in both commands alike.
+        assert [None if math.isnan(v) else v for v in (r.tcp_p50_ns, r.http_p50_ns)] == \
+            [None if math.isnan(v) else v for v in (tcp, http)], r
+        carried += not math.isnan(tcp) and not math.isnan(http)
         assert 1 <= r.pairs <= 3, r
-        if r.pairs == 3:  # every round's runs have samples (a stalled machine can leave one empty): the same runs
+        if r.pairs == 3 and not math.isnan(http - tcp):  # every round's runs have samples: the same runs
             assert abs(r.http_minus_tcp_ns - (http - tcp)) <= 1, r
         assert r.http_head_bytes > 0 and r.http_not_2xx == 0
+    assert carried >= 2, rows  # a stall or two leave the other points their p50s: the comparison compared
     tokio = rows[rows["framework"] == "tokio"]
     assert tokio["tcp_delta_p50_ns"].notna().all() and tokio["http_delta_p50_ns"].notna().all()
