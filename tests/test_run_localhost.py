@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
@@ -415,3 +416,26 @@ def test_probed_runs_count_system_calls_and_wake_ups_outside_the_estimates(tmp_p
     assert 0.95 <= float(std["switches_per_msg"]) <= 1.25, std
     tokio = rows[("tokio", "pong")]
     assert tokio["delta_syscalls_per_msg"] != "" and tokio["delta_switches_per_msg"] != "", tokio
+
+
+def test_the_probed_runs_hold_their_tracepoints_registered_and_the_measured_runs_do_not(tmp_path, shim_bins):
+    """PROBED: BIN_DIR's hold-kernel-events lives through the probed runs (each run's counters closing then waits
+    for no unregistering: 0.86 → 0.27 s a run here, docs/sweeps.md), not through a measured run, and is gone after;
+    without it a sweep says what it costs and goes on."""
+    holder_pid, seen = tmp_path / "holder.pid", tmp_path / "seen"
+    shim(shim_bins, "hold-kernel-events", f'echo $$ >"{holder_pid}"\nexec "{BIN_DIR}/hold-kernel-events"')
+    (shim_bins / "std-ping").unlink()
+    shim(shim_bins, "std-ping", f'case "$*" in *--all-counters*) kind=probed ;; *--out*) kind=measured ;; *) kind= ;; esac\n'
+                                f'[ -n "$kind" ] && {{ [ -e "/proc/$(cat "{holder_pid}" 2>/dev/null)/status" ] && '
+                                f'echo "$kind held" >>"{seen}" || echo "$kind free" >>"{seen}"; }}\n'
+                                f'exec "{BIN_DIR}/std-ping" "$@"')
+    run = run_script(SCRIPT, ["-S"], tmp_path / "out", BIN_DIR=shim_bins, INTERVALS="0", PROTOCOLS="tcp",
+                     DURATION="0.2", WARMUP="0.05", REPEATS="2", PROBED="2")
+    assert run.rc == 0, run.output
+    assert sorted(seen.read_text().split("\n")[:-1]) == ["measured free"] * 2 + ["probed held"] * 2, run.output
+    assert not (Path("/proc") / holder_pid.read_text().strip()).exists()  # stopped with the probed runs
+    (shim_bins / "hold-kernel-events").unlink()
+    run = run_script(SCRIPT, ["-S"], tmp_path / "out2", BIN_DIR=shim_bins, INTERVALS="0", PROTOCOLS="tcp",
+                     DURATION="0.2", WARMUP="0.05", REPEATS="1", PROBED="1")
+    assert run.rc == 0 and f"no {shim_bins / 'hold-kernel-events'}: each probed run waits" in run.output, run.output
+    assert load_json(sweep_dir(tmp_path / "out2") / "sweep.json")["probed"][0]["status"] == "ok"
