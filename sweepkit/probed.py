@@ -55,8 +55,8 @@ def kernel_events_held(bin_dir: Path):
             holder.stop()
             holder = None
     if holder is None:
-        print(f"  (no {bin_dir / HOLDER}: each probed run waits about 0.6 s for the kernel; `make` builds it)",
-              flush=True)
+        print(f"  ({HOLDER} is not running from {bin_dir}: each probed run waits for the kernel to unregister its "
+              "tracepoints, 0.6 s a run here; `make` builds it)", flush=True)
     try:
         yield
     finally:
