@@ -22,8 +22,9 @@
 # 20 µs before it parks; a worker runs its decoys) happens after the RTT's clock has stopped, or not at all.
 #
 # A round trip in which either end did not sleep (it was polling, or already running) has no wake-up to mark it
-# and is counted apart: the split holds only for those that slept at both ends. Wake-ups of one process by itself on the way (a
-# runtime's reactor thread waking a worker) are counted per round trip: a hand-off the message waits for.
+# and is counted apart: the split holds only for those that slept at both ends. Wake-ups of one process by
+# itself on the way (a runtime's reactor thread waking a worker) are counted per round trip: a hand-off the
+# message waits for.
 
 import json
 import math

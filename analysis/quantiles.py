@@ -94,7 +94,7 @@ def _half_width(shares: np.ndarray, confidence: float, skewed: bool) -> np.ndarr
     # it (one end out, the other in) and left a third of the p99s at 80 runs with an end beyond the samples.
     # Widening both ends is the conservative half of it: the short side reaches its level, the long side covers
     # more (docs/analysis.md, coverage). A difference's paired shares are not skewed where the two sides are alike,
-    # and its plain t interval already held its level (A/A pairs called at 0–4 %, on real sweeps 3 of 54).
+    # and its plain t interval already held its level (A/A pairs called at 0–3 %, on real sweeps 3 of 72).
     rounds = shares.shape[0]
     t = t_quantile(rounds - 1, confidence)
     sd = shares.std(axis=0, ddof=1)

@@ -425,7 +425,8 @@ def test_the_probed_runs_hold_their_tracepoints_registered_and_the_measured_runs
     holder_pid, seen = tmp_path / "holder.pid", tmp_path / "seen"
     shim(shim_bins, "hold-kernel-events", f'echo $$ >"{holder_pid}"\nexec "{BIN_DIR}/hold-kernel-events"')
     (shim_bins / "std-ping").unlink()
-    shim(shim_bins, "std-ping", f'case "$*" in *--all-counters*) kind=probed ;; *--out*) kind=measured ;; *) kind= ;; esac\n'
+    shim(shim_bins, "std-ping", 'case "$*" in *--all-counters*) kind=probed ;; *--out*) kind=measured ;;\n'
+                                '  *) kind= ;; esac\n'
                                 f'[ -n "$kind" ] && {{ [ -e "/proc/$(cat "{holder_pid}" 2>/dev/null)/status" ] && '
                                 f'echo "$kind held" >>"{seen}" || echo "$kind free" >>"{seen}"; }}\n'
                                 f'exec "{BIN_DIR}/std-ping" "$@"')
