@@ -33,9 +33,10 @@ the MDE's formula are suite/tdist.py's, which the sweep's noise line uses too.
 
 import math
 from dataclasses import dataclass
-from functools import cache
 
 from suite.percentile import TAIL_BEYOND, min_samples  # noqa: F401  (re-exported: the analysis' rule)
+from suite import signed_rank
+from suite.signed_rank import EXACT_UP_TO, z_quantile  # noqa: F401  (re-exported: the analysis' names)
 from suite.tdist import CONFIDENCE, POWER, detectable_factor, t_quantile
 
 NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
@@ -48,7 +49,6 @@ ACROSS_RUNS_POOLED = "pooled, across runs"  # a pooled quantile's interval from 
 INTERVAL_METHOD = {ACROSS_RUNS: "t-across-repeats", SIGNED_RANK: "hodges-lehmann-signed-rank",
                    WITHIN_RUN: "within-run", PAIRED_POOLED: "woodruff-paired-by-round",
                    ACROSS_RUNS_POOLED: "woodruff-across-runs"}
-EXACT_UP_TO = 200  # pairs: beyond, the signed-rank statistic's normal approximation (its error is < 1 rank)
 
 
 @dataclass(frozen=True)
@@ -137,15 +137,6 @@ def median_interval(sorted_values, confidence: float = CONFIDENCE) -> Estimate:
     return Estimate(value, float(sorted_values[ranks[0] - 1]), float(sorted_values[ranks[1] - 1]), n, WITHIN_RUN)
 
 
-def z_quantile(confidence: float) -> float:
-    """The standard normal two-sided quantile, by bisection on erf."""
-    low, high = 0.0, 10.0
-    for _ in range(100):
-        mid = (low + high) / 2
-        low, high = (mid, high) if math.erf(mid / math.sqrt(2)) < confidence else (low, mid)
-    return (low + high) / 2
-
-
 def paired_difference(values, baseline, confidence: float = CONFIDENCE) -> Estimate:
     """values − baseline, paired by position (round): the Hodges–Lehmann shift with the signed-rank
     interval (6 pairs or more at 95 %), the mean with a t interval (2 to 5), and with one pair the bare
@@ -153,40 +144,16 @@ def paired_difference(values, baseline, confidence: float = CONFIDENCE) -> Estim
     diffs = [float(a) - float(b) for a, b in zip(values, baseline, strict=True)]
     if len(diffs) == 1:
         return Estimate(diffs[0], math.nan, math.nan, 1, WITHIN_RUN)
-    rank = signed_rank_critical(len(diffs), confidence)
-    if rank is None:
+    found = signed_rank.hodges_lehmann(diffs, confidence)
+    if found is None:
         return across_runs(diffs, confidence)
-    n = len(diffs)
-    walsh = sorted((diffs[i] + diffs[j]) / 2 for i in range(n) for j in range(i, n))
-    middle = len(walsh) // 2
-    shift = walsh[middle] if len(walsh) % 2 else (walsh[middle - 1] + walsh[middle]) / 2
-    # The interval's ends are the Walsh averages of ranks c + 1 and M − c (1-based): T ≤ c is the test's tail.
-    return Estimate(shift, walsh[rank], walsh[len(walsh) - 1 - rank], n, SIGNED_RANK, n - 1)
+    shift, low, high = found
+    return Estimate(shift, low, high, len(diffs), SIGNED_RANK, len(diffs) - 1)
 
 
-@cache
 def signed_rank_critical(n: int, confidence: float = CONFIDENCE) -> int | None:
-    """The largest c with P(T ≤ c) ≤ (1 − confidence)/2, T the signed-rank statistic of n pairs with no
-    shift; None when even P(T = 0) = 2⁻ⁿ is above it (fewer than 6 pairs at 95 %). Exact up to EXACT_UP_TO
-    pairs, counting the subsets of 1…n by their sum (as probabilities, halved at each step, so that none
-    overflows); beyond, the normal approximation with its continuity correction."""
-    tail = (1 - confidence) / 2
-    if n > EXACT_UP_TO:
-        mean, sd = n * (n + 1) / 4, math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
-        return math.floor(mean - z_quantile(confidence) * sd - 0.5)
-    probability = [1.0]  # P(T = s) for the ranks 1…k so far
-    for k in range(1, n + 1):
-        grown = probability + [0.0] * k
-        for s, p in enumerate(probability):
-            grown[s + k] += p
-        probability = [p / 2 for p in grown]
-    cumulative, c = 0.0, None
-    for s, p in enumerate(probability):
-        cumulative += p
-        if cumulative > tail + 1e-12:  # exactly at the tail still qualifies
-            break
-        c = s
-    return c
+    """suite.signed_rank.critical, at 95 % unless told."""
+    return signed_rank.critical(n, confidence)
 
 
 def ratio(new, old, confidence: float = CONFIDENCE) -> Estimate:

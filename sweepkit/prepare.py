@@ -54,9 +54,9 @@ def plan(doc: dict, spec: Spec, icmp_unusable: str | None, prog: str) -> tuple[l
         if problem:
             print(f"{prog}: {problem}\nNothing was started.", file=sys.stderr)
             raise SystemExit(2)
-    runs = plan_mod.runs(points, spec.repeats, spec.seed, spec.order)
-    doc |= {"knobs": spec.record(), "repeats": spec.repeats, "seed": spec.seed, "points": [p.record() for p in points],
-            "runs": [r.record() for r in runs]}
+    runs = plan_mod.runs(points, spec.rounds, spec.seed, spec.order)
+    doc |= {"knobs": spec.record(), "repeats": spec.rounds, "seed": spec.seed, "design": spec.design.record(),
+            "looks": [], "points": [p.record() for p in points], "runs": [r.record() for r in runs]}
     shown = progress.plan_lines(doc, runs, spec)
     return runs, spec, shown + (progress.order_lines(runs, spec.order) if spec.dry_run else [])
 

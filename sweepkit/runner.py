@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import costs as costs_mod
 from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
-from . import probed, traced, tracing
+from . import looks, probed, traced, tracing, variants
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -51,6 +51,10 @@ class Sweep:
         self.costs = costs_mod.Costs({r.point.stem: modes.of(r.point.kind).run_estimate_s(r.point, spec) for r in runs})
         self.unfinished: dict[str, int] = {}  # point stem → its runs the ping's watchdog ended (state.unfinished)
         self.given_up: dict[str, str] = {}  # point stem → why its later rounds are not run
+        # STOP=decided: the comparisons decided look by look, and the points that leave the rotation.
+        self.rotation = looks.Rotation(spec.design, list({r.point.stem: r.point for r in runs}.values()),
+                                       {v.label: v.base for v in variants.from_records(doc.get("variants"))}
+                                       ) if spec.design and spec.design.sequential else None
 
     def save(self, *, throttled: bool = False) -> None:
         """sweep.json written whole; `throttled`: unless its last write took over 1/REWRITE_SHARE of the time since."""
@@ -104,8 +108,26 @@ class Sweep:
         if self.current is not None:  # it ended before its binary ran (a pong not ready, a skipped ICMP point)
             self.ended(outcome)
         self.record()
-        if self.spec.budget_s and (index + 1 == len(self.runs) or self.runs[index + 1].round > run.round):
-            self.replan(run.round, index + 1)
+        if index + 1 == len(self.runs) or self.runs[index + 1].round > run.round:  # a round is over
+            self.look(run.round, index + 1)
+            if self.spec.budget_s:
+                self.replan(run.round, index + 1)
+
+    def look(self, done: int, next_index: int) -> None:
+        """STOP=decided, at a planned look: every open comparison's verdict, the planned runs of the points that
+        leave dropped (the others keep their order), one line."""
+        rotation = self.rotation
+        if rotation is None or not rotation.due(self.spec.design, done):
+            return
+        with signals.held():  # sweep.json and the runs change together
+            look = rotation.look(self.spec.design, done, self.runs[:next_index], self.doc["runs"][:next_index])
+            kept = [i for i in range(next_index, len(self.runs)) if rotation.keeps(self.runs[i])]
+            self.runs = self.runs[:next_index] + [self.runs[i] for i in kept]
+            self.doc["runs"] = self.doc["runs"][:next_index] + [self.doc["runs"][i] for i in kept]
+            self.doc |= rotation.record()
+            self.save(throttled=True)
+        eta = self.costs.left_s([r.point.stem for r in self.runs[next_index:]]) if self.costs.seen else None
+        print(rotation.line(look, self.spec.design.maximum, eta), flush=True)
 
     def replan(self, done: int, next_index: int) -> None:
         """BUDGET, after round `done`: the rounds re-planned from what each point's runs cost so far, so that the
@@ -114,14 +136,15 @@ class Sweep:
         spec, doc = self.spec, self.doc
         order = {p["stem"]: i for i, p in enumerate(doc["points"])}
         points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
-        round_s = self.costs.left_s(p.stem for p in points)
+        round_s = self.costs.left_s(p.stem for p in points if not (self.rotation and p.stem in self.rotation.retired))
         # The probed runs after the rounds (PROBED) cost about a round each: the budget keeps room for them.
         reserved = round_s * spec.probed_rounds
         fitted = costs_mod.fit(spec.budget_s - reserved, self.clock() - self.t0, done, round_s, spec.repeats)
         before = spec.repeats
         if fitted.rounds == before:
             return
-        runs = plan_mod.runs(points, fitted.rounds, spec.seed, spec.order)
+        runs = [r for r in plan_mod.runs(points, fitted.rounds, spec.seed, spec.order)
+                if self.rotation is None or self.rotation.keeps(r)]
         assert [r.stem for r in runs[:next_index]] == [r.stem for r in self.runs[:next_index]]
         with signals.held():  # sweep.json, the spec and the runs change together
             self.spec = spec = spec.with_knobs(REPEATS=str(fitted.rounds))

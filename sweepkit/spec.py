@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from suite import sequential
+
 from .dimensions import applying
 
 BUDGET = re.compile(r"([0-9]+(?:[.][0-9]+)?)([smh]?)")
@@ -89,6 +91,13 @@ class Spec:
     min_messages: int = 0  # MODE=rtt's MIN_MESSAGES: a paced run's window holds at least this many; 0: DURATION only
     trace: int = 0  # MODE=rtt's TRACE: after the rounds, this many traced runs of each point (sweepkit/traced.py)
     probed: int = 0  # MODE=rtt's PROBED: after the rounds, this many runs of each point counting system calls too
+    # How its comparisons are decided (STOP, MARGIN, MARGIN_P99: MODE=rtt's): the rounds it may run and its looks.
+    design: sequential.Design | None = None
+
+    @property
+    def rounds(self) -> int:
+        """The most rounds the sweep runs: REPEATS, or under STOP=decided a few more (suite/sequential.py)."""
+        return self.design.maximum if self.design else self.repeats
 
     def record(self) -> dict[str, str]:
         """sweep.json's `knobs`: every knob's text, in order."""
@@ -146,7 +155,13 @@ def parse(knobs: dict[str, str], given, mode) -> Spec:
                 ping_grace=seconds(k["PING_GRACE"]), pong_cpus=k["PONG_CPUS"], ping_cpus=k["PING_CPUS"],
                 ping_extra=tuple(k["PING_EXTRA"].split()), pong_extra=tuple(k["PONG_EXTRA"].split()),
                 ssh_opts=tuple(k.get("SSH_OPTS", "").split()),
-                base_port=int(k["BASE_PORT"]) if "BASE_PORT" in k else None, **mode.fields(k))
+                base_port=int(k["BASE_PORT"]) if "BASE_PORT" in k else None, design=design(k), **mode.fields(k))
+
+
+def design(k: dict[str, str]) -> sequential.Design:
+    """STOP, MARGIN and MARGIN_P99 (percent of std's) as a design over REPEATS rounds; a MODE without STOP: fixed."""
+    return sequential.plan(k.get("STOP", "fixed"), int(k["REPEATS"]), float(k.get("MARGIN", "5")) / 100,
+                           float(k.get("MARGIN_P99", "10")) / 100, inflate=not k["BUDGET"])
 
 
 def network_fields(k: dict[str, str]) -> dict:

@@ -14,6 +14,9 @@ Knobs (environment variables, with their defaults):
                          (run-localhost.sh only; REPEATS=6 DURATION=3 WARMUP=0; WRK=wrk)
   REPEATS={REPEATS:<15}runs per point, each a fresh pong and ping; one round runs every point once
                          (MODE=throughput: {THROUGHPUT_REPEATS}; MODE=micro: 1, each run repeats MICRO_REPEAT times)
+  STOP=decided           MODE=rtt: decided: look at every comparison every ~REPEATS/8 rounds and stop
+                         each once decided (REPEATS × 1.08 rounds at most); fixed: REPEATS rounds
+  MARGIN=5 MARGIN_P99=10 MODE=rtt: `same` when a Δ's interval lies within ± this % of std's p50, p99
   BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit,
                          re-planned after each round from what its runs really cost
   SEED=                  the seed of each round's shuffled order (empty: a random one, recorded)

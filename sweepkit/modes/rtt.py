@@ -2,7 +2,7 @@
 
 import shlex
 
-from suite import fmt as style
+from suite import fmt as style, sequential
 
 from .. import carry, plan, table
 from ..checks import DECIMAL, MAX_UDP_SIZE, payload
@@ -12,10 +12,39 @@ from ..spec import Spec
 from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
 
 MAX_MIN_MESSAGES = 1_000_000  # a run's window at 10 msg/s would be a day
+STOPS = ("decided", "fixed")
 MAX_EXTRA_ROUNDS = 50  # TRACE's and PROBED's: each traced run is 2–6 MB of text
 # Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
 MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
 BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
+
+
+def check_design(k: dict, problems: list[str]) -> None:
+    """STOP, MARGIN and MARGIN_P99."""
+    if k["STOP"] not in STOPS:
+        problems.append(f"STOP='{k['STOP']}': expected decided (each comparison stops once it is decided, the "
+                        "default) or fixed (every point runs every round, REPEATS of them)")
+    for knob in ("MARGIN", "MARGIN_P99"):
+        value = k[knob]
+        if not (DECIMAL.fullmatch(value) and 0 < float(value) < 100):
+            problems.append(f"{knob}='{value}': expected a share of std's {knob == 'MARGIN' and 'p50' or 'p99'} in "
+                            "percent, above 0 and below 100, e.g. 5: a comparison whose interval lies within ± it "
+                            "is called `same`")
+
+
+def design_line(spec: Spec) -> str:
+    """How the sweep decides its comparisons: its looks, its most rounds, its margins."""
+    design = spec.design
+    margins = f"`same` within ±{design.margin:.0%} of std's p50 (±{design.margin_p99:.0%} of its p99)"
+    if not design.sequential:
+        return (f"  STOP={design.stop}: every point runs all {design.maximum} rounds; each Δ vs std is decided once, "
+                f"after them: slower, faster, {margins}, or undecided")
+    looks = design.rounds()
+    shown = ", ".join(map(str, looks)) if len(looks) <= 4 else f"{looks[0]}, {looks[1]}, …, {looks[-1]}"
+    most = "under BUDGET" if spec.budget else f"REPEATS={spec.repeats} × {sequential.INFLATION:g}"
+    return (f"  STOP=decided: every Δ vs std (and a variant's vs its base) is looked at after rounds {shown}, and a "
+            f"line leaves a setting once all its comparisons are decided (slower, faster, or {margins}); at most "
+            f"{design.maximum} rounds ({most}); a 5 % false-call rate over all the looks (docs/analysis.md)")
 
 
 class Rtt(Mode):
@@ -31,6 +60,11 @@ class Rtt(Mode):
     overhead_guess_s = 0.03
     header = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
               "p99 µs", "p99.9 µs", "max µs", "lost", "starved"]
+
+    def defaults(self) -> dict[str, str]:
+        # decided: each comparison stops once decided (suite/sequential.py); fixed: every round, REPEATS of them.
+        # MARGIN, MARGIN_P99: `same` within this many percent of std's p50, p99.
+        return {"STOP": "decided", "MARGIN": "5", "MARGIN_P99": "10"}
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split()),
@@ -55,6 +89,7 @@ class Rtt(Mode):
                    "phases)"),
                   ("PROBED", MAX_EXTRA_ROUNDS, "how many runs of each point after the rounds count system calls and "
                    "wake-ups, from 0 (none) to {top}; 2 or more give intervals (parse.py costs)"))
+        check_design(k, problems)
         for knob, top, expected in counts:
             count = k[knob]
             if not (count.isascii() and count.isdigit() and int(count) <= top):
@@ -144,6 +179,7 @@ class Rtt(Mode):
         connections, load = spec.text("CONNECTIONS"), spec.text("LOAD")
         lines = [f"  connections per ping: {connections} (sharing the rate asked for: each sends at "
                  f"rate/N); load: {load}"] if connections != "1" or load != "closed" else []
+        lines.append(design_line(spec))
         if spec.probed_rounds:
             lines.append(f"  PROBED={spec.probed}: after the rounds, {spec.probed} round(s) of each point that also "
                          "count system calls and wake-ups, outside the estimates: parse.py costs")

@@ -1,0 +1,123 @@
+"""STOP=decided: the sweep's comparisons, their verdicts at each planned look, and the lines that leave the rotation."""
+
+# A comparison pairs a line's p50 with std's (or a variant's with its base's) by round, as the analysis does, with
+# suite/sequential.py's decide on the same values: the runs' p50 that their logs hold and sweep.json records. A line
+# whose comparisons at a setting are all decided runs there no more; std runs while any comparison of its setting
+# is open; a reference without a comparison (ICMP, busy polling) leaves after the first look. Which runs are left out
+# depends on what was measured, so it is recorded: sweep.json `looks` and `retired`.
+
+from dataclasses import dataclass
+
+from suite import sequential
+from suite.fmt import duration
+from suite.palette import is_reference
+from suite.runtimes import BASELINE
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A line against another at one setting: line − against."""
+
+    line: str
+    against: str
+    setting: tuple
+
+    def label(self) -> str:
+        transport, _payload, interval, *rest = self.setting
+        rate = "b2b" if float(interval) == 0 else f"{1 / float(interval):g}/s"
+        return f"{self.line}−{self.against} {transport} {rate}" + "".join(f" {v}" for v in rest[:1] if v)
+
+
+def comparisons(points, bases: dict[str, str]) -> list[Comparison]:
+    """Every line against std at its setting, and every variant against its base (`bases`: label → base)."""
+    at: dict[tuple, set[str]] = {}
+    for point in points:
+        if not point.skipped:
+            at.setdefault(point.setting, set()).add(point.framework)
+    found = []
+    for setting, lines in at.items():
+        for line in sorted(lines):
+            if BASELINE in lines and line != BASELINE and not is_reference(line):
+                found.append(Comparison(line, BASELINE, setting))
+            if bases.get(line) in lines and bases[line] != BASELINE:
+                found.append(Comparison(line, bases[line], setting))
+    return found
+
+
+def values_by_round(runs, records, figure: str = "p50_ns") -> dict[tuple, dict[int, float]]:
+    """(framework, setting) → {round: the run's p50} of the runs that ended ok."""
+    found: dict[tuple, dict[int, float]] = {}
+    for run, record in zip(runs, records):
+        value = record.get(figure)
+        if record["status"] == "ok" and isinstance(value, (int, float)):
+            found.setdefault((run.point.framework, run.point.setting), {})[run.round] = float(value)
+    return found
+
+
+class Rotation:
+    """The comparisons of a STOP=decided sweep, decided look by look, and the points that have left."""
+
+    def __init__(self, design: sequential.Design, points, bases: dict[str, str]):
+        self.looks = sequential.Looks(design)
+        self.points = [p for p in points if not p.skipped]
+        self.comparisons = comparisons(self.points, bases)
+        self.decisions: dict[Comparison, sequential.Decision] = {}
+        self.retired: dict[str, int] = {}  # point stem → the round after which it runs no more
+
+    def due(self, design: sequential.Design, done: int) -> bool:
+        """Whether round `done` is a look of the design (as the spec holds it now: BUDGET may move its end)."""
+        return design.sequential and done in design.rounds()
+
+    def look(self, design: sequential.Design, done: int, runs, records) -> sequential.Look:
+        """The look after round `done`: every open comparison decided or not, and the points that leave."""
+        look = self.looks.add(done, design.maximum, final=done >= design.maximum)
+        values = values_by_round(runs, records)
+        over = done >= design.maximum
+        for c in self.comparisons:
+            if c in self.decisions and self.decisions[c].verdict not in (sequential.OPEN,):
+                continue
+            mine, theirs = values.get((c.line, c.setting), {}), values.get((c.against, c.setting), {})
+            self.decisions[c] = sequential.decide(mine, theirs, self.looks.taken, margin=design.margin,
+                                                  floor=design.floor, over=over)
+        for point in self.points:
+            if point.stem not in self.retired and self._settled(point):
+                self.retired[point.stem] = done
+        return look
+
+    def open(self) -> list[Comparison]:
+        return [c for c in self.comparisons if self.decisions.get(c) is None or
+                self.decisions[c].verdict == sequential.OPEN]
+
+    def _settled(self, point) -> bool:
+        """Whether no open comparison needs the point: it takes part in none open (std: none open at its setting),
+        and a reference with no comparison leaves at the first look."""
+        mine = [c for c in self.comparisons if c.setting == point.setting and
+                (point.framework in (c.line, c.against) or point.framework == BASELINE)]
+        if not mine:
+            return is_reference(point.framework)
+        return all(c not in self.open() for c in mine)
+
+    def keeps(self, run) -> bool:
+        """Whether a planned run still runs: its point has not left before its round."""
+        left = self.retired.get(run.point.stem)
+        return left is None or run.round <= left
+
+    def record(self) -> dict:
+        """sweep.json's `looks` and `retired`, and each comparison's verdict so far."""
+        return {"looks": [look.record() for look in self.looks.taken], "retired": dict(self.retired),
+                "decisions": [{"line": c.line, "against": c.against, "setting": list(c.setting),
+                               "verdict": d.verdict, "decided_at": d.decided_at, "pairs": d.pairs}
+                              for c, d in self.decisions.items()]}
+
+    def line(self, look: sequential.Look, maximum: int, eta_s: float | None) -> str:
+        """What a look found, in one line: how many decided (and how), which are open, the ETA to the most rounds."""
+        verdicts = [d.verdict for d in self.decisions.values()]
+        decided = {v: verdicts.count(v) for v in (sequential.SLOWER, sequential.FASTER, sequential.SAME)}
+        open_ = self.open()
+        said = ", ".join(f"{n} {v}" for v, n in decided.items() if n)
+        shown = ", ".join(c.label() for c in open_[:4]) + (f" and {len(open_) - 4} more" if len(open_) > 4 else "")
+        left = len(self.points) - len(self.retired)
+        eta = f"; ETA to round {maximum}: {duration(eta_s)}" if eta_s is not None and open_ else ""
+        return (f"Look after round {look.round} (intervals at {100 * look.confidence:.2f} %): {sum(decided.values())} of "
+                f"{len(self.comparisons)} comparisons decided" + (f" ({said})" if said else "")
+                + (f"; open: {shown}" if open_ else "") + f"; {left} of {len(self.points)} points still run{eta}")
