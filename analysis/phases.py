@@ -1,30 +1,21 @@
 """A traced run's round trips split into phases: where the time between the ping's send and its receive went."""
 
 # One message in flight (a closed loop on one connection) makes the round trip a chain in time, and the
-# kernel events of both processes (analysis/trace_events.py) mark its links:
+# kernel events of both processes (analysis/trace_events.py) mark its links (_Chain's fields):
 #
-#   s  the ping enters the system call that sends (the one during which the pong is woken)
-#   a  a pong task is woken by a ping task (on loopback, in the sender's own send: the kernel's network path)
-#   b  that pong task is switched onto a CPU
-#   c  a ping task is woken by a pong task (the echo's send)
-#   d  that ping task is switched onto a CPU
-#   e  a ping task leaves a receiving system call (read, recv*, io_uring_enter) with data: the echo is in
-#   f  the ping enters the sending call of the next round trip (its s), where that task did not sleep before it
-#      (back-to-back); else that task's first call after e (at a paced rate: the one that waits for the next tick)
+#   s  send: the ping enters the system call that sends (the one during which the pong is woken)
+#   a  pong_woken: a pong task is woken by a ping task (on loopback, in the sender's own send)
+#   b  pong_running: that pong task is switched onto a CPU
+#   c  ping_woken: a ping task is woken by a pong task (the echo's send)
+#   d  ping_running: that ping task is switched onto a CPU
+#   e  echo_in: a ping task leaves a receiving system call (read, recv*, io_uring_enter) with data
+#   f  the ping's next sending call (its s) where that task did not sleep before it (back-to-back); else that
+#      task's first call after e (at a paced rate: the one that waits for the next tick)
 #
-# send = a − s, pong wake-up = b − a, pong turnaround (receive, the runtime's work, send) = c − b, ping wake-up =
-# d − c, ping receive = e − d; their sum e − s is the round trip as the kernel saw it. Ping return = f − e is
-# the ping's own work after the echo is in, which the kernel's events cannot split: the runtime handing the
-# echo to its task (an io_uring runtime reaps its completion there, after io_uring_enter returns), the ping's
-# clock reading and bookkeeping, and back-to-back the next message's way down to its send. Back-to-back the
-# chains s → f tile the run, so their mean is the mean time from one send to the next. At a paced rate the
-# return stops at the first call after e: the runtime's work after that (glommio polls its three rings for
-# 20 µs before it parks; a worker runs its decoys) happens after the RTT's clock has stopped, or not at all.
-#
-# A round trip in which either end did not sleep (it was polling, or already running) has no wake-up to mark it
-# and is counted apart: the split holds only for those that slept at both ends. Wake-ups of one process by
-# itself on the way (a runtime's reactor thread waking a worker) are counted per round trip: a hand-off the
-# message waits for.
+# PHASES are a − s, b − a, c − b, d − c, e − d (their sum e − s is the round trip as the kernel saw it) and
+# f − e, the ping's own work after the echo is in, which the kernel's events cannot split. A round trip in which
+# either end did not sleep has no wake-up to mark it and is counted apart (unmarked). The method and what each
+# phase holds: docs/analysis.md, "Where a round trip's time goes".
 
 import json
 import math
@@ -72,93 +63,165 @@ class Split:
 COUNTER_BYTES, URING_ENTER = 8, 426
 
 
+@dataclass
+class _Chain:
+    """The round trip in flight: its marks (ns; None: not yet seen) and what each end did on the way."""
+
+    send: int  # s
+    pong_woken: int  # a
+    pong_running: int | None = None  # b
+    ping_woken: int | None = None  # c
+    ping_running: int | None = None  # d
+    calls: list[int] = field(default_factory=lambda: [1, 0])  # ping's (its send counted), pong's
+    handoffs: list[int] = field(default_factory=lambda: [0, 0])  # ping's, pong's
+
+    def on_cpu(self, ns: int) -> None:
+        """The woken task runs: the pong's (b) until the echo woke the ping, then the ping's (d); once each."""
+        if self.ping_woken is None:
+            self.pong_running = ns if self.pong_running is None else self.pong_running
+        elif self.ping_running is None:
+            self.ping_running = ns
+
+    def phases(self, echo_in: int) -> tuple[int, ...]:
+        """Its five marked phases, the echo having come in at `echo_in` (e)."""
+        return (self.pong_woken - self.send, self.pong_running - self.pong_woken, self.ping_woken - self.pong_running,
+                self.ping_running - self.ping_woken, echo_in - self.ping_running)
+
+
+@dataclass
+class _Return:
+    """A complete round trip's ping return, still open: the row it ends, the ping task the echo came in to,
+    when (e), and when that task first entered a call since (None: not yet)."""
+
+    row: int
+    tid: int
+    echo_in: int
+    next_call: int | None = None
+
+
+class _Splitter:
+    """split()'s walk over the events: fed them one by one in time order, it keeps the chain in flight."""
+
+    def __init__(self, ping: int, pong: int, owner: dict[int, int], machine: str, payload: int | None):
+        self.ping, self.pong, self.owner, self.payload = ping, pong, owner, payload
+        self.receives, self.sends = (table.get(machine, table["x86_64"]) for table in (RECEIVES, SENDS))
+        self.rows: list[tuple[int, ...]] = []
+        self.starts: list[int] = []
+        self.calls: list[list[int]] = []
+        self.handoffs: list[list[int]] = []
+        self.unmarked = self.inferred = 0
+        self.last_send = 0  # the latest sending call's entry of a ping task
+        self.last_pong_exit = 0  # any call's exit of a pong task
+        self.chain: _Chain | None = None
+        self.woken = 0  # the task the chain waits to see on a CPU
+        self.returning: _Return | None = None
+        self.asleep: set[int] = set()  # tasks switched out to sleep and not seen since
+
+    def feed(self, e: Event) -> None:
+        self._follow_return(e)
+        target = self.owner.get(e.woken) if e.kind == WAKE else None
+        was_asleep = e.tid in self.asleep and e.kind != WAKE
+        if e.kind == SWITCH_TO and e.slept:
+            self.asleep.add(e.switched_out)
+        elif e.kind != WAKE:
+            self.asleep.discard(e.tid)
+        if e.kind == WAKE and target == self.pong and e.tgid != self.pong:
+            self._start(e)
+            return
+        if e.kind == ENTER_CALL and e.tgid == self.ping and e.call in self.sends:
+            self.last_send = e.ns
+        if e.kind == EXIT_CALL and e.tgid == self.pong:
+            self.last_pong_exit = e.ns
+        if self.chain is not None:
+            self._advance(e, target, was_asleep)
+
+    def _follow_return(self, e: Event) -> None:
+        """The open return's end: the ping task's first call after the echo, or its sleep."""
+        back = self.returning
+        if back and e.kind == ENTER_CALL and e.tid == back.tid and back.next_call is None:
+            back.next_call = e.ns
+        elif back and e.kind == SWITCH_TO and e.slept and e.switched_out == back.tid:
+            # It waited for the next message: its work ended.
+            self._close_return((back.next_call if back.next_call is not None else e.ns) - back.echo_in)
+
+    def _close_return(self, ns: int) -> None:
+        self.rows[self.returning.row] += (ns,)
+        self.returning = None
+
+    def _start(self, e: Event) -> None:
+        """The message reaches the pong. Its waker is the ping's send, or, where the pong's CPU was idle, that
+        CPU's own context (the kernel hands the wake-up over), by when the ping may have gone on into its
+        receive: the send is the ping's latest sending call, not its latest call. With one message in flight, a
+        chain still open here lost a mark the trace did not record: it is counted unmarked, never joined."""
+        if self.chain is not None:
+            self.unmarked += 1
+        if self.returning and self.last_send > self.returning.echo_in:  # back-to-back: sent again, no sleep
+            self._close_return(self.last_send - self.returning.echo_in)
+        self.chain, self.woken = _Chain(send=self.last_send or e.ns, pong_woken=e.ns), e.woken
+
+    def _advance(self, e: Event, target: int | None, was_asleep: bool) -> None:
+        """An event while a chain is in flight: counted, a mark, or its end."""
+        chain, ping, pong = self.chain, self.ping, self.pong
+        if e.kind == ENTER_CALL and e.tgid in (ping, pong):
+            chain.calls[0 if e.tgid == ping else 1] += 1
+        elif e.kind == WAKE and e.tgid == target and e.tgid in (ping, pong):
+            chain.handoffs[0 if e.tgid == ping else 1] += 1
+        elif e.kind == WAKE and target == ping and chain.pong_running is not None and chain.ping_woken is None:
+            chain.ping_woken, self.woken = e.ns, e.woken
+        # On a CPU: switched in, or (where the switch went unrecorded) its first own event after the wake-up.
+        if self.woken and e.kind != WAKE and (e.switched_in == self.woken or e.tid == self.woken):
+            chain.on_cpu(e.ns)
+            self.woken = 0
+        elif (chain.pong_running is not None and chain.ping_woken is None and e.tgid == ping
+              and e.kind == EXIT_CALL and was_asleep and self.last_pong_exit > chain.pong_running):
+            # A ping task that slept runs again with no wake-up recorded (one on an idle CPU that polls is not,
+            # on some kernels): it was woken in the pong's send, which had ended by the pong's latest exit.
+            chain.ping_woken, chain.ping_running = self.last_pong_exit, e.ns
+            self.inferred += 1
+        if e.kind == EXIT_CALL and e.tgid == ping and e.call in self.receives and self._is_echo(e):
+            self._echo_in(e)
+
+    def _is_echo(self, e: Event) -> bool:
+        """A receive's exit that brought data, and not an eventfd's or timerfd's 8 bytes (COUNTER_BYTES)."""
+        return e.returned > 0 and (e.returned != COUNTER_BYTES or self.payload == COUNTER_BYTES
+                                   or e.call == URING_ENTER)
+
+    def _echo_in(self, e: Event) -> None:
+        """The echo is in: the chain is complete, or (an echo to a ping that never slept for it) unmarked."""
+        chain = self.chain
+        if chain.pong_running is not None and chain.ping_running is None:
+            if e.call != URING_ENTER:
+                # It came in to a ping that polls (glommio its rings): no wake-up marks it, and the chain must not
+                # wait for the next one (the timer's, a tick later).
+                self.unmarked += 1
+                self.chain = None
+            return
+        if chain.ping_running is None:
+            return
+        self.rows.append(chain.phases(e.ns))
+        self.starts.append(chain.send)
+        self.calls.append(chain.calls)
+        self.handoffs.append(chain.handoffs)
+        self.chain, self.returning = None, _Return(len(self.rows) - 1, e.tid, e.ns)
+
+    def result(self) -> Split:
+        """The round trips whose return closed; the rest, and a chain still open, counted unmarked."""
+        closed = [i for i, row in enumerate(self.rows) if len(row) == len(PHASES)]
+        unmarked = self.unmarked + (self.chain is not None) + len(self.rows) - len(closed)
+        rows, starts, calls, handoffs = ([seq[i] for i in closed] for seq in
+                                         (self.rows, self.starts, self.calls, self.handoffs))
+        return Split(np.array(rows, dtype=np.int64).reshape(-1, len(PHASES)),
+                     np.array(calls, dtype=np.int64).reshape(-1, 2), np.array(handoffs, dtype=np.int64).reshape(-1, 2),
+                     unmarked, self.inferred, np.array(starts, dtype=np.int64))
+
+
 def split(events: list[Event], ping: int, pong: int, machine: str = "x86_64", payload: int | None = None) -> Split:
     """The round trips between process `ping` and process `pong` (tgids) in `events`, in time order; `payload`, the
     echo's size in bytes, where known."""
-    receives, sends = (table.get(machine, table["x86_64"]) for table in (RECEIVES, SENDS))
-    owner = processes(events)
-    rows, starts, calls, handoffs, unmarked, inferred = [], [], [], [], 0, 0
-    last_send, last_pong_exit = 0, 0  # the latest sending call's entry of a ping task; any call's exit of a pong task
-    mark: dict[str, int] = {}
-    woken = 0  # the task the chain waits to see on a CPU
-    # The ping task the echo came in to, when, and when it first entered a call since (0: not yet): its return is open.
-    returning: tuple[int, int, int] | None = None
-    asleep: set[int] = set()  # tasks switched out to sleep and not seen since
-    counts = np.zeros(4, dtype=np.int64)  # ping calls, pong calls, ping hand-offs, pong hand-offs
-
+    splitter = _Splitter(ping, pong, processes(events), machine, payload)
     for e in events:
-        if returning and e.kind == ENTER_CALL and e.tid == returning[0] and not returning[2]:
-            returning = (*returning[:2], e.ns)
-        elif returning and e.kind == SWITCH_TO and e.slept and e.a == returning[0]:
-            rows[-1] += ((returning[2] or e.ns) - returning[1],)  # it waited for the next message: its work ended
-            returning = None
-        target = owner.get(e.a) if e.kind == WAKE else None
-        was_asleep = e.tid in asleep and e.kind != WAKE
-        if e.kind == SWITCH_TO and e.slept:
-            asleep.add(e.a)
-        elif e.kind != WAKE:
-            asleep.discard(e.tid)
-        if e.kind == WAKE and target == pong and e.tgid != pong:
-            # The message reaches the pong. Its waker is the ping's send, or, where the pong's CPU was idle,
-            # that CPU's own context (the kernel hands the wake-up over), by when the ping may have gone on into its
-            # receive: the send is the ping's latest sending call, not its latest call. With one message in flight,
-            # a chain still open here lost a mark the trace did not record: that round trip is counted unmarked,
-            # never joined to this one.
-            if mark:
-                unmarked += 1
-            if returning and last_send > returning[1]:  # back-to-back: the ping sent again without sleeping
-                rows[-1] += (last_send - returning[1],)
-                returning = None
-            mark, woken = {"s": last_send or e.ns, "a": e.ns}, e.a
-            counts[:] = 0
-            counts[0] = 1  # the send itself
-            continue
-        if e.kind == ENTER_CALL and e.tgid == ping and e.a in sends:
-            last_send = e.ns
-        if e.kind == EXIT_CALL and e.tgid == pong:
-            last_pong_exit = e.ns
-        if not mark:
-            continue
-        if e.kind == ENTER_CALL and e.tgid in (ping, pong):
-            counts[0 if e.tgid == ping else 1] += 1
-        elif e.kind == WAKE and e.tgid == target and e.tgid in (ping, pong):
-            counts[2 if e.tgid == ping else 3] += 1
-        elif e.kind == WAKE and target == ping and "b" in mark and "c" not in mark:
-            mark["c"], woken = e.ns, e.a
-        # On a CPU: switched in, or (where the switch went unrecorded) its first own event after the wake-up.
-        if woken and e.kind != WAKE and ((e.kind == SWITCH_TO and e.b == woken) or e.tid == woken):
-            mark.setdefault("b" if "c" not in mark else "d", e.ns)
-            woken = 0
-        elif ("b" in mark and "c" not in mark and e.tgid == ping and e.kind == EXIT_CALL and was_asleep
-              and last_pong_exit > mark["b"]):
-            # A ping task that slept runs again with no wake-up recorded (one on an idle CPU that polls is not,
-            # on some kernels): it was woken in the pong's send, which had ended by the pong's latest exit.
-            mark["c"], mark["d"] = last_pong_exit, e.ns
-            inferred += 1
-        echo = e.b > 0 and (e.b != COUNTER_BYTES or payload == COUNTER_BYTES or e.a == URING_ENTER)
-        if (e.kind == EXIT_CALL and e.tgid == ping and "b" in mark and "d" not in mark and e.a in receives
-                and e.a != URING_ENTER and echo):
-            # The echo came in to a ping that never slept for it (glommio polls its rings): no wake-up marks it, and
-            # the chain must not wait for the next one (the timer's, a tick later).
-            unmarked += 1
-            mark = {}
-            continue
-        if e.kind == EXIT_CALL and e.tgid == ping and "d" in mark and e.a in receives and echo:
-            m = mark
-            rows.append((m["a"] - m["s"], m["b"] - m["a"], m["c"] - m["b"], m["d"] - m["c"], e.ns - m["d"]))
-            starts.append(m["s"])
-            calls.append(counts[:2].copy())
-            handoffs.append(counts[2:].copy())
-            mark, returning = {}, (e.tid, e.ns, 0)
-    if mark:
-        unmarked += 1
-    # A round trip whose ping neither sent again nor slept before the trace ended has no return.
-    closed = [i for i, row in enumerate(rows) if len(row) == len(PHASES)]
-    unmarked += len(rows) - len(closed)
-    rows, starts, calls, handoffs = ([seq[i] for i in closed] for seq in (rows, starts, calls, handoffs))
-    return Split(np.array(rows, dtype=np.int64).reshape(-1, len(PHASES)),
-                 np.array(calls, dtype=np.int64).reshape(-1, 2), np.array(handoffs, dtype=np.int64).reshape(-1, 2),
-                 unmarked, inferred, np.array(starts, dtype=np.int64))
+        splitter.feed(e)
+    return splitter.result()
 
 
 # The table and the bars read each phase's mean over the round trips whose sum is at or below this quantile of

@@ -4,7 +4,7 @@ and, beside std's of the same setting, how much of its Δ each phase holds."""
 # A point traced in R rounds (TRACE=R) has R runs: each run's phase means (analysis/phases.py), then their
 # centre across the runs with an interval, the run being the unit as for every estimate of the suite. A
 # runtime's Δ vs std pairs the two points' runs of one traced round (they ran in one block). Both as the Δp50
-# is estimated (uncertainty.paired_difference): from 6 runs the Hodges–Lehmann estimate with the signed-rank
+# is estimated (uncertainty.paired_shift): from 6 runs the Hodges–Lehmann estimate with the signed-rank
 # interval, which a run that met a neighbour's burst of work does not move (on a loaded machine one in six did,
 # by milliseconds); with 2 to 5 the mean with a t interval. So the phases' figures add up to the sum's only
 # roughly.
@@ -60,7 +60,7 @@ def _estimate(values) -> u.Estimate:
     values = [v for v in values if math.isfinite(v)]
     if not values:
         return u.Estimate(math.nan, math.nan, math.nan, 0, u.WITHIN_RUN)
-    return u.paired_difference(values, [0.0] * len(values))
+    return u.paired_shift(values, [0.0] * len(values))
 
 
 def _per_run(t: phases.Traced) -> np.ndarray:

@@ -168,7 +168,7 @@ def _influence(runs: list[np.ndarray], q: float, confidence: float) -> tuple[flo
     return float(estimate[0]), -(own - own.mean()) / slope
 
 
-def paired_difference(mine: list[np.ndarray], theirs: list[np.ndarray], quantiles: dict[str, float],
+def paired_deltas(mine: list[np.ndarray], theirs: list[np.ndarray], quantiles: dict[str, float],
                       confidence: float = u.CONFIDENCE) -> dict[str, u.Estimate | Refused]:
     """name → the difference of each quantile between two points over the rounds both measured (mine[i] and
     theirs[i] ran in one round; empty runs drop their pair): pooled(mine) − pooled(theirs), and its interval

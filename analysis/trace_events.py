@@ -22,9 +22,8 @@ WAKE, SWITCH_TO, ENTER_CALL, EXIT_CALL = "wakeup", "switch", "enter", "exit"
 @dataclass(frozen=True)
 class Event:
     """One event: at `ns` (CLOCK_MONOTONIC), on behalf of task `tid` of process `tgid` (the task running; for a
-    wake-up, the waker). `a`, `b`: a wake-up's woken task; a switch's previous and next task; a system call's
-    number, and its return value on exit. `slept`: a switch whose previous task went to sleep (state S or D),
-    not one preempted while it could run."""
+    wake-up, the waker). `a` and `b` are the event's two numbers, named by kind in the properties below.
+    `slept`: a switch whose previous task went to sleep (state S or D), not one preempted while it could run."""
 
     ns: int
     tid: int
@@ -33,6 +32,31 @@ class Event:
     a: int
     b: int = 0
     slept: bool = False
+
+    @property
+    def woken(self) -> int:
+        """A wake-up's woken task (0 for another kind)."""
+        return self.a if self.kind == WAKE else 0
+
+    @property
+    def switched_out(self) -> int:
+        """A switch's previous task (0 for another kind)."""
+        return self.a if self.kind == SWITCH_TO else 0
+
+    @property
+    def switched_in(self) -> int:
+        """A switch's next task (0 for another kind)."""
+        return self.b if self.kind == SWITCH_TO else 0
+
+    @property
+    def call(self) -> int:
+        """A system call's number, on entry and exit (-1 for another kind)."""
+        return self.a if self.kind in (ENTER_CALL, EXIT_CALL) else -1
+
+    @property
+    def returned(self) -> int:
+        """A system call's return value on exit (0 for another kind)."""
+        return self.b if self.kind == EXIT_CALL else 0
 
 
 def parse(text: str) -> list[Event]:

@@ -43,7 +43,7 @@ NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
 ACROSS_RUNS = "across runs"
 SIGNED_RANK = "signed rank"
 WITHIN_RUN = "within-run only"
-PAIRED_POOLED = "pooled, paired by round"  # a difference of pooled quantiles (quantiles.paired_difference)
+PAIRED_POOLED = "pooled, paired by round"  # a difference of pooled quantiles (quantiles.paired_deltas)
 ACROSS_RUNS_POOLED = "pooled, across runs"  # a pooled quantile's interval from its runs' spread (Woodruff)
 # How an interval was computed, as the CSV files name it (a script must not take one for the other).
 INTERVAL_METHOD = {ACROSS_RUNS: "t-across-repeats", SIGNED_RANK: "hodges-lehmann-signed-rank",
@@ -137,7 +137,7 @@ def median_interval(sorted_values, confidence: float = CONFIDENCE) -> Estimate:
     return Estimate(value, float(sorted_values[ranks[0] - 1]), float(sorted_values[ranks[1] - 1]), n, WITHIN_RUN)
 
 
-def paired_difference(values, baseline, confidence: float = CONFIDENCE) -> Estimate:
+def paired_shift(values, baseline, confidence: float = CONFIDENCE) -> Estimate:
     """values − baseline, paired by position (round): the Hodges–Lehmann shift with the signed-rank
     interval (6 pairs or more at 95 %), the mean with a t interval (2 to 5), and with one pair the bare
     difference and an empty interval marked within-run only."""
@@ -196,7 +196,7 @@ def ratio_of(new: Estimate, old: Estimate, confidence: float = CONFIDENCE) -> Es
 
 def detectable(change: Estimate, confidence: float = CONFIDENCE, power: float = POWER) -> float:
     """The minimum detectable effect of a difference with an interval across runs (across_runs,
-    paired_difference, quantiles.paired_difference): the smallest true change its test calls with probability
+    paired_shift, quantiles.paired_deltas): the smallest true change its test calls with probability
     `power`, in the difference's unit, its interval's half-width times the t test's factor. A signed-rank
     interval is not symmetric: its half-width is half its span, and the factor is the t test's of the same pairs,
     which its test matches within a few percent on normal noise (efficiency 3/π ≈ 0.955) and beats

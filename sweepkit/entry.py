@@ -62,10 +62,10 @@ def build(variant: variants.Variant, context: str, prog: str) -> variants.Varian
     name = f"VARIANTS: {variant.label}={variant.base}@{variant.version}"
     try:
         if context != "localhost":
-            raise versions.Refused("a version variant runs on one host: use ./run-localhost.sh")
+            raise versions.BuildRefused("a version variant runs on one host: use ./run-localhost.sh")
         record = versions.build(SUITE_DIR, variant.entry, variant.version,
                                 lambda line: print(f"{prog}: {name}: {line}", flush=True))
-    except versions.Refused as refused:
+    except versions.BuildRefused as refused:
         print(f"{prog}: {name}: {refused}", "Nothing was started.", sep="\n", file=sys.stderr)
         raise SystemExit(2) from None
     return dataclasses.replace(variant, build=record)

@@ -26,7 +26,7 @@ LOCK_LIMIT_S = 1800  # another sweep building the same version first
 ROLES = ("ping", "pong", "micro")  # the links `make` gives each runtime's executable (rtt_core::roles)
 
 
-class Refused(Exception):
+class BuildRefused(Exception):
     """Why the version cannot be a line of the sweep: one line, said before anything is measured."""
 
 
@@ -40,7 +40,7 @@ def folder(suite: Path, runtime: str, version: str) -> Path:
 
 def checkout(crate: str, given: str) -> Path:
     """The folder of CRATE's Cargo.toml in a checkout: DIR itself, or DIR/CRATE (tokio's repository keeps it
-    there); else Refused."""
+    there); else BuildRefused."""
     base = Path(given).resolve()
     for candidate in (base, base / crate):
         try:
@@ -49,17 +49,20 @@ def checkout(crate: str, given: str) -> Path:
             continue
         if manifest.get("package", {}).get("name") == crate:
             return candidate
-    raise Refused(f"{given} is not a checkout of the crate {crate}: neither {given}/Cargo.toml nor "
+    raise BuildRefused(f"{given} is not a checkout of the crate {crate}: neither {given}/Cargo.toml nor "
                   f"{given}/{crate}/Cargo.toml is its package")
+
+
+def _git(where: Path, *args: str) -> str | None:
+    """git's output in WHERE, stripped; None where git fails there (not a checkout, no git)."""
+    done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30)
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def git_state(where: Path) -> tuple[str | None, bool | None]:
     """The checkout's commit and whether its tree differs from it (untracked files too); (None, None) outside git."""
-    def git(*args):
-        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30)
-        return done.stdout.strip() if done.returncode == 0 else None
-    commit = git("rev-parse", "HEAD")
-    return (commit, bool(git("status", "--porcelain"))) if commit else (None, None)
+    commit = _git(where, "rev-parse", "HEAD")
+    return (commit, bool(_git(where, "status", "--porcelain"))) if commit else (None, None)
 
 
 def manifest(suite_toml: str, crate: str, pin: str) -> str:
@@ -68,10 +71,11 @@ def manifest(suite_toml: str, crate: str, pin: str) -> str:
     line = re.compile(rf'^{re.escape(crate)} = (?:"[^"]*"|\{{ version = "[^"]*")', re.M)
     found = line.search(suite_toml)
     if found is None:
-        raise Refused(f"the suite's Cargo.toml has no [workspace.dependencies] line for {crate}")
+        raise BuildRefused(f"the suite's Cargo.toml has no [workspace.dependencies] line for {crate}")
     table = found[0].startswith(f"{crate} = {{")
     if pin.startswith("/"):
-        new, patch = f'{crate} = {{ path = "{pin}"' + ("" if table else " }"), f'\n[patch.crates-io]\n{crate} = {{ path = "{pin}" }}\n'
+        new = f'{crate} = {{ path = "{pin}"' + ("" if table else " }")
+        patch = f'\n[patch.crates-io]\n{crate} = {{ path = "{pin}" }}\n'
     else:
         new, patch = (f'{crate} = {{ version = "={pin}"' if table else f'{crate} = "={pin}"'), ""
     return suite_toml[:found.start()] + new + suite_toml[found.end():] + patch
@@ -84,7 +88,7 @@ def locked(lock: Path, crate: str) -> str | None:
     return found[1] if found else None
 
 
-def why_failed(output: str, crate: str, version: str) -> str:
+def why_failed(output: str) -> str:
     """cargo's failure, said plainly: no such release, no registry, or the first compiler error (and where)."""
     lines = output.splitlines()
     if "failed to select a version for the requirement" in output or "no matching package named" in output:
@@ -106,16 +110,14 @@ def why_failed(output: str, crate: str, version: str) -> str:
 def suite_commit(suite: Path) -> str:
     """The commit the copied crates come from, as `make` stamps target/release/suite-commit (the Makefile's
     GIT_COMMIT): HEAD, `-modified` when the Rust sources differ from it."""
-    def git(*args):
-        done = subprocess.run(["git", "-C", str(suite), *args], capture_output=True, text=True, timeout=30)
-        return done.stdout.strip() if done.returncode == 0 else ""
-    head = git("rev-parse", "--short=10", "HEAD") or "unknown"
-    return head + ("-modified" if git("status", "--porcelain", "--", "crates", "Cargo.toml", "Cargo.lock") else "")
+    head = _git(suite, "rev-parse", "--short=10", "HEAD") or "unknown"
+    changed = _git(suite, "status", "--porcelain", "--", "crates", "Cargo.toml", "Cargo.lock")
+    return head + ("-modified" if changed else "")
 
 
 def build(suite: Path, entry, version: str, say) -> dict:
     """Builds (or finds built) the runtime ENTRY (runtimes.json's) against its crate at VERSION (a release, or
-    path:DIR) and returns the build's record, its binaries in record["bin_dir"]; or raises Refused. `say` prints
+    path:DIR) and returns the build's record, its binaries in record["bin_dir"]; or raises BuildRefused. `say` prints
     the one line a build shows."""
     runtime, prefix, crate = entry.label, entry.binary_prefix, entry.crate
     where = folder(suite, runtime, version)
@@ -143,9 +145,9 @@ def build(suite: Path, entry, version: str, say) -> dict:
             code = _cargo(["build", "-v", "--release", "--bin", f"{prefix}-rtt", "--target-dir", where / "target", *cargo], log)
         output = log.read_text(encoding="utf-8", errors="replace")
         if code == procs.TIMED_OUT:
-            raise Refused(f"cargo did not end within {BUILD_LIMIT_S} s (its output: {log})")
+            raise BuildRefused(f"cargo did not end within {BUILD_LIMIT_S} s (its output: {log})")
         if code != 0:
-            raise Refused(f"{crate}@{version} {why_failed(output, crate, version)} (cargo's output: {log})")
+            raise BuildRefused(f"{crate}@{version} {why_failed(output)} (cargo's output: {log})")
         bin_dir = where / "target" / "release"
         for role in ROLES:
             link = bin_dir / f"{prefix}-{role}"
@@ -170,7 +172,7 @@ def _lock(held, where: Path) -> None:
             return
         except BlockingIOError:
             if time.monotonic() > deadline:
-                raise Refused(f"{where}/.lock is held by another build for {LOCK_LIMIT_S} s") from None
+                raise BuildRefused(f"{where}/.lock is held by another build for {LOCK_LIMIT_S} s") from None
             time.sleep(0.5)
 
 
@@ -238,7 +240,7 @@ def _cargo(args: list, log: Path) -> int:
         with open(log, "ab") as out:
             return procs.run(["cargo", *args], out, subprocess.STDOUT, BUILD_LIMIT_S)
     except OSError as error:
-        raise Refused(f"cargo, which builds a version, cannot start: {error} (rustup.rs installs it)") from None
+        raise BuildRefused(f"cargo, which builds a version, cannot start: {error} (rustup.rs installs it)") from None
 
 
 def _record(where: Path) -> dict:

@@ -3,7 +3,7 @@
 From the counters each ping logs for itself and its pong over the measured window (crates/rtt-counters), divided
 by the messages it sent in that window: a row per point and end (`ping`, `pong`). Each cost is the mean over the
 point's runs with its 95 % t interval across them (the runs are the unit: uncertainty.across_runs), and its Δ vs
-std at the same setting and end paired by round, as the Δp50 is (uncertainty.paired_difference). A counter the
+std at the same setting and end paired by round, as the Δp50 is (pairing.pair). A counter the
 machine refused (logged `null` with its reason) or a log from before counting gives no value: such runs are left
 out of that cost, and a point none of whose runs has it shows none.
 """
@@ -18,7 +18,7 @@ from suite import fmt
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
-from .. import load
+from .. import load, pairing
 from .. import uncertainty as u
 from ..summary import aligned, markdown_table
 from .runs import KEYS, SHAPE
@@ -115,7 +115,8 @@ def points(runs: pd.DataFrame, probed: pd.DataFrame | None = None) -> pd.DataFra
 
 def _delta(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame) -> dict:
     """A point and end's Δ vs std of one cost, paired by round with std's runs in `pool` (the measured runs, or the
-    probed ones); empty for std and the references."""
+    probed ones) as the Δp50 is (pairing.pair, no verdict: a cost has no noise threshold); empty for std and the
+    references."""
     framework, *setting, end = key
     if framework == BASELINE or is_reference(framework):
         return {}
@@ -125,8 +126,7 @@ def _delta(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame) -> d
     base = base[base["framework"] == BASELINE]
     theirs = base.groupby("round")[column].mean().dropna()
     ours = mine.groupby("round")[column].mean().dropna()
-    common = ours.index.intersection(theirs.index)
-    change = u.paired_difference(ours[common], theirs[common]) if len(common) else None
+    change = pairing.pair(dict(ours.items()), dict(theirs.items()), math.nan).delta
     return {f"delta_{column}": change.value if change else math.nan,
             f"delta_{column}_low": change.low if change else math.nan,
             f"delta_{column}_high": change.high if change else math.nan}

@@ -62,7 +62,7 @@ def stack_cost(points: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     for key in table[_SETTING].itertuples(index=False, name=None):  # a loop over points
         over, base = (rounds.get((key[0], t, *key[1:]), {}) for t in (OVER, BASE))
         common = [r for r in over if r in base]
-        change = quantiles.paired_difference([over[r] for r in common], [base[r] for r in common],
+        change = quantiles.paired_deltas([over[r] for r in common], [base[r] for r in common],
                                              {"p50": 0.5}).get("p50") if common else None
         change = change if isinstance(change, u.Estimate) else None
         found["cost"].append(change.value if change else math.nan)

@@ -12,8 +12,7 @@ from suite import dimensions
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
-from .. import load, quantiles, stats
-from .. import uncertainty as u
+from .. import load, pairing, stats
 
 DIMENSIONS = dimensions.names("rtt")  # tasks, connections, load: suite/dimensions.py's table
 # A point but its framework (sweepkit.plan.Point.setting): a Δ vs std pairs the runs of one setting and
@@ -33,7 +32,7 @@ METRICS = ()  # every statistic with an interval is a pooled quantile
 MEANS = ("mean", "achieved_rate", "conn_p50_min", "conn_p50_max", "conn_p99_min", "conn_p99_max")
 SUMS = ("n", "lost", "http_not_2xx")
 MISSED_BY = 0.05  # an achieved rate this far from the target, either way, is flagged
-# Tails compared as the median is: a Δ vs std of each of these, paired by round (quantiles.paired_difference).
+# Tails compared as the median is: a Δ vs std of each of these, paired by round (quantiles.paired_deltas).
 TAIL_DELTAS = {"p99": 0.99}
 
 
@@ -131,60 +130,67 @@ def has_deltas(points: pd.DataFrame) -> bool:
     return bool(((points["verdict"] != "") & points["delta_p50"].notna()).any())
 
 
+# A comparison's fields (pairing.Paired, flattened by _fields) under each set of a point's columns it fills.
+P50_COLUMNS = {"delta_p50": "delta", "delta_p50_low": "low", "delta_p50_high": "high", "pairs": "rounds",
+               "verdict": "verdict", "mde_p50": "mde", "mde_p50_pct": "mde_pct", "delta_method": "method"}
+BASE_COLUMNS = {"delta_base_p50": "delta", "delta_base_p50_low": "low", "delta_base_p50_high": "high",
+                "verdict_base": "verdict"}
+
+
+def tail_columns(name: str) -> dict[str, str]:
+    """A tail's Δ columns (delta_p99, …) → its comparison's fields."""
+    return {f"delta_{name}": "delta", f"verdict_{name}": "verdict", f"mde_{name}": "mde",
+            f"delta_{name}_low": "low", f"delta_{name}_high": "high", f"mde_{name}_pct": "mde_pct",
+            f"delta_{name}_refused": "refused"}
+
+
+def _fields(found: pairing.Paired | None) -> dict:
+    """A comparison as plain fields; a point with nothing to compare against holds NaN, 0 rounds and ""."""
+    delta = found.delta if found else None
+    return {"delta": delta.value if delta else math.nan, "low": delta.low if delta else math.nan,
+            "high": delta.high if delta else math.nan, "verdict": found.verdict if found else "",
+            "mde": found.mde if found else math.nan, "mde_pct": found.mde_pct if found else math.nan,
+            "rounds": found.rounds if found else 0, "method": found.method if found else "",
+            "refused": str(found.refused) if found and found.refused else ""}
+
+
+def _assign(table: pd.DataFrame, found: list, columns: dict[str, str]) -> pd.DataFrame:
+    """`table` with each point's comparison (found, in the table's order) under `columns`."""
+    fields = [_fields(f) for f in found]
+    return table.assign(**{column: [f[field] for f in fields] for column, field in columns.items()})
+
+
 def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
-    """Δp50 = runtime − std at the same setting (transport, payload, interval, tasks, connections and
-    load), each pair std's run of the same setting and round (rounds both measured): under ORDER=blocks
-    the run of its block, seconds apart; under ORDER=rounds, and in a sweep from before ORDER, a run of
-    its round. The pairing reads only the logs, so it is the same for either. With its interval
-    (uncertainty.paired_difference: signed-rank from 6 pairs, t below; delta_method says which), a
-    verdict and the minimum detectable Δ (mde_p50, ns; NaN with one pair); empty for std and references."""
+    """Δp50 = runtime − std at the same setting, each pair std's run of the same setting and round (rounds
+    both measured; under ORDER=blocks its block's, seconds apart), with its interval, verdict and minimum
+    detectable Δ (pairing.pair; P50_COLUMNS: mde_p50 in ns, NaN with one pair); empty for std and references."""
     against = {row.framework: None if row.framework == BASELINE or is_reference(row.framework) else BASELINE
                for row in table.itertuples()}
-    found = paired_p50(table, runs, noise, against)
-    return table.assign(**{name: [f.get(name, NONE.get(name, math.nan)) for f in found] for name in PAIRED})
+    return _assign(table, paired_p50(table, runs, noise, against), P50_COLUMNS)
 
 
 def with_base_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
     """A variant's Δp50 against its base runtime's line at the same setting, paired by round as the Δ vs std is
-    (tokio-old − tokio: a version against today's; tokio-ct − tokio: an option's cost): delta_base_p50, …_low,
-    …_high, verdict_base; empty for a line that is no variant or whose base was not measured."""
+    (tokio-old − tokio: a version against today's; tokio-ct − tokio: an option's cost): BASE_COLUMNS; empty for a
+    line that is no variant or whose base was not measured."""
     bases = table.loc[table["variant"].notna(), ["framework", "base"]] if "variant" in table else table.iloc[:0]
     against = {label: base for label, base in bases.itertuples(index=False) if (table["framework"] == base).any()}
-    found = paired_p50(table, runs, noise, against)
-    return table.assign(**{column: [f.get(name, NONE.get(name, math.nan)) for f in found] for column, name in
-                           (("delta_base_p50", "delta_p50"), ("delta_base_p50_low", "delta_p50_low"),
-                            ("delta_base_p50_high", "delta_p50_high"), ("verdict_base", "verdict"))})
+    return _assign(table, paired_p50(table, runs, noise, against), BASE_COLUMNS)
 
 
-# What paired_p50 finds of a point, and what it holds where there is nothing to pair (else NaN).
-PAIRED = ("delta_p50", "delta_p50_low", "delta_p50_high", "pairs", "verdict", "mde_p50", "mde_p50_pct", "delta_method")
-NONE = {"pairs": 0, "verdict": "", "delta_method": ""}
-
-
-def paired_p50(table: pd.DataFrame, runs: pd.DataFrame, noise: float, against: dict) -> list[dict]:
-    """Per point, its Δp50 against the line `against[framework]` names at the same setting (none: {}), over the
-    rounds both measured: PAIRED's fields."""
+def paired_p50(table: pd.DataFrame, runs: pd.DataFrame, noise: float, against: dict) -> list:
+    """Per point, its Δp50 (a pairing.Paired of the runs' p50s, by round) against the line `against[framework]`
+    names at the same setting; None where it names none, or that line has no p50 there."""
     point = list(KEYS)
     per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
-    rounds = {key: group.droplevel(point) for key, group in per_round.groupby(level=point, sort=False)}
+    rounds = {key: dict(group.droplevel(point).items()) for key, group in per_round.groupby(level=point, sort=False)}
     p50_of = dict(zip(table[point].itertuples(index=False, name=None), table["p50"]))
     out = []
     for key in table[point].itertuples(index=False, name=None):  # a loop over points
         framework, *setting = key
         base = (against.get(framework), *setting)
-        mine, theirs = rounds.get(key), rounds.get(base)  # each a p50 per round
-        if base[0] is None or theirs is None:
-            out.append({})
-            continue
-        common = mine.index.intersection(theirs.index) if mine is not None else []
-        change = u.paired_difference(mine[common], theirs[common]) if len(common) else None
-        found = {"pairs": len(common), "verdict": u.verdict(change, p50_of[base], noise) if change else "unknown"}
-        if change:
-            # The smallest Δ this sweep could have called: its test's, and never below the noise threshold.
-            mde = max(u.detectable(change), noise * p50_of[base])
-            found |= {"delta_p50": change.value, "delta_p50_low": change.low, "delta_p50_high": change.high,
-                      "delta_method": change.method, "mde_p50": mde, "mde_p50_pct": 100 * mde / p50_of[base]}
-        out.append(found)
+        theirs = rounds.get(base) if base[0] is not None else None
+        out.append(None if theirs is None else pairing.pair(rounds.get(key, {}), theirs, p50_of[base], noise=noise))
     return out
 
 
@@ -200,34 +206,22 @@ def samples_by_round(runs: pd.DataFrame) -> dict:
 
 def with_tail_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
     """For each of TAIL_DELTAS (p99): its Δ = runtime − std at the same setting over the rounds both measured,
-    each side's quantile of its runs' samples pooled, with its interval paired by round
-    (quantiles.paired_difference), a verdict and the minimum detectable Δ (delta_p99, …_low, …_high,
-    verdict_p99, mde_p99, mde_p99_pct, delta_p99_refused); refused where either side cannot carry the quantile;
-    empty for std and the references."""
+    each side's quantile of its runs' samples pooled, paired by round (pairing.pooled), with its verdict and
+    minimum detectable Δ (tail_columns); refused where either side cannot carry the quantile; empty for std
+    and the references."""
     point = list(KEYS)
-    samples = samples_by_round(runs)
-    columns = {f"{c}_{name}": [] for name in TAIL_DELTAS for c in ("delta", "verdict", "mde")}
-    columns |= {f"{c}_{name}{s}": [] for name in TAIL_DELTAS for c, s in
-                (("delta", "_low"), ("delta", "_high"), ("mde", "_pct"), ("delta", "_refused"))}
-    for row in table.to_dict("records"):  # a loop over points
-        framework, *setting = key = tuple(row[c] for c in point)
-        base = (BASELINE, *setting)
-        mine, theirs = samples.get(key, {}), samples.get(base, {})
-        common = [r for r in mine if r in theirs]
-        found = {} if framework == BASELINE or is_reference(framework) or not common else \
-            quantiles.paired_difference([mine[r] for r in common], [theirs[r] for r in common], TAIL_DELTAS)
-        reference = table.loc[(table[point] == pd.Series(dict(zip(point, base)))).all(axis=1)]
-        for name in TAIL_DELTAS:
-            change = found.get(name)
-            base_value = float(reference[name].iloc[0]) if len(reference) else math.nan
-            estimate = change if isinstance(change, u.Estimate) else None
-            columns[f"delta_{name}"].append(estimate.value if estimate else math.nan)
-            columns[f"delta_{name}_low"].append(estimate.low if estimate else math.nan)
-            columns[f"delta_{name}_high"].append(estimate.high if estimate else math.nan)
-            columns[f"delta_{name}_refused"].append(str(change) if isinstance(change, quantiles.Refused) else "")
-            called = u.verdict(estimate, base_value, noise) if estimate and math.isfinite(base_value) else ""
-            columns[f"verdict_{name}"].append(called)
-            mde = max(u.detectable(estimate), noise * base_value) if called and called != "unknown" else math.nan
-            columns[f"mde_{name}"].append(mde)
-            columns[f"mde_{name}_pct"].append(100 * mde / base_value if math.isfinite(mde) else math.nan)
-    return table.assign(**columns)
+    measured = {key: {r: s for r, s in rounds.items() if len(s)} for key, rounds in samples_by_round(runs).items()}
+    for name, q in TAIL_DELTAS.items():
+        found = []
+        for row in table.to_dict("records"):  # a loop over points
+            framework, *setting = key = tuple(row[c] for c in point)
+            base = (BASELINE, *setting)
+            theirs = measured.get(base)
+            if framework == BASELINE or is_reference(framework) or not theirs:
+                found.append(None)
+                continue
+            reference = table.loc[(table[point] == pd.Series(dict(zip(point, base)))).all(axis=1), name]
+            found.append(pairing.pair(measured.get(key, {}), theirs, float(reference.iloc[0]) if len(reference)
+                                      else math.nan, statistic=pairing.pooled(name, q), noise=noise))
+        table = _assign(table, found, tail_columns(name))
+    return table

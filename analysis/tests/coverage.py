@@ -78,7 +78,7 @@ def _difference_task(task: tuple[Cell, int, int]) -> np.ndarray:
         for delay_every, delay_ns in ((0, 0.0), (every, 200_000.0)):
             theirs, mine = synthetic.paired(cell.model, rng, cell.rounds, cell.size,
                                             delay_every=delay_every, delay_ns=delay_ns)
-            change = quantiles.paired_difference(mine, theirs, {"p50": 0.5, "p99": 0.99})
+            change = quantiles.paired_deltas(mine, theirs, {"p50": 0.5, "p99": 0.99})
             reference = quantiles.pooled_quantiles(theirs, [0.5, 0.99])
             for j, name in enumerate(("p50", "p99")):
                 e = change.get(name)

@@ -98,7 +98,7 @@ def test_a_planted_rare_delay_moves_the_p99_and_not_the_p50():
     calls = []
     for _ in range(6):
         base, delayed = synthetic.paired(synthetic.VM, rng, 80, 300, delay_every=50, delay_ns=200_000.0)
-        change = quantiles.paired_difference(delayed, base, {"p50": 0.5, "p99": 0.99})
+        change = quantiles.paired_deltas(delayed, base, {"p50": 0.5, "p99": 0.99})
         reference = quantiles.pooled_quantiles(base, [0.5, 0.99])
         calls.append((u.verdict(change["p99"], reference[1]), u.verdict(change["p50"], reference[0])))
     assert {p99 for p99, _ in calls} == {"slower"}, calls

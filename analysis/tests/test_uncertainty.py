@@ -53,7 +53,7 @@ def test_a_paired_difference_removes_what_a_round_shares():
     rounds = rng.normal(0.0, 0.2, 5)  # each round's drift hits both runtimes alike
     baseline = 60_000 * np.exp(rounds + rng.normal(0, 0.01, 5))
     runtime = 66_000 * np.exp(rounds + rng.normal(0, 0.01, 5))
-    delta = u.paired_difference(runtime, baseline)
+    delta = u.paired_shift(runtime, baseline)
     assert 0 < delta.low < 6_000 < delta.high * 1.05
     assert u.verdict(delta, float(baseline.mean())) == "slower"
     # Unpaired, the drift would hide the difference: the two intervals overlap.
@@ -78,7 +78,7 @@ def test_verdicts_follow_the_noise_threshold_and_the_direction():
     assert u.verdict(tiny, 1.0, 0.005, no_change=1.0) == "slower"
     more_msgs = u.Estimate(1.2, 1.1, 1.3, 5, u.ACROSS_RUNS)
     assert u.verdict(more_msgs, 1.0, higher_is_slower=False, no_change=1.0) == "faster"
-    alone = u.paired_difference([70_000], [60_000])
+    alone = u.paired_shift([70_000], [60_000])
     assert alone.method == u.WITHIN_RUN and u.verdict(alone, 60_000) == "unknown"
 
 
@@ -99,7 +99,7 @@ def test_a_true_difference_of_the_mde_is_called_four_times_in_five(repeats):
     truth = factor * sd / np.sqrt(repeats)
 
     def called_at(effect):
-        calls = [u.verdict(u.paired_difference(effect + rng.normal(0, sd, repeats), np.zeros(repeats)), 1.0, 0.0)
+        calls = [u.verdict(u.paired_shift(effect + rng.normal(0, sd, repeats), np.zeros(repeats)), 1.0, 0.0)
                  for _ in range(trials)]
         return sum(c == "slower" for c in calls) / trials, sum(c != "same" for c in calls) / trials
 
@@ -107,7 +107,7 @@ def test_a_true_difference_of_the_mde_is_called_four_times_in_five(repeats):
     assert called_at(2 * truth)[0] >= 0.97
     assert called_at(0.0)[1] <= 0.065
     # And each sweep's own estimate of it scatters around the truth (its spread is estimated too).
-    mdes = [u.detectable(u.paired_difference(rng.normal(0, sd, repeats), np.zeros(repeats))) for _ in range(trials)]
+    mdes = [u.detectable(u.paired_shift(rng.normal(0, sd, repeats), np.zeros(repeats))) for _ in range(trials)]
     assert 0.6 * truth < np.median(mdes) < 1.1 * truth
 
 
@@ -117,7 +117,7 @@ def test_the_mde_of_a_ratio_is_a_share_and_none_without_repeats():
     share = u.detectable_ratio(u.ratio(new, old))
     assert 0.03 < share < 0.3
     assert np.isnan(u.detectable_ratio(u.ratio([60_000], [61_000])))
-    assert np.isnan(u.detectable(u.paired_difference([70_000], [60_000])))
+    assert np.isnan(u.detectable(u.paired_shift([70_000], [60_000])))
 
 
 def test_the_sweep_and_the_analysis_share_one_mde():
@@ -127,13 +127,13 @@ def test_the_sweep_and_the_analysis_share_one_mde():
     from suite import tdist
 
     diffs = np.array([3.0, 5.0, 4.0, 7.0, 2.0])
-    change = u.paired_difference(diffs, np.zeros(len(diffs)))
+    change = u.paired_shift(diffs, np.zeros(len(diffs)))
     assert change.method == u.ACROSS_RUNS
     assert tdist.detectable(float(np.std(diffs, ddof=1)), len(diffs)) == pytest.approx(u.detectable(change))
     assert tdist.detectable(1.0, 14) == pytest.approx(0.81, abs=0.005)  # docs/sweeps.md: 0.81 · s_Δ at R = 14
     rng = np.random.default_rng(14)
     for pairs in (10, 14, 38):  # at 6 the interval is the pairs' whole range: wider, and it covers 97 %
-        ranked = [u.detectable(u.paired_difference(rng.normal(0, 1.0, pairs), np.zeros(pairs))) for _ in range(2000)]
+        ranked = [u.detectable(u.paired_shift(rng.normal(0, 1.0, pairs), np.zeros(pairs))) for _ in range(2000)]
         assert np.median(ranked) == pytest.approx(tdist.detectable(1.0, pairs), rel=0.15), pairs
 
 
@@ -144,13 +144,13 @@ def test_the_signed_rank_interval_is_exact_where_tables_give_it_and_ignores_a_bu
     assert abs(u.signed_rank_critical(n) - u.signed_rank_critical(n - 1) - (n - 1) // 2) < n
     quiet = [1_000.0 + 10 * k for k in range(14)]
     burst = quiet[:-1] + [55_000.0]  # a pair that landed on someone else's job
-    calm, noisy = u.paired_difference(quiet, [0.0] * 14), u.paired_difference(burst, [0.0] * 14)
+    calm, noisy = u.paired_shift(quiet, [0.0] * 14), u.paired_shift(burst, [0.0] * 14)
     assert calm.method == u.SIGNED_RANK and calm.low < 1_065 < calm.high
     assert noisy.value < 1_100 and noisy.high < 1_200, noisy  # a mean would be 4_900
     assert u.across_runs(burst).low < 0 < u.across_runs(burst).high  # and a t interval would call nothing
     # Two bursts in 14 reach the interval's upper end (more than c = 21 of the 105 pairwise means hold
     # one), not the estimate, which holds until 29 % of the pairs are bursts.
-    two = u.paired_difference(quiet[:-2] + [40_000.0, 55_000.0], [0.0] * 14)
+    two = u.paired_shift(quiet[:-2] + [40_000.0, 55_000.0], [0.0] * 14)
     assert two.value < 1_100 and two.low > 1_000 and two.high > 10_000
 
 
@@ -168,6 +168,6 @@ def test_on_bursty_noise_the_signed_rank_calls_more_and_a_planted_zero_no_more()
     def rate(effect, interval):
         return np.mean([not interval(effect + noise()).contains(0.0) for _ in range(trials)])
 
-    ranked = lambda d: u.paired_difference(d, np.zeros(pairs))  # noqa: E731
+    ranked = lambda d: u.paired_shift(d, np.zeros(pairs))  # noqa: E731
     assert rate(800.0, ranked) > rate(800.0, u.across_runs) + 0.06  # 0.56 against 0.46 with this seed
     assert rate(0.0, ranked) <= 0.06
