@@ -6,7 +6,9 @@
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from suite import sequential
 
 from . import quantiles
 from . import uncertainty as u
@@ -41,6 +43,9 @@ class Paired:
     mde_pct: float
     rounds: int
     refused: quantiles.Refused | None = None
+    decided_at: int | None = None  # the look's round that decided it (suite/sequential.py); None: undecided
+    confidence: float = u.CONFIDENCE  # its interval's level: the look's, wider than 95 % before the last look
+    look: int | None = None  # the round of the look whose interval it is (None: after every round)
 
     @property
     def method(self) -> str:
@@ -48,15 +53,17 @@ class Paired:
         return self.delta.method if self.delta else ""
 
 
-def verdict(delta: u.Estimate | None, reference: float, refused: quantiles.Refused | None, noise: float) -> str:
+def verdict(delta: u.Estimate | None, reference: float, refused: quantiles.Refused | None, noise: float,
+            margin: float = sequential.MARGIN) -> str:
     """The call on a paired Δ: empty where the quantile is refused or the reference (the compared line's
-    value, which sets the noise threshold) is unknown; `unknown` without a Δ or its interval; else
-    uncertainty.verdict's `same`, `slower` or `faster`. The one rule every paired comparison follows."""
+    value, which sets the floor and the margin) is unknown; `unknown` without a Δ or its interval (one round);
+    else suite.sequential.verdict's slower, faster, same (within ±margin) or undecided. The one rule every
+    paired comparison follows."""
     if refused is not None or (delta is not None and not math.isfinite(reference)):
         return ""
-    if delta is None:
+    if delta is None or math.isnan(delta.low):
         return "unknown"
-    return u.verdict(delta, reference, noise)
+    return sequential.verdict(delta.low, delta.value, delta.high, reference, margin=margin, floor=noise, last=True)
 
 
 def detectable(delta: u.Estimate | None, reference: float, called: str, confidence: float, noise: float) -> float:
@@ -64,18 +71,46 @@ def detectable(delta: u.Estimate | None, reference: float, called: str, confiden
     nothing was called."""
     if delta is None or called in ("", "unknown"):
         return math.nan
+    if delta.method == u.SIGNED_RANK and confidence != u.CONFIDENCE:  # the look's test, from its own interval
+        return max(u.detectable(delta, confidence), noise * reference)
     return max(u.detectable(delta, confidence), noise * reference)
 
 
 def pair(mine: Mapping, theirs: Mapping, reference: float, *, statistic: Statistic = per_round,
-         confidence: float = u.CONFIDENCE, noise: float = u.NOISE) -> Paired:
-    """mine − theirs over the rounds both measured ({round: value or sorted samples}, in mine's order), by
-    `statistic` (per_round, or pooled(name, q)), at `confidence`; `reference` is theirs' value at the point."""
-    common = [r for r in mine if r in theirs]
+         confidence: float = u.CONFIDENCE, noise: float = u.NOISE, margin: float = sequential.MARGIN,
+         through: int | None = None) -> Paired:
+    """mine − theirs over the rounds both measured ({round: value or sorted samples}, in mine's order; up to round
+    `through` if given), by `statistic` (per_round, or pooled(name, q)), at `confidence`; `reference` is theirs'
+    value at the point, which the floor (`noise`) and the margin scale."""
+    common = [r for r in mine if r in theirs and (through is None or r <= through)]
     found = statistic([mine[r] for r in common], [theirs[r] for r in common], confidence) if common else None
     delta = found if isinstance(found, u.Estimate) else None
     refused = found if isinstance(found, quantiles.Refused) else None
-    called = verdict(delta, reference, refused, noise)
+    called = verdict(delta, reference, refused, noise, margin)
     mde = detectable(delta, reference, called, confidence, noise)
     return Paired(delta, called, mde, 100 * mde / reference if math.isfinite(mde) else math.nan, len(common),
-                  refused)
+                  refused, confidence=confidence)
+
+
+def decide(mine: Mapping, theirs: Mapping, reference: float, schedule: sequential.Schedule,
+           noise: float = u.NOISE) -> Paired:
+    """Two lines' values by round (their runs' p50s) compared as the sweep compared them, look by look
+    (suite/sequential.py: the look that decided it, else the last); `reference` (theirs' p50) scales the MDE."""
+    common = [r for r in mine if r in theirs]
+    if not common:
+        return pair(mine, theirs, reference, noise=noise, margin=schedule.margin)
+    looks = schedule.through(max(common))
+    found = sequential.decide(dict(mine), dict(theirs), looks, margin=schedule.margin, floor=noise, over=True,
+                              interval=_shift)
+    if found.look is None:  # one round in common: no interval
+        return pair(mine, theirs, reference, noise=noise, margin=schedule.margin)
+    paired = pair(mine, theirs, reference, noise=noise, margin=schedule.margin, confidence=found.look.confidence,
+                  through=found.look.round)
+    return replace(paired, verdict=found.verdict, decided_at=found.decided_at, look=found.look.round)
+
+
+def _shift(diffs: list[float], confidence: float) -> tuple[float, float, float]:
+    """The paired shift of differences as sequential.decide takes it: uncertainty.paired_shift's (a t interval for
+    2 to 5 pairs, where the signed-rank test has none at 95 %)."""
+    found = u.paired_shift(diffs, [0.0] * len(diffs), confidence)
+    return found.value, found.low, found.high

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from suite import fmt
+from suite import fmt, sequential
 from suite.palette import NO_VARIANTS, TRANSPORT_ORDER, Palette, order_key
 
 from . import load, points
@@ -107,6 +107,8 @@ def collect(folder: Path, kind, filters: Filters, with_time: bool, warn, noise: 
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, palette, warn)
     runs["one_end"] = runs["framework"].map(_one_end_variants(found.infos))
     runs["disturbed"] = runs["source"].map(lambda source: Path(source).name).map(_disturbed_runs(found.infos))
+    schedules = {str(path.parent): sequential.schedule(info) for path, info in found.infos.items()}
+    runs["schedule"] = runs["source"].map(lambda source: schedules.get(str(Path(source).parent), sequential.Schedule()))
     runs["host_warnings"] = runs["source"].map(lambda source: Path(source).parent / load.SWEEP_INFO).map(
         host_warnings(found.infos))
     return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise, palette)

@@ -197,3 +197,34 @@ def decide(mine: dict[int, float], theirs: dict[int, float], looks: list[Look], 
     if found.verdict == OPEN and over:
         found = replace(found, verdict=UNDECIDED)
     return found
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A sweep's design and the looks it took (sweep.json `design` and `looks`): the looks a comparison's analysis
+    reads, with a closing one where the sweep went on past its last (no design: one look after its rounds)."""
+
+    design: Design | None = None
+    looks: tuple[Look, ...] = ()
+
+    def through(self, last_round: int) -> list[Look]:
+        design = self.design or plan("fixed", last_round)
+        return Looks(design).replay([look.record() for look in self.looks]).through(last_round)
+
+    @property
+    def margin(self) -> float:
+        return (self.design or Design("fixed", 1, 1, 1)).margin
+
+    @property
+    def margin_p99(self) -> float:
+        return (self.design or Design("fixed", 1, 1, 1)).margin_p99
+
+
+def schedule(info: dict) -> Schedule:
+    """The Schedule a sweep.json records (an empty one before the design, or where it cannot be read)."""
+    try:
+        looks = tuple(Look(int(r["round"]), float(r["fraction"]), float(r["boundary"]), float(r["spent"]))
+                      for r in info.get("looks") or ())
+        return Schedule(from_record(info.get("design")), looks)
+    except (KeyError, TypeError, ValueError):
+        return Schedule()

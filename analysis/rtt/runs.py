@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from suite import dimensions
+from suite import dimensions, sequential
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
 from .. import load, pairing, stats
+from ..uncertainty import CONFIDENCE
 
 DIMENSIONS = dimensions.names("rtt")  # tasks, connections, load: suite/dimensions.py's table
 # A point but its framework (sweepkit.plan.Point.setting): a Δ vs std pairs the runs of one setting and
@@ -132,9 +133,10 @@ def has_deltas(points: pd.DataFrame) -> bool:
 
 # A comparison's fields (pairing.Paired, flattened by _fields) under each set of a point's columns it fills.
 P50_COLUMNS = {"delta_p50": "delta", "delta_p50_low": "low", "delta_p50_high": "high", "pairs": "rounds",
-               "verdict": "verdict", "mde_p50": "mde", "mde_p50_pct": "mde_pct", "delta_method": "method"}
+               "verdict": "verdict", "mde_p50": "mde", "mde_p50_pct": "mde_pct", "delta_method": "method",
+               "decided_at": "decided_at", "delta_look": "look", "delta_confidence": "confidence"}
 BASE_COLUMNS = {"delta_base_p50": "delta", "delta_base_p50_low": "low", "delta_base_p50_high": "high",
-                "verdict_base": "verdict"}
+                "verdict_base": "verdict", "decided_at_base": "decided_at"}
 
 
 def tail_columns(name: str) -> dict[str, str]:
@@ -151,7 +153,10 @@ def _fields(found: pairing.Paired | None) -> dict:
             "high": delta.high if delta else math.nan, "verdict": found.verdict if found else "",
             "mde": found.mde if found else math.nan, "mde_pct": found.mde_pct if found else math.nan,
             "rounds": found.rounds if found else 0, "method": found.method if found else "",
-            "refused": str(found.refused) if found and found.refused else ""}
+            "refused": str(found.refused) if found and found.refused else "",
+            "decided_at": found.decided_at if found and found.decided_at is not None else math.nan,
+            "look": found.look if found and found.look is not None else math.nan,
+            "confidence": found.confidence if found else math.nan}
 
 
 def _assign(table: pd.DataFrame, found: list, columns: dict[str, str]) -> pd.DataFrame:
@@ -185,12 +190,16 @@ def paired_p50(table: pd.DataFrame, runs: pd.DataFrame, noise: float, against: d
     per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
     rounds = {key: dict(group.droplevel(point).items()) for key, group in per_round.groupby(level=point, sort=False)}
     p50_of = dict(zip(table[point].itertuples(index=False, name=None), table["p50"]))
+    schedule_of = dict(zip(table[point].itertuples(index=False, name=None), table["schedule"]))
     out = []
     for key in table[point].itertuples(index=False, name=None):  # a loop over points
         framework, *setting = key
         base = (against.get(framework), *setting)
         theirs = rounds.get(base) if base[0] is not None else None
-        out.append(None if theirs is None else pairing.pair(rounds.get(key, {}), theirs, p50_of[base], noise=noise))
+        # Both lines from one sweep: its looks; else (sweeps read together) one look after their rounds.
+        schedule = schedule_of[key] if schedule_of[key] == schedule_of.get(base) else sequential.Schedule()
+        out.append(None if theirs is None else pairing.decide(rounds.get(key, {}), theirs, p50_of[base], schedule,
+                                                              noise))
     return out
 
 
@@ -221,7 +230,12 @@ def with_tail_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> p
                 found.append(None)
                 continue
             reference = table.loc[(table[point] == pd.Series(dict(zip(point, base)))).all(axis=1), name]
+            # At the look that decided the Δp50, or its last: its level, the rounds up to it, the tail's margin.
+            look, confidence = row["delta_look"], row["delta_confidence"]
             found.append(pairing.pair(measured.get(key, {}), theirs, float(reference.iloc[0]) if len(reference)
-                                      else math.nan, statistic=pairing.pooled(name, q), noise=noise))
+                                      else math.nan, statistic=pairing.pooled(name, q), noise=noise,
+                                      margin=row["schedule"].margin_p99,
+                                      confidence=confidence if math.isfinite(confidence) else CONFIDENCE,
+                                      through=int(look) if math.isfinite(look) else None))
         table = _assign(table, found, tail_columns(name))
     return table
