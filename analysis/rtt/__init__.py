@@ -1,9 +1,9 @@
 """The RTT kind (-k rtt, the default): round-trip times of a ping against its pong, per point."""
 
 # What the command line, the reader and the page kit need of it, in one class implementing Kind: its
-# point keys and metrics (runs.py), its tables (table.py; narrow.py at a terminal's width), its figures (pages.py, drawn by figures.py),
-# its comparison and its variance (variance.py). A figure is a page function in pages.py and one entry
-# in FIGURES.
+# point keys and metrics (runs.py), its tables (table.py; narrow.py at a terminal's width), its figures
+# (pages.py, drawn by figures.py), its comparison and its variance (variance.py). A figure is a page
+# function in pages.py and one entry in FIGURES.
 
 from suite import fmt
 
