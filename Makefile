@@ -124,8 +124,8 @@ lint: dev
 	$(VENV)/bin/shellcheck -x $(SHELL_SCRIPTS)
 	$(VPY) -m ruff check .
 
-## docs/findings.md again: every sweep it uses, one after another (about 30 min here; the network one needs root
-## for its two namespaces), then its figures and the tables between its markers. After `make`; builds nothing.
+## docs/findings.md again: every sweep it uses, one after another (how long: its "The sweeps"; the network one needs root
+## for its two namespaces), then its figures, the tables between its markers and the README's headline. After `make`.
 findings:
 	$(PYTHON) -m findings.regenerate
 

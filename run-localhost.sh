@@ -4,7 +4,7 @@
 # ping against it, logs into
 # OUT_DIR/localhost-YYYYmmdd-HHMMSS/. The runtimes and their flags are those of runtimes.json.
 # MODE=micro runs the in-process benchmarks instead: per run one <runtime>-micro, no pong.
-# Usage: ./run-localhost.sh [-a] [-s] [-S] [-t] [-P] [-h]   (e.g. ./run-localhost.sh -asStP)
+# Usage: ./run-localhost.sh [-FLAGS] [-h] [--check]   (e.g. ./run-localhost.sh -asStP; -h lists the flags)
 # Knobs come from the environment; see -h and docs/sweeps.md.
 # The sweep is sweep.py (standard library Python); this script hands over to it.
 set -euo pipefail

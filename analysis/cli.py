@@ -2,9 +2,11 @@
 
 Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV, recursively from DIR
 (default: the newest sweep under latency-logs/). Percentiles are exact, by nearest rank. Each point may
-have been run several times (stems ending -r1, -r2…): its numbers are the means over the repeats with a
-95 % t interval across them, and the latency each runtime adds over std (Δ, paired by round: the
-Hodges–Lehmann shift with its signed-rank interval) gets a verdict: slower, faster, same or unknown. Without a command, parse.py is `parse.py figures --table`:
+have been run several times (stems ending -r1, -r2…): its quantiles pool the repeats' samples, with a
+95 % interval across the repeats, and the latency each runtime adds over std (Δ, paired by round: the
+Hodges–Lehmann shift with its signed-rank interval) gets a verdict: slower, faster, same or unknown.
+The table shows the columns a reader needs first (--wide: every column). Without a command, parse.py is
+`parse.py figures --table`:
 every figure to one PDF and the table on stdout (`figures -o report.html`: both in one offline web page).
 The flags of earlier versions (--summary, --compare, --variance, -t without a command) still work, and
 say the command they stand for.
@@ -43,6 +45,7 @@ def _table_options(p) -> None:
     options.add_kind(p)
     options.add_filters(p)
     p.add_argument("--format", choices=kit.FORMAT, default="text", help="table format (default text)")
+    options.add_wide(p)
     options.add_noise(p)
 
 
@@ -57,6 +60,7 @@ def _figures_options(p) -> None:
     options.add_out(p, "DIR/KIND-TYPE.pdf", options.WRITES)
     p.add_argument("--table", action="store_true", help="print the summary table on stdout too")
     p.add_argument("--format", choices=kit.FORMAT, help="the table's format (implies --table; default text)")
+    options.add_wide(p)
     options.add_noise(p)
 
 
@@ -96,7 +100,7 @@ def _protocols_options(p) -> None:
 def resolve_table(ns) -> request.Table:
     kind = options.KINDS[ns.kind]
     kind.check(kit.asked(ns))
-    return request.Table(kind, kit.folder(ns.dir), kit.filters(ns), ns.format, ns.noise / 100)
+    return request.Table(kind, kit.folder(ns.dir), kit.filters(ns), ns.format, ns.noise / 100, ns.wide)
 
 
 def resolve_figures(ns) -> request.Figures:
@@ -106,9 +110,9 @@ def resolve_figures(ns) -> request.Figures:
     options.refuse_undrawn(kind, plot, kind.figures)
     folder = kit.folder(ns.dir)
     out = kit.writable(ns.out or folder / f"{kind.name}-{plot}.pdf")
-    table = ns.format or ("text" if ns.table else None)
+    table = ns.format or ("text" if ns.table or ns.wide else None)
     return request.Figures(kind, folder, kit.filters(ns), plot, ns.scale, out, ns.noise / 100, table,
-                           kit.written_as(out, "figures", options.WRITES))
+                           kit.written_as(out, "figures", options.WRITES), ns.wide)
 
 
 def resolve_compare(ns) -> request.Compare:
@@ -143,10 +147,15 @@ def resolve_protocols(ns) -> request.Protocols:
     return request.Protocols(kind, kit.folder(ns.dir), kit.filters(ns), ns.format, out)
 
 
+def _tables(kind, wide: bool) -> dict:
+    """A kind's tables by format: with every column (--wide), or the ones that fit a terminal."""
+    return (kind.wide or kind.tables) if wide else kind.tables
+
+
 def cmd_table(asked: request.Table) -> int:
     """The summary table of a sweep on stdout, one line per point (its repeats combined)."""
     sweep = asked.kind.collect(asked.folder, asked.filters, False, kit.warn, asked.noise)
-    sys.stdout.write(asked.kind.tables[asked.form](sweep.points, sweep.noise))
+    sys.stdout.write(_tables(asked.kind, asked.wide)[asked.form](sweep.points, sweep.noise))
     return 0
 
 
@@ -158,7 +167,7 @@ def cmd_figures(asked: request.Figures) -> int:
     sweep = kind.collect(asked.folder, asked.filters, plot in ("time", "all"), kit.warn, asked.noise)
     kind.ready(sweep, plot)
     if asked.table:
-        sys.stdout.write(kind.tables[asked.table](sweep.points, sweep.noise))
+        sys.stdout.write(_tables(kind, asked.wide)[asked.table](sweep.points, sweep.noise))
         sys.stdout.flush()
     from . import pages  # matplotlib loads only when a figure is asked for
 

@@ -74,6 +74,7 @@ class Kind(Protocol):
     what: str  # in titles: "round-trip time"
     figures: dict[str, Figure]  # -t NAME; their order is -t all's
     tables: dict[str, Callable]  # --format → (points, noise) → the summary table as text
+    wide: dict[str, Callable] | None = None  # --wide: the tables with every column, where `tables` show fewer
     keys: tuple[str, ...]  # the columns that name a point
     own_figures: bool = False  # its figure names are its alone: asked with another -k, they point here
     spread: bool = False  # whether its spread splits into parts (variance)

@@ -110,11 +110,12 @@ def command(args) -> list[str]:
     if args.variance and options.KINDS[args.kind].spread:
         return ["variance", *folder, *_common(args, kind=False, noise=False), *form]
     table = args.summary or args.format is not None
+    wide = ["--wide"]  # the old flags' table had every column
     if args.type is None and table:
-        return ["table", *folder, *_common(args), *form]
+        return ["table", *folder, *_common(args), *form, *wide]
     return ["figures", *folder, *(["-t", args.type] if args.type not in (None, "all") else []), *_common(args),
             *(["-s", args.scale] if args.scale != "log" else []), *(["-o", str(args.out)] if args.out else []),
-            *(["--table"] if table or args.type is None else []), *form]
+            *(["--table", *form, *wide] if table or args.type is None else form)]
 
 
 def translate(argv: list[str]) -> list[str]:

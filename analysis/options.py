@@ -92,6 +92,12 @@ def add_filters(p, protocol: bool = True) -> None:
                    help=f"only these frameworks: {', '.join(FRAMEWORK_ORDER)}")
 
 
+def add_wide(p) -> None:
+    p.add_argument("--wide", action="store_true",
+                   help="every column of the table (achieved rate, n, p99.9, max, MDE, Δp99, lost, …); without it, "
+                   "the RTT table shows the columns a reader needs first, in 120 columns (CSV: always every column)")
+
+
 def add_noise(p) -> None:
     p.add_argument("--noise", type=percent, default=2.0, metavar="PCT",
                    help="a change smaller than PCT %% is called `same` (default 2)")

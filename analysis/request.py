@@ -19,6 +19,7 @@ class Table:
     filters: Filters
     form: str  # text, csv, markdown
     noise: float  # a share: changes below it are `same`
+    wide: bool = False  # every column, not the ones that fit a terminal
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Figures:
     noise: float
     table: str | None  # the table's format on stdout; None: no table
     writes: str = "pdf"  # what `out` is written as, by its extension: pdf, html (html_report.py)
+    wide: bool = False  # the table with every column
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Runs every sweep docs/findings.md uses, one after another, redraws its figures and rewrites the blocks between
-its markers (tables, commands, the machine); the prose between the blocks stays as written.
+its markers (tables, commands, the machine); the prose between the blocks stays as written. Then the README's
+headline, which quotes those blocks (findings/headline.py).
 
-    python3 -m findings.regenerate               # every sweep (about 30 min on a 2-vCPU VM), then the page
+    python3 -m findings.regenerate               # every sweep (docs/findings.md, "The sweeps": how long), then the page
     python3 -m findings.regenerate --no-sweep    # the page again from the newest folder of each sweep
     python3 -m findings.regenerate --only main   # one sweep again, then the page
 
@@ -23,10 +24,11 @@ from pathlib import Path
 
 from suite.fmt import duration
 
-from . import machine, numbers, page
+from . import headline, machine, numbers, page
 from .sweeps import BY_NAME, LAB_SUBNET, SWEEPS
 
 REPO = Path(__file__).resolve().parents[1]
+PAGE, README = REPO / "docs" / "findings.md", REPO / "README.md"
 GRACE_S = 120  # beyond a sweep's 1.5 × its budget: its closing table and the lab's set-up
 
 
@@ -43,7 +45,7 @@ def parse_args(argv) -> Request:
     p.add_argument("--only", action="append", choices=sorted(BY_NAME), metavar="SWEEP",
                    help=f"run only this sweep (repeatable): {', '.join(BY_NAME)}")
     p.add_argument("--no-sweep", action="store_true", help="run nothing: redraw from the newest folder of each sweep")
-    p.add_argument("--page", type=Path, default=REPO / "docs" / "findings.md")
+    p.add_argument("--page", type=Path, default=PAGE)
     p.add_argument("--out-dir", type=Path, default=REPO / "latency-logs" / "findings",
                    help="each sweep's folders go under OUT_DIR/NAME (default latency-logs/findings)")
     ns = p.parse_args(argv)
@@ -218,8 +220,9 @@ def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]
                                                    f"`{shown}`:\n\n{table}")
     for block, sweep, command, args in TABLES:
         if sweep in folders:
-            shown = " ".join([f"python3 parse.py {command} -d", rel(folders[sweep]), *args, "--format markdown"])
-            table = parse_py(command, "-d", str(folders[sweep]), *args, "--format", "markdown")
+            wide = ("--wide",) if command == "table" else ()  # the folded tables: every column
+            shown = " ".join([f"python3 parse.py {command} -d", rel(folders[sweep]), *args, *wide, "--format markdown"])
+            table = parse_py(command, "-d", str(folders[sweep]), *args, *wide, "--format", "markdown")
             if table is not None:
                 parts.setdefault(block, []).append(
                     f"<details><summary><code>{shown}</code></summary>\n\n{table}\n</details>\n")
@@ -260,6 +263,9 @@ def main(argv=None) -> int:
     asked.page.write_text(page.rewrite(asked.page.read_text(), blocks))
     print(f"findings: rewrote {rel(asked.page)} from {', '.join(rel(f) for f in folders.values()) or 'no sweep'}",
           file=sys.stderr)
+    if asked.page == PAGE:  # the README's headline quotes this page's blocks
+        README.write_text(headline.rewrite(README.read_text(), PAGE.read_text()))
+        print(f"findings: rewrote {rel(README)}'s headline from {rel(PAGE)}", file=sys.stderr)
     if failed:
         print(f"findings: some runs of {', '.join(failed)} failed or were stopped: see their sweep.json", file=sys.stderr)
     return 1 if failed else 0

@@ -151,6 +151,30 @@ def test_parse_py_without_pandas_or_venv_says_run_make_and_exits_2(tmp_path, ven
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize("venv", ["none", "without pandas"])
+def test_parse_py_help_and_each_commands_help_work_before_make(tmp_path, venv):
+    python = fake_python(tmp_path / "plain", marker=False)
+    repo = minimal_copy(tmp_path / "repo", python if venv == "without pandas" else None)
+    helps = {}
+    top = subprocess.run([python, "parse.py", "-h"], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert top.returncode == 0 and top.stdout.startswith("usage: parse.py"), top.stderr
+    commands = subprocess.run([sys.executable, "-c", "from analysis.cli import COMMANDS; "
+                               "print(' '.join(name for name, _, _ in COMMANDS))"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.split()
+    assert {"table", "figures", "compare", "history", "phases"} <= set(commands)
+    for command in commands:
+        helps[command] = subprocess.run([python, "parse.py", command, "-h"], cwd=repo, capture_output=True,
+                                        text=True, timeout=60)
+        assert helps[command].returncode == 0, helps[command].stderr
+        # The same help as with the packages installed.
+        assert helps[command].stdout == subprocess.run([sys.executable, REPO / "parse.py", command, "-h"],
+                                                       capture_output=True, text=True, check=True).stdout
+        assert command in top.stdout
+    # Anything but the help still asks for `make`.
+    run = subprocess.run([python, "parse.py", "table"], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "run `make`" in run.stderr
+
+
 def test_pyproject_ranges_admit_the_pins_the_environment_installs():
     from packaging.requirements import Requirement
 

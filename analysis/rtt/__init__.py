@@ -1,15 +1,15 @@
 """The RTT kind (-k rtt, the default): round-trip times of a ping against its pong, per point."""
 
 # What the command line, the reader and the page kit need of it, in one class implementing Kind: its
-# point keys and metrics (runs.py), its tables (table.py), its figures (pages.py, drawn by figures.py),
-# its comparison and its variance (variance.py). A figure is a page function in pages.py and one entry
-# in FIGURES.
+# point keys and metrics (runs.py), its tables (table.py; narrow.py at a terminal's width), its figures
+# (pages.py, drawn by figures.py), its comparison and its variance (variance.py). A figure is a page
+# function in pages.py and one entry in FIGURES.
 
 from suite import fmt
 
 from .. import sweep
 from ..kind import Asked, Comparing, Figure, Kind, Tracked, UsageError
-from . import costs, protocols, runs, table, variance
+from . import costs, narrow, protocols, runs, table, variance
 from .runs import BASELINE
 
 
@@ -74,7 +74,8 @@ def _no_counters(found: sweep.Sweep) -> str:
 
 class Rtt(Kind):
     name, what, figures = "rtt", "round-trip time", FIGURES
-    tables = {"text": table.text, "csv": table.csv, "markdown": table.markdown}
+    tables = {"text": narrow.text, "csv": table.csv, "markdown": narrow.markdown}
+    wide = {"text": table.text, "csv": table.csv, "markdown": table.markdown}
     compare = Comparing({"p50": "p50", "p99": "p99"}, lower_is_better=True, unit="µs", value=fmt.us, digits=0)
     keys, metrics, pooled, means, sums = runs.KEYS, runs.METRICS, runs.POOLED, runs.MEANS, runs.SUMS
     tracked = (Tracked("latency", "p50", "ns", True), Tracked("p99-latency", "p99", "ns", True))

@@ -58,6 +58,7 @@ METHOD_NOTE = ("p50, p99, p99.9: quantiles of all the point's samples pooled, ea
                "run-to-run spread\n"
                "n = 80: too few for p99: a quantile is printed from 10 samples beyond it (p90: n ≥ 100, p99: 1 000, "
                "p99.9: 10 000; n counts each repeat alike: repeats × their harmonic-mean size); its Δ likewise")
+BACK_TO_BACK = "∞ = back-to-back (next message sent when the reply arrives)"
 
 
 def quantile(point, name: str, bare: bool = False) -> str:
@@ -139,18 +140,19 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
                       str(p.tasks), repeats(p), str(p.n), quantile(p, "p50"), quantile(p, "p99"),
                       quantile(p, "p999", bare=True), fmt.us(p.max), delta, detectable(p), called(p),
                       tail_delta(p, "p99"), p.verdict_p99, fmt.count(p.lost)])
-    notes = [METHOD_NOTE, VERDICT_NOTE.format(noise=fmt.percent(noise)), "n, lost: summed; max: the largest"]
-    if missed:
-        notes.append(f"! achieved rate more than {int(100 * MISSED_BY)} % off the target (below or above it)")
-    if partial:
-        notes.append("* a run ended early (\"complete\": false); its samples are shown")
-    if disturbed:
-        notes.append("‡ a repeat ran while other processes or the hypervisor took far more CPU than in the rest of "
-                     "its round (sweep.json runs[].disturbed); kept in the figures")
-    if old:
-        notes.append("– not recorded by the 2022 suite")
-    notes.append("∞ = back-to-back (next message sent when the reply arrives)")
+    notes = [METHOD_NOTE, VERDICT_NOTE.format(noise=fmt.percent(noise)), "n, lost: summed; max: the largest",
+             *marks(missed, partial, disturbed, old), BACK_TO_BACK]
     return lines, notes + variant_notes(points) + host_notes(points)
+
+
+def marks(missed: bool, partial: bool, disturbed: bool, old: bool) -> list[str]:
+    """The footnotes of the marks some row carries: !, *, ‡, –."""
+    said = [(missed, f"! achieved rate more than {int(100 * MISSED_BY)} % off the target (below or above it)"),
+            (partial, "* a run ended early (\"complete\": false); its samples are shown"),
+            (disturbed, "‡ a repeat ran while other processes or the hypervisor took far more CPU than in the rest "
+                        "of its round (sweep.json runs[].disturbed); kept in the figures"),
+            (old, "– not recorded by the 2022 suite")]
+    return [note for used, note in said if used]
 
 
 def _with_others(headers: list[str], body: list[list[str]], points: pd.DataFrame) -> tuple[list, list]:

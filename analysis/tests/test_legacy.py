@@ -12,10 +12,10 @@ from .test_compare import write_sweep
 
 # The old flags, the README's and docs/analysis.md's among them, and the command each stands for.
 ALIASES = [
-    (["--summary"], ["table"]),
-    (["--format", "csv"], ["table", "--format", "csv"]),
+    (["--summary"], ["table", "--wide"]),
+    (["--format", "csv"], ["table", "--format", "csv", "--wide"]),
     (["--summary", "--format", "markdown", "-p", "tcp", "-r", "1k,inf", "-f", "std,tokio"],
-     ["table", "-p", "tcp", "-r", "1000,inf", "-f", "std,tokio", "--format", "markdown"]),
+     ["table", "-p", "tcp", "-r", "1000,inf", "-f", "std,tokio", "--format", "markdown", "--wide"]),
     (["--variance"], ["variance"]),
     (["--variance", "--format", "csv", "-k", "rtt"], ["variance", "--format", "csv"]),
 ]
@@ -58,7 +58,7 @@ def test_the_old_figure_flags_draw_what_figures_draws(capsys, two, tmp_path):
     assert run(capsys, "figures", "-d", folder, "-t", "stat", "-s", "lin", "-o", after)[0] == status == 0
     assert pages(before) == pages(after) >= 1
     # Neither -t nor --summary: every figure and the table, as `figures --table`, which no arguments also are.
-    assert run(capsys, "-d", folder, "-o", before)[2][0] == (f"{NOTE}figures -d {folder} -o {before} --table` "
+    assert run(capsys, "-d", folder, "-o", before)[2][0] == (f"{NOTE}figures -d {folder} -o {before} --table --wide` "
                                                              "(the old ones work for now)")
 
 
