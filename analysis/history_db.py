@@ -2,7 +2,7 @@
 
 A sweep is recorded once, under its identity (its start, seed, machine fingerprint and kind: tracked.Facts),
 with each point's tracked metrics (tracked.measures: value, 95 % interval, the repeats' own values, the runtime's
-version). The file says it is this suite's (PRAGMA application_id) and which migrations it has had (the
+version; a paired Δ's rows say which line it is against). The file says it is this suite's (PRAGMA application_id) and which migrations it has had (the
 schema_version table); a file that is not SQLite, another program's database or one from a newer suite is
 refused with one line, and nothing in it is changed. A write is one transaction: a process killed in it leaves
 the file as it was (SQLite's rollback journal).
@@ -39,12 +39,18 @@ MIGRATIONS = (
     # 3: how a point's value was made of its runs (tracked.POOLED or PER_RUN); every point recorded before it was
     # a statistic of each run averaged over the repeats
     """ALTER TABLE points ADD COLUMN estimator TEXT NOT NULL DEFAULT 'per-run'""",
+    # 4: the paired Δs as series of their own (tracked.DELTAS): the line a row's Δ is against, empty for a level;
+    # no point recorded before it was a Δ
+    """ALTER TABLE points ADD COLUMN against TEXT NOT NULL DEFAULT ''""",
 )
 VERSION = len(MIGRATIONS)
 ESTIMATOR_SINCE = 3  # the schema version that added points.estimator
+AGAINST_SINCE = 4  # and points.against
 DEFAULT = Path("latency-logs") / "history.sqlite"
 POINT_COLUMNS = ("benchmark", "measure", "unit", "lower_is_better", "value", "low", "high", "repeats", "method",
-                 "verdict", "runtime", "runtime_version", "estimator")
+                 "verdict", "runtime", "runtime_version", "estimator", "against")
+# A column a file of an older schema lacks: the version that added it, and what every older point holds.
+ADDED = {"estimator": (ESTIMATOR_SINCE, "per-run"), "against": (AGAINST_SINCE, "")}
 
 
 class Unusable(UsageError):
@@ -129,37 +135,49 @@ def record(path: Path, facts, rows: pd.DataFrame, folder: Path) -> int:
     return sweep_id
 
 
+def _columns(schema: int) -> list[str]:
+    """POINT_COLUMNS a file of this schema version has."""
+    return [c for c in POINT_COLUMNS if schema >= ADDED.get(c, (0,))[0]]
+
+
 def _insert_points(conn: sqlite3.Connection, sweep_id: int, rows: pd.DataFrame, schema: int) -> None:
-    """The rows of a sweep, in the columns of the file's schema version (before 3, without the estimator: a suite
-    of that version wrote none)."""
+    """The rows of a sweep, in the columns of the file's schema version (a suite of a version before a column
+    wrote none; before 4, no Δ rows)."""
     def nullable(value):
         return None if pd.isna(value) else float(value)
 
-    columns = POINT_COLUMNS if schema >= ESTIMATOR_SINCE else POINT_COLUMNS[:-1]
+    columns = _columns(schema)
+    if schema < AGAINST_SINCE:
+        rows = rows[rows["against"] == ""]
     conn.executemany(
         f"INSERT INTO points (sweep_id, {', '.join(columns)}, repeat_values) VALUES ({', '.join('?' * (len(columns) + 2))})",
         [(sweep_id, r.benchmark, r.measure, r.unit, int(r.lower_is_better), float(r.value), nullable(r.low),
           nullable(r.high), int(r.repeats), r.method, r.verdict, r.runtime, r.runtime_version,
-          *([r.estimator] if schema >= ESTIMATOR_SINCE else []), json.dumps(r.values))
-         for r in rows.itertuples()])
+          *(getattr(r, c) for c in columns if c in ADDED),  # the last of POINT_COLUMNS
+          json.dumps(r.values)) for r in rows.itertuples()])
 
 
 def read(path: Path) -> pd.DataFrame:
     """Every recorded point, one row per sweep, point and metric, in the order the sweeps started (then recorded):
-    the sweep's facts (sweep, started_at, seed, suite_version, machine_id, kind) and the point's POINT_COLUMNS and
-    `values`, the repeats'. The file is opened read-only. Raises NothingUsable when there is no such file."""
+    the sweep's facts (sweep, started_at, seed, suite_version, machine_id, kind, machine: its fingerprint, a dict)
+    and the point's POINT_COLUMNS and `values`, the repeats'. The file is opened read-only, so one of an older
+    schema is read as it is, each column it lacks holding what its points were (ADDED). Raises NothingUsable when
+    there is no such file."""
     if not path.is_file():
         raise NothingUsable(f"no history at {path}: record sweeps first (parse.py record -d SWEEP --db {path})")
     try:
         with closing(_connect(path, write=False)) as conn:
-            if version(conn, path) == 0:
+            schema = version(conn, path)
+            if schema == 0:
                 raise NothingUsable(f"{path} holds no sweep yet: record one (parse.py record -d SWEEP --db {path})")
+            columns = [f"p.{c}" if c in _columns(schema) else f"'{ADDED[c][1]}' AS {c}" for c in POINT_COLUMNS]
             frame = pd.read_sql_query(
-                "SELECT s.id AS sweep, s.started_at, s.seed, s.suite_version, s.machine_id, s.kind, "
-                f"{', '.join('p.' + c for c in POINT_COLUMNS)}, p.repeat_values FROM points p "
+                "SELECT s.id AS sweep, s.started_at, s.seed, s.suite_version, s.machine_id, s.kind, s.machine, "
+                f"{', '.join(columns)}, p.repeat_values FROM points p "
                 "JOIN sweeps s ON s.id = p.sweep_id ORDER BY s.started_at, s.id", conn)
     except (sqlite3.DatabaseError, pd.errors.DatabaseError) as e:
         raise _unusable(path, e) from None
     frame["values"] = frame.pop("repeat_values").map(json.loads)
+    frame["machine"] = frame["machine"].map(json.loads)
     frame["lower_is_better"] = frame["lower_is_better"].astype(bool)
     return frame

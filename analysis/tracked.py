@@ -2,7 +2,8 @@
 
 One row per point and metric (the kind's `tracked`: RTT p50 and p99, throughput msg/s, micro ns/op and op/s),
 with its 95 % interval, its repeats' own values, how it was made of them (estimator) and the runtime's version; a
-metric its samples cannot carry is left out, and said (left_out); and the facts that say which sweep
+metric its samples cannot carry is left out, and said (left_out); a row per paired Δ the kind's table computed
+(Δp50 vs std, vs a variant's base: DELTAS), the series that cancel the machine; and the facts that say which sweep
 it was (start, seed, suite commit, machine fingerprint). The exports (export.py) and the history
 (history_db.py) read these and nothing else of a sweep, so that a point has the same name in each.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from suite import dimensions
+from suite.runtimes import BASELINE
 
 from .sweep import NothingUsable
 from . import uncertainty as u
@@ -26,11 +28,31 @@ MACHINE = ("host", "cpu_model", "arch", "cpus_online", "kernel", "cpuidle_driver
            "guest_halt_poll_ns", "clocksource")
 UNKNOWN = "unknown"
 COLUMNS = ["benchmark", "measure", "unit", "lower_is_better", "value", "low", "high", "repeats", "method",
-           "verdict", "runtime", "runtime_version", "values", "estimator"]
+           "verdict", "runtime", "runtime_version", "values", "estimator", "against"]
 # How a point's value was made of its runs: a quantile of all their samples pooled (RTT since issue 39), or a
 # statistic of each run combined across them (a mean over repeats: RTT before, throughput and micro). A history
 # keeps the two apart, so that a change of method is never read as a change of the runtime.
 POOLED, PER_RUN = "pooled", "per-run"
+PAIRED = "paired"  # a Δ between two lines of one sweep, paired by round (the kind's table computes it)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A paired Δ a kind's table may hold for a point (runtime − the line it is against, over the rounds both
+    ran): its measure's name, its columns (COLUMN, COLUMN_low, COLUMN_high) and its verdict's column. The
+    machine's drift between sweeps moves both lines of a pair alike, so a Δ's series keeps still where a level's
+    moves: the series a CI gate should alert on."""
+
+    measure: str
+    column: str
+    verdict: str
+    against: str | None  # the line it is against; None: the point's own `base` (a variant's runtime)
+    of: str  # the measure of the level it is a Δ of
+
+
+DELTAS = (Delta("delta-latency", "delta_p50", "verdict", BASELINE, "latency"),
+          Delta("delta-base-latency", "delta_base_p50", "verdict_base", None, "latency"))
+DELTA_OF = {d.measure: d.of for d in DELTAS}
 
 
 @dataclass(frozen=True)
@@ -146,8 +168,30 @@ def measures(sweep, kind) -> pd.DataFrame:
                          "verdict": point.get("verdict") or "", "runtime": point["framework"],
                          "runtime_version": versions.get(benchmark, UNKNOWN),
                          "values": repeats[tracked.column].get(benchmark, []),
-                         "estimator": POOLED if tracked.column in pooled else PER_RUN})
+                         "estimator": POOLED if tracked.column in pooled else PER_RUN, "against": ""})
+        rows += _deltas(point, benchmark, versions.get(benchmark, UNKNOWN))
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _deltas(point: dict, benchmark: str, version: str) -> list[dict]:
+    """A point's rows of DELTAS: those its table computed with an interval; a Δ vs a base that is the
+    BASELINE is the Δ vs std already, and left out."""
+    rows = []
+    for delta in DELTAS:
+        against = delta.against or point.get("base")
+        value = point.get(delta.column)
+        if not _known(value) or not point.get(delta.verdict) or not isinstance(against, str) or (
+                delta.against is None and against == BASELINE):
+            continue
+        rows.append({"benchmark": benchmark, "measure": delta.measure, "unit": "ns", "lower_is_better": True,
+                     "value": float(value), "low": float(point.get(f"{delta.column}_low", math.nan)),
+                     "high": float(point.get(f"{delta.column}_high", math.nan)),
+                     "repeats": int(point["pairs"] if delta.against and _known(point.get("pairs"))
+                                    else point["repeats"]),
+                     "method": INTERVAL_METHOD.get(point.get("delta_method"), "paired-by-round"),
+                     "verdict": point[delta.verdict], "runtime": point["framework"], "runtime_version": version,
+                     "values": [], "estimator": PAIRED, "against": against})
+    return rows
 
 
 def _own_values(runs: pd.DataFrame, kind, column: str) -> pd.Series:

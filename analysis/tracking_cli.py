@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from . import entry_kit as kit
-from . import export, history, history_db, options, request, tracked
+from . import export, gate, history, history_db, history_table, options, request, tracked
+from .between_sweeps import MIN_SWEEPS
 from .sweep import Filters, NothingUsable
 from .uncertainty import NOISE
 
@@ -35,8 +36,8 @@ def _history_options(p) -> None:
     options.add_noise(p)
     options.add_out(p, "none: no figure", options.WRITES)
     p.add_argument("--fail-on-change", action="store_true",
-                   help="exit 1 when the newest sweep starts a change (its repeats against the sweeps since the last "
-                   "change, by the interval test)")
+                   help="exit 1 when the newest sweep starts a change: its value outside the prediction interval "
+                   "of the sweeps since the last change, in each paired Δ series (the levels where there are none)")
 
 
 def _tracked(kind, folder: Path, filters: Filters):
@@ -105,11 +106,12 @@ def cmd_record(asked: request.Record) -> int:
 
 
 def cmd_history(asked: request.History) -> int:
-    """Each point's trend across the recorded sweeps and the changes in it (change points and the interval test
-    agreeing); whether the newest sweep starts one."""
+    """Each point's trend across the recorded sweeps and the changes in it, judged by the spread between sweeps;
+    whether the newest sweep starts one (in the paired Δs where the history has them)."""
     points = history_db.read(asked.db)
-    series, numbered = history.analyse_all(points, asked.noise), history.sweeps(points)
-    sys.stdout.write(history.TABLES[asked.form](series, numbered))
+    confidence = gate.confidence(points)
+    series, numbered = history.analyse_all(points, asked.noise, confidence), history.sweeps(points)
+    sys.stdout.write(history_table.TABLES[asked.form](series, numbered, confidence))
     sys.stdout.flush()
     if asked.out is not None:
         from . import history_pages
@@ -118,16 +120,30 @@ def cmd_history(asked: request.History) -> int:
         if asked.writes == "html":
             from . import html_report
 
-            kit.written(asked.out, lambda: html_report.history_page(asked.out, history.layout(series, numbered),
+            kit.written(asked.out, lambda: html_report.history_page(asked.out, history_table.layout(series, numbered, confidence),
                                                                   pages, str(asked.db)), "figure")
         else:
             kit.save(pages, asked.out, f"history — {asked.db.name}")
     if asked.fail_on_change:
-        changed = history.newest_changes(series, int(numbered["sweep"].iloc[-1]))
-        if changed:
-            print(f"parse.py: the newest sweep (#{len(numbered)}) starts a change: {'; '.join(changed)}",
-                  file=sys.stderr)
-            return 1
+        return _gate(series, points, numbered)
+    return 0
+
+
+def _gate(series: list, points, numbered) -> int:
+    """The gate's exit status, and its call in words: 1 when a judged series starts a change at the newest sweep;
+    a note when some could not be judged (too few sweeps) or the machine changed under it."""
+    newest = f"the newest sweep (#{len(numbered)})"
+    changed = numbered["changed"].iloc[-1]
+    if changed:
+        print(f"parse.py: note: {newest} ran with {', '.join(changed)}", file=sys.stderr)
+    unknown = gate.unknown(series, points)
+    if unknown:
+        print(f"parse.py: note: {unknown} series of {newest} not judged: {history.TOO_FEW} since their last change "
+              f"(fewer than {MIN_SWEEPS}) to know their spread", file=sys.stderr)
+    called = gate.calls(series, points)
+    if called:
+        print(f"parse.py: {newest} starts a change: {'; '.join(called)}", file=sys.stderr)
+        return 1
     return 0
 
 

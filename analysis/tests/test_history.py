@@ -1,6 +1,8 @@
 """Changes in a history on synthetic series, the benchmark names every export shares, and the old flags' forms."""
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,7 +25,8 @@ def series(levels, repeats=5, spread=0.01, seed=0, lower_is_better=True) -> pd.D
         "benchmark": "tokio/tcp/64B/1000msg_s/0tasks/1conn/closed", "measure": "latency", "unit": "ns",
         "lower_is_better": lower_is_better, "value": means, "low": [m * 0.98 for m in means],
         "high": [m * 1.02 for m in means], "repeats": repeats, "method": "t-across-repeats", "verdict": "",
-        "runtime": "tokio", "runtime_version": "1.0", "values": values})
+        "runtime": "tokio", "runtime_version": "1.0", "values": values, "estimator": "pooled", "against": "",
+        "machine": [{"hosts": [], "cpu_dma_latency": "held at 0 us"}] * len(levels)})
 
 
 def analysed(frame):
@@ -133,3 +136,97 @@ def test_an_open_interval_from_the_history_reads_as_open():
     from analysis import summary
 
     assert summary.interval(12_300.0, None, None) == summary.interval(12_300.0, math.nan, math.nan) == "12.3 [–]"
+
+
+# A/A sweeps through record and history: std and an identical variant std-x, three rounds each, each round's
+# level shared by both lines (a round's runs are seconds apart, as ORDER=blocks runs them), and each sweep's
+# whole level moved by the machine: `drift` multiplies every line of it alike.
+ROUND_LEVELS = [0.0, 0.03, -0.02]
+B2B = "tcp/64B/b2b/0tasks/1conn/closed"
+
+
+def aa_sweep(folder, number: int, drift: float = 1.0, slower_x: float = 1.0, cpu_dma_latency="held at 0 us",
+             suite="abc123"):
+    """Sweep `number` of a history: std and std-x at one back-to-back point; std-x `slower_x` times std's RTT."""
+    import json
+
+    from .logs import samples, write_run, write_sweep_info
+
+    rng = np.random.default_rng(number)
+    rounds = np.array(ROUND_LEVELS) + rng.normal(0, 0.02, len(ROUND_LEVELS))
+    for label, factor in (("std", 1.0), ("std-x", slower_x)):
+        for k, offset in enumerate(rounds, start=1):
+            median = 30_000 * drift * factor * math.exp(offset + rng.normal(0, 0.002))
+            stem = write_run(folder, label, "tcp", 0.0, samples(number * 100 + k + (label == "std-x") * 50, 4_000,
+                                                               median, spread=0.1), repeat=k)
+            if label != "std":  # a variant of std, as VARIANTS="std-x=std:pong:--delay-ns 0" runs one
+                log = stem.with_name(f"{stem.name}.json")
+                log.write_text(json.dumps(json.loads(log.read_text()) | {"framework": "std", "variant": label}))
+    write_sweep_info(folder)
+    info = json.loads((folder / "sweep.json").read_text())
+    info |= {"started_at": f"2026-01-{number:02d}T00:00:00Z", "seed": number, "cpu_dma_latency": cpu_dma_latency}
+    info["hosts"]["testhost"] |= {"suite_commit": suite, "cpuidle_driver": "haltpoll"}
+    (folder / "sweep.json").write_text(json.dumps(info))
+    return folder
+
+
+def recorded(tmp_path, capsys, sweeps) -> Path:
+    from .conftest import cli
+
+    db = tmp_path / "history.sqlite"
+    for number, knobs in enumerate(sweeps, start=1):
+        status, _, err = cli(capsys, "record", "-d", aa_sweep(tmp_path / f"s{number}", number, **knobs), "--db", db)
+        assert status == 0, err
+    return db
+
+
+def gate(capsys, db):
+    from .conftest import cli
+
+    return cli(capsys, "history", "--db", db, "--fail-on-change")
+
+
+def test_a_drift_that_moves_every_line_alike_keeps_the_gate_quiet(tmp_path, capsys):
+    # Five sweeps at one level, then the machine slows every line by half at once: the levels move, the Δ not.
+    db = recorded(tmp_path, capsys, [{}] * 5 + [{"drift": 1.5}])
+    status, out, err = gate(capsys, db)
+    assert status == 0, out + err
+    assert f"std/{B2B}  " in out and f"std-x/{B2B}  delta-latency" in out
+    # The levels saw it (a change the report shows), the gate looked past them.
+    assert re.search(rf"std/{B2B} +latency .*#6 ×1\.[45]\d\d \[[\d.–]+\] slower", out), out
+
+
+def test_a_drift_between_every_sweep_keeps_the_gate_quiet(tmp_path, capsys):
+    db = recorded(tmp_path, capsys, [{"drift": d} for d in (1.0, 1.3, 0.8, 1.2, 0.9, 1.35)])
+    status, out, err = gate(capsys, db)
+    assert status == 0, out + err
+
+
+def test_a_planted_ten_percent_on_one_runtime_alone_is_called_on_its_delta_series(tmp_path, capsys):
+    db = recorded(tmp_path, capsys, [{"drift": d} for d in (1.0, 1.3, 0.8, 1.2, 0.9)] + [{"drift": 1.1,
+                                                                                          "slower_x": 1.1}])
+    status, out, err = gate(capsys, db)
+    assert status == 1, out + err
+    assert re.search(rf"the newest sweep \(#6\) starts a change: std-x/{B2B} delta-latency \+\d", err), err
+    assert "(slower)" in err and f"std/{B2B} latency" not in err
+
+
+def test_the_gate_says_when_too_few_sweeps_know_their_spread(tmp_path, capsys):
+    db = recorded(tmp_path, capsys, [{}] * 3 + [{"slower_x": 1.5}])
+    status, out, err = gate(capsys, db)
+    assert status == 0, out + err
+    assert "1 series of the newest sweep (#4) not judged: too few sweeps since their last change" in err
+    assert "#4 too few sweeps to know their spread" in out
+
+
+def test_what_else_changed_at_a_sweep_is_named_beside_its_change_and_by_the_gate(tmp_path, capsys):
+    db = recorded(tmp_path, capsys, [{}] * 5 + [{"drift": 1.5, "suite": "def456"}])
+    status, out, err = gate(capsys, db)
+    assert status == 0, out + err
+    assert "the newest sweep (#6) ran with suite abc123 → def456" in err
+    assert re.search(r"#6 ×1\.[45]\d\d \[[\d.–]+\] slower \(with suite abc123 → def456\)", out), out
+    # Idle CPUs no longer held (TUNE=0) is another machine: its series start anew, and the history says why.
+    db = recorded(tmp_path / "tune", capsys, [{}] * 5 + [{"drift": 1.5, "cpu_dma_latency": "not held"}])
+    status, out, err = gate(capsys, db)
+    assert status == 0 and "ran with idle CPUs held (TUNE) held at 0 us → not held" in err, err
+    assert "#6: 2026-01-06T00:00:00Z rtt" in out and "changed: idle CPUs held (TUNE) held at 0 us → not held" in out

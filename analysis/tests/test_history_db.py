@@ -53,7 +53,9 @@ def test_a_new_history_says_it_is_ours_and_has_every_migration(tmp_path):
             range(1, history_db.VERSION + 1))
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     sweeps, points = rows(db)
-    assert len(sweeps) == 1 and len(points) == 4  # std and tokio, p50 and p99
+    assert len(sweeps) == 1 and len(points) == 5  # std and tokio, p50 and p99; tokio's Δp50 vs std
+    deltas = [p for p in points if p[2] == "delta-latency"]
+    assert len(deltas) == 1 and deltas[0][1].startswith("tokio/") and deltas[0][-1] == "std"
 
 
 @pytest.mark.parametrize("older", range(1, history_db.VERSION))
@@ -77,10 +79,32 @@ def test_a_history_of_an_older_version_is_upgraded_and_keeps_its_sweeps(tmp_path
     # are quantiles of the samples pooled, and a history keeps the two in separate series.
     made = history.groupby("sweep")["estimator"].agg(set).to_dict()
     if older < history_db.ESTIMATOR_SINCE:
-        assert made == {1: {tracked.PER_RUN}, 2: {tracked.POOLED}}
+        assert made == {1: {tracked.PER_RUN}, 2: {tracked.POOLED, tracked.PAIRED}}
         assert main(["history", "--db", db, "--format", "csv"]) == 0
     else:
-        assert made == {1: {tracked.POOLED}, 2: {tracked.POOLED}}
+        assert made == {1: {tracked.POOLED}, 2: {tracked.POOLED, tracked.PAIRED}}
+    # A suite before the Δ series recorded none; this one records tokio's Δp50 vs std, a series of its own.
+    against = history.groupby("sweep")["against"].agg(set).to_dict()
+    assert against == {1: {""}, 2: {"", "std"}}
+
+
+@pytest.mark.parametrize("older", range(1, history_db.VERSION))
+def test_a_history_of_an_older_version_reads_as_it_is(tmp_path, monkeypatch, capsys, older):
+    """`history` opens the file read-only: an older file is read without being upgraded, each column it lacks
+    holding what its points were."""
+    db = tmp_path / "history.sqlite"
+    with monkeypatch.context() as old_suite:
+        old_suite.setattr(history_db, "VERSION", older)
+        for day in (1, 2):
+            folder = small_sweep(tmp_path / f"s{day}", f"2026-01-0{day}T00:00:00Z", day)
+            assert main(["record", "-d", folder, "--db", db]) == 0
+    before = db.read_bytes()
+    assert main(["history", "--db", db, "--fail-on-change"]) == 0
+    out = capsys.readouterr().out
+    assert "std/tcp/64B/1000msg_s/0tasks/1conn/closed" in out and "  delta-latency  " not in out
+    assert db.read_bytes() == before
+    history = history_db.read(db)
+    assert set(history["against"]) == {""} and len(history) == 8
 
 
 def _refused(tmp_path, db: Path, needle: str) -> None:
