@@ -32,12 +32,12 @@ def verdict(low: float, value: float, high: float, reference: float, *, margin: 
             last: bool, higher_is_slower: bool = True) -> str:
     """A comparison's answer from its interval [low, high] around `value` (a difference; reference: the baseline's
     level): slower or faster when it excludes 0 and |value| ≥ floor × reference; same when it lies within
-    ±margin × reference; else open, or undecided at the last look. No interval (NaN): open, undecided at the last."""
+    ±max(margin, floor) × reference; else open, or undecided at the last look. No interval (NaN): open, undecided at the last."""
     if math.isnan(low) or math.isnan(high) or not math.isfinite(reference):
         return UNDECIDED if last else OPEN
     if (low > 0 or high < 0) and abs(value) >= floor * abs(reference):
         return SLOWER if (value > 0) == higher_is_slower else FASTER
-    bound = margin * abs(reference)
+    bound = max(margin, floor) * abs(reference)  # a floor above the margin widens what counts as the same
     if -bound < low and high < bound:
         return SAME
     return UNDECIDED if last else OPEN

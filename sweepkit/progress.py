@@ -143,7 +143,13 @@ def closing_lines(doc: dict, sweep_dir) -> list[str]:
     short = []
     if doc["repeats"] > 1:
         full = sum(p["status"] == "ok" for p in points)
-        lines.append(f"{full} of {len(points)} points have all {doc['repeats']} repeats")
+        if doc.get("looks"):  # STOP=decided: each point ran until its comparisons were decided
+            ran = sorted(p["repeats_ok"] for p in points if p["status"] == "ok")
+            lines.append(f"{full} of {len(points)} points measured every run they were planned, {ran[0]} to {ran[-1]} "
+                         "rounds each (STOP=decided: until their comparisons were decided)" if ran else
+                         f"0 of {len(points)} points measured every run they were planned")
+        else:
+            lines.append(f"{full} of {len(points)} points have all {doc['repeats']} repeats")
         short = [f"{p['stem']}: {p['message']}" for p in points if p["status"] in ("partial", "failed", "interrupted")]
     failed = [f"{r['stem']}: {r['message']}" for r in runs if r["status"] == "failed"]
     connections = {p["stem"]: p.get("connections") for p in points}

@@ -112,7 +112,7 @@ def test_a_sweep_of_std_tokio_and_an_older_tokio_runs_all_three_and_the_logs_nam
                             "--format", "csv"], capture_output=True, text=True, timeout=120)
     rows = {r["framework"]: r for r in csv.DictReader(io.StringIO(table.stdout))}
     assert rows["tokio-old"]["delta_base_p50_ns"] and rows["tokio-old"]["verdict_base"], table.stdout
-    assert rows["tokio"]["verdict_base"] == "" and "Δp50 vs base µs [95 % CI]" in run.output
+    assert rows["tokio"]["verdict_base"] == "" and "Δp50 vs base µs [CI]" in run.output
 
 
 def test_a_second_sweep_finds_the_version_built_and_compiles_nothing(older, tmp_path):

@@ -18,9 +18,9 @@ from .runs import MISSED_BY
 
 WIDTH = 120  # the terminal the table is laid out for, notes included
 FIRST = ("framework", "transport", "target msg/s", "p50 µs [95 % CI]", "p99 µs [95 % CI]",
-         "Δp50 vs std µs [95 % CI]", "verdict")
+         "Δp50 vs std µs [CI]", "verdict", "at round")
 # Shorter headers for FIRST's columns, the notes saying the rest.
-SHORT = {"target msg/s": "msg/s", "Δp50 vs std µs [95 % CI]": "Δp50 µs [95 % CI]"}
+SHORT = {"target msg/s": "msg/s", "Δp50 vs std µs [CI]": "Δp50 µs [CI]", "at round": "at"}
 # Shown where they differ between rows: what names a point beside FIRST's columns.
 KEYS = ("size B", "tasks", "conns", "load", *table.OTHERS)
 # A variant's Δ against its base runtime (a release against today's): what a sweep of VARIANTS is for.
@@ -30,9 +30,10 @@ INTERVAL = "[low–high]: the 95 % interval across the repeats"
 OPEN = "[–]: repeats that differ more than their number can bound"
 WITHIN_RUN = "(within-run): one repeat, its interval from its own samples only, blind to run-to-run spread"
 TOO_FEW = "too few: a quantile is printed from 10 samples beyond it (p99: 1 000 pooled samples)"
-DELTA = ("msg/s: the rate asked for; Δp50: runtime − std at the same setting, paired by round; verdict: slower or faster when the interval "
-         "excludes 0 and |Δ| ≥ {noise} of std's p50, same otherwise, within ±MDE (the smallest Δ the sweep "
-         "calls 4 times in 5); unknown: one round in common")
+DELTA = ("msg/s: the rate asked for; Δp50: runtime − std at the same setting, paired by round; verdict: slower or faster "
+         "when the interval excludes 0 and |Δ| ≥ {noise} of std's p50; same ±m when it lies within ±m of std's p50 "
+         "(MARGIN); undecided: neither, the data do not say; unknown: one round in common; at round: the look "
+         "that decided it (STOP=decided: the intervals are that look's, valid for all the looks taken)")
 MISSED = f"! achieved rate more than {int(100 * MISSED_BY)} % off the target"
 WIDE = "every column (achieved rate, n, p99.9, max, MDE, Δp99, lost, …): --wide, or --format csv"
 

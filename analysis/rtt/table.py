@@ -27,9 +27,10 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
 # A dimension of suite/dimensions.py that the columns above do not name: a column of its own, after them
 # in CSV, and in the text and Markdown tables of a sweep where it is not its default.
 OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
+DECISIONS = ["decided_at", "decided_at_base"]  # the round of the look that decided the Δp50, the Δ vs base
 HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
-           "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [95 % CI]",
-           "MDE µs (%)", "verdict", "Δp99 vs std µs [95 % CI]", "verdict p99", "lost"]
+           "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [CI]",
+           "MDE µs (%)", "verdict", "at round", "Δp99 vs std µs [CI]", "verdict p99", "lost"]
 # The columns of many connections and open load, in the text and Markdown tables of a sweep that has
 # either (a table of one connection in a closed loop stays as it was): header → the column it follows.
 CONNECTION_HEADERS = {"conns": "tasks", "load": "conns", "latency p99 µs [95 % CI]": "p99 µs [95 % CI]",
@@ -40,14 +41,18 @@ CONNECTION_NOTE = ("conns: connections (UDP: sockets) of the ping, sharing the r
                    "(coordinated omission corrected); starved: connections that got under half the median "
                    "replies, the most of any repeat")
 VERDICT_NOTE = ("Δp50: the Hodges–Lehmann shift of the pairs (runtime − std, same setting and round) with Wilcoxon's "
-                "signed-rank 95 % interval; 2 to 5 rounds in common: their mean with a t interval\n"
-                "verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; "
-                "same otherwise, within ±MDE; unknown with one round in common (no run-to-run spread measured)\n"
+                "signed-rank interval; 2 to 5 rounds in common: their mean with a t interval. Under STOP=decided each "
+                "Δ is looked at as the sweep goes, and its interval is the deciding look's, wider than 95 % so that "
+                "all the looks together call a false difference at most 5 % of the time (docs/analysis.md)\n"
+                "verdict: slower/faster when the Δ interval excludes 0 and |Δ| ≥ {noise} of std's p50; same ±m when "
+                "it lies within ±m of std's p50 (MARGIN, 5 % unless set); undecided otherwise: the data do not say; "
+                "unknown with one round in common. at round: the look that decided it\n"
                 "MDE: the smallest Δp50 this sweep calls 4 times in 5 (80 % power), from its repeats and their "
                 "spread, never below {noise} of std's p50; % of std's p50\n"
                 "Δp99: std's runs of the same rounds, each side's p99 of its runs' samples pooled, the interval from "
-                "each round's paired share in the two (quantiles.py); its verdict as the p50's, against {noise} of std's p99")
-BASE_HEADERS = ["Δp50 vs base µs [95 % CI]", "verdict vs base"]  # after "verdict p99", where a variant has a base
+                "each round's paired share in the two (quantiles.py), at the Δp50's deciding look; its verdict as "
+                "the p50's, its margin MARGIN_P99 (10 % of std's p99 unless set)")
+BASE_HEADERS = ["Δp50 vs base µs [CI]", "verdict vs base"]  # after "verdict p99", where a variant has a base
 BASE_NOTE = ("Δp50 vs base: a variant (VARIANTS) against its base runtime's line at the same setting and round, "
              "paired as the Δ vs std is (tokio-old against tokio: a version against the suite's); its verdict likewise")
 METHOD_NOTE = ("p50, p99, p99.9: quantiles of all the point's samples pooled, each repeat (a fresh process) weighing "
@@ -88,11 +93,16 @@ def detectable(point) -> str:
     return f"{fmt.us(point.mde_p50)} ({point.mde_p50_pct:.0f} %)"
 
 
-def called(point) -> str:
-    """The verdict; `same` says within what: "same within ±12.3 µs"."""
-    if point.verdict == "same" and not pd.isna(point.mde_p50):
-        return f"same within ±{fmt.us(point.mde_p50)} µs"
+def called(point, noise: float) -> str:
+    """The verdict; `same` says within what share of std's p50: "same ±5 %"."""
+    if point.verdict == "same":
+        return f"same ±{100 * max(point.schedule.margin, noise):g} %"
     return point.verdict
+
+
+def decided(point) -> str:
+    """The round of the look that decided the Δp50 ("10"), empty where it is undecided or there is none."""
+    return "" if pd.isna(point.decided_at) else str(int(point.decided_at))
 
 
 def _with_connections(headers: list[str], body: list[list[str]], points: pd.DataFrame) -> tuple[list, list]:
@@ -138,7 +148,7 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
         delta = "" if not p.verdict else interval(p.delta_p50, p.delta_p50_low, p.delta_p50_high, signed)
         lines.append([name, p.transport, str(p.payload), fmt.rate_label(p.interval_s), achieved,
                       str(p.tasks), repeats(p), str(p.n), quantile(p, "p50"), quantile(p, "p99"),
-                      quantile(p, "p999", bare=True), fmt.us(p.max), delta, detectable(p), called(p),
+                      quantile(p, "p999", bare=True), fmt.us(p.max), delta, detectable(p), called(p, noise), decided(p),
                       tail_delta(p, "p99"), p.verdict_p99, fmt.count(p.lost)])
     notes = [METHOD_NOTE, VERDICT_NOTE.format(noise=fmt.percent(noise)), "n, lost: summed; max: the largest",
              *marks(missed, partial, disturbed, old), BACK_TO_BACK]
@@ -203,6 +213,8 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
                  "delta_base_p50", "delta_base_p50_low", "delta_base_p50_high"):
         table[f"{name}_ns"] = integers(points, name)
     table["verdict_p99"], table["verdict_base"] = points["verdict_p99"], points["verdict_base"]
+    for name in ("decided_at", "decided_at_base"):  # the round of the look that decided it
+        table[name] = pd.to_numeric(points[name], errors="coerce").astype("Int64")
     table["mde_p99_pct"] = pd.to_numeric(points["mde_p99_pct"], errors="coerce").round(1)
     # The quantiles left empty, and why: "p99: n = 80: too few for p99; …"
     refusals = [c for c in points.columns if c.endswith("_refused")]
@@ -215,7 +227,7 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
     table["interval_method"] = points["method"].map(u.INTERVAL_METHOD).fillna("")
     table["delta_interval_method"] = points["delta_method"].map(u.INTERVAL_METHOD).fillna("")
     buffer = io.StringIO()
-    table.to_csv(buffer, index=False, columns=[*CSV_COLUMNS, *OTHERS], lineterminator="\n")
+    table.to_csv(buffer, index=False, columns=[*CSV_COLUMNS, *OTHERS, *DECISIONS], lineterminator="\n")
     return buffer.getvalue()
 
 

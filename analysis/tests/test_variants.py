@@ -78,7 +78,7 @@ def test_a_variant_is_compared_with_its_base_runtime_paired_by_round_as_with_std
     assert table.loc[["std", "tokio"], ["delta_base_p50_ns", "verdict_base"]].isna().all().all()  # empty cells
     status, out, _ = cli(capsys, "--summary", "-d", folder)
     header, rows = out.splitlines()[0], {line.split()[0] + line.split()[3]: line for line in out.splitlines()[2:10]}
-    assert "Δp50 vs base µs [95 % CI]" in header and "verdict vs base" in header
+    assert "Δp50 vs base µs [CI]" in header and "verdict vs base" in header
     assert rows["tokio-ct∞"].split()[-2:] == ["faster", "0"] and rows["tokio∞"].split()[-2:] == ["slower", "0"], out
     assert "Δp50 vs base: a variant (VARIANTS) against its base runtime's line at the same setting" in out
 
