@@ -1,0 +1,98 @@
+"""STOP=decided on real sweeps: a decided line leaves the rotation, std stays while a comparison of its setting is
+open, the analysis reads the sweep's decisions back, STOP=fixed runs today's sweep, and bad knobs are refused."""
+
+import contextlib
+import csv
+import io
+
+import pytest
+
+from analysis import cli, uncertainty as u
+from sweep_helpers import load_json, require_binaries, run_script, sweep_dir
+
+SHORT = {"DURATION": "0.05", "WARMUP": "0.02", "INTERVALS": "0", "PROTOCOLS": "tcp", "SEED": "4242", "COUNTERS": "0"}
+# A delay several times std's back-to-back p50 is decided at an early look; an identical line may stay open.
+LINES = "std-d=std:pong:--delay-ns 100000 std-aa=std:pong:--delay-ns 0"
+
+
+def sweep(out_dir, **knobs):
+    require_binaries("std")
+    run = run_script("run-localhost.sh", ["-S"], out_dir, timeout=300, **(SHORT | {"VARIANTS": LINES} | knobs))
+    assert run.rc == 0, run.output
+    folder = sweep_dir(out_dir)
+    return run, folder, load_json(folder / "sweep.json")
+
+
+@pytest.fixture(scope="module")
+def decided(tmp_path_factory):
+    return sweep(tmp_path_factory.mktemp("decided"), REPEATS="30")
+
+
+@pytest.fixture(scope="module")
+def fixed(tmp_path_factory):
+    return sweep(tmp_path_factory.mktemp("fixed"), REPEATS="30", STOP="fixed")
+
+
+def rounds_run(doc) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for run in doc["runs"]:
+        if run["status"] == "ok":
+            found.setdefault(run["point"], []).append(run["round"])
+    return found
+
+
+def table_rows(folder) -> dict[str, dict]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["table", "-d", str(folder), "--format", "csv"]) == 0
+    return {row["framework"]: row for row in csv.DictReader(io.StringIO(out.getvalue()))}
+
+
+def test_a_decided_line_leaves_the_rotation_and_std_stays_while_a_comparison_is_open(decided):
+    run, folder, doc = decided
+    assert doc["design"]["stop"] == "decided" and doc["repeats"] == 33
+    assert [look["round"] for look in doc["looks"]] == [10, 20, 33]
+    ran = rounds_run(doc)
+    decisions = {d["line"]: d for d in doc["decisions"]}
+    delay = decisions["std-d"]
+    assert delay["verdict"] == "slower" and delay["decided_at"] in (10, 20)  # a loaded machine may need two looks
+    assert max(ran["std-d-tcp-64B-0s-0t"]) == delay["decided_at"] == doc["retired"]["std-d-tcp-64B-0s-0t"]
+    last_decided = max(d["decided_at"] or 33 for d in decisions.values())
+    assert max(ran["std-tcp-64B-0s-0t"]) == last_decided  # std ran while any comparison was open, no longer
+    aa = decisions["std-aa"]
+    assert max(ran["std-aa-tcp-64B-0s-0t"]) == (aa["decided_at"] or 33)
+    assert "Look after round 10" in run.output and "comparisons decided" in run.output
+
+
+def test_the_analysis_reads_the_sweeps_decisions_back(decided):
+    _, folder, doc = decided
+    rows = table_rows(folder)
+    for d in doc["decisions"]:
+        row = rows[d["line"]]
+        assert row["verdict"] == d["verdict"]
+        assert row["decided_at"] == ("" if d["decided_at"] is None else str(d["decided_at"]))
+    delay = rows["std-d"]
+    assert float(delay["delta_p50_low_ns"]) > 0 and delay["verdict_p99"] in ("slower", "")
+
+
+def test_stop_fixed_runs_every_round_in_the_seeds_order_and_decided_runs_a_part_of_it(fixed, decided):
+    _, folder, doc = fixed
+    assert doc["design"]["stop"] == "fixed" and doc["looks"] == [] and doc["repeats"] == 30
+    order = [r["stem"] for r in doc["runs"]]
+    assert len(order) == 3 * 30 and all(r["status"] == "ok" for r in doc["runs"])
+    kept = [r["stem"] for r in decided[2]["runs"] if r["round"] <= 30]
+    assert kept == [stem for stem in order if stem in set(kept)]  # the same runs, in the same order
+    rows = table_rows(folder)
+    for line in ("std-d", "std-aa"):
+        row = rows[line]
+        low, high, std = float(row["delta_p50_low_ns"]), float(row["delta_p50_high_ns"]), float(rows["std"]["p50_ns"])
+        assert row["delta_interval_method"] == u.INTERVAL_METHOD[u.SIGNED_RANK] and row["decided_at"] in ("30", "")
+        if row["verdict"] == "same":  # only within the margin, never merely because the interval holds 0
+            assert -0.05 * std < low and high < 0.05 * std
+
+
+@pytest.mark.parametrize("knob, value", [("STOP", "soon"), ("MARGIN", "-1"), ("MARGIN_P99", "100")])
+def test_a_bad_design_knob_is_refused_naming_it(tmp_path, knob, value):
+    run = run_script("run-localhost.sh", ["-S"], tmp_path, timeout=60, **(SHORT | {knob: value}))
+    assert run.rc == 2 and f"{knob}='{value}'" in run.stderr, run.output
+    assert not list(tmp_path.glob("localhost-*"))  # nothing was started
