@@ -1,0 +1,195 @@
+"""How the sequential design (STOP=decided) calls its comparisons against the fixed one: on synthetic sweeps with a
+known Δ (A/A, one and three times the fixed design's MDE), and on the rounds of real sweeps' A/A lines resampled.
+Prints Markdown tables; a few minutes on 2 CPUs:
+python3 -m analysis.tests.sequential_study [--replays N] [--replay SWEEP_DIR ...]"""
+
+import argparse
+import json
+import math
+import multiprocessing
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from suite import sequential, signed_rank, tdist
+from suite.runtimes import BASELINE
+
+from . import synthetic
+
+REPEATS = 80  # the default sweep's
+SIZE = 100  # samples a run: 1 k msg/s over the default 0.1 s window
+SEED = 49
+CHUNK = 50
+# The VM of the issue: a Δp50's MDE of about 3 % at 80 rounds (paired rounds share most of their drift), and a
+# harder one, synthetic.VM as it is (a paired Δ's MDE of about 4.6 %).
+MODELS = {"VM, MDE ≈ 3 %": replace(synthetic.VM, shared=0.88), "VM, MDE ≈ 4.6 %": synthetic.VM}
+EFFECTS = (0.0, 1.0, 3.0)  # the planted Δ, in MDEs of the fixed design at REPEATS rounds
+
+
+@dataclass(frozen=True)
+class Cell:
+    model: str
+    effect: float  # in MDEs
+    replays: int
+
+
+def p50s(runs: list[np.ndarray]) -> np.ndarray:
+    """Each run's nearest-rank p50 (its samples are sorted)."""
+    return np.array([r[max(1, math.ceil(0.5 * len(r))) - 1] for r in runs], dtype=np.float64)
+
+
+def mde_share(model, rng, pilot: int = 4000) -> float:
+    """The fixed design's MDE at REPEATS rounds, as a share of the p50: (t(.975) + t(.8)) · sd / √R, sd the spread of
+    a paired round's Δ of log p50."""
+    a, b = synthetic.paired(model, rng, pilot, SIZE)
+    sd = float(np.std(np.log(p50s(a)) - np.log(p50s(b)), ddof=1))
+    return math.exp(tdist.detectable(sd, REPEATS)) - 1
+
+
+def shift(diffs: list[float], confidence: float) -> tuple[float, float, float] | None:
+    """suite.signed_rank.hodges_lehmann with numpy's sort: the same shift and interval, ten times faster."""
+    n = len(diffs)
+    rank = signed_rank.critical(n, confidence)
+    if rank is None:
+        return None
+    d = np.asarray(diffs)
+    walsh = np.sort((d[:, None] + d[None, :])[np.triu_indices(n)] / 2)
+    middle = len(walsh) // 2
+    value = walsh[middle] if len(walsh) % 2 else (walsh[middle - 1] + walsh[middle]) / 2
+    return float(value), float(walsh[rank]), float(walsh[len(walsh) - 1 - rank])
+
+
+def taken(design: sequential.Design) -> list[sequential.Look]:
+    """Every look of a design taken in turn (its boundaries depend on no data: computed once a process)."""
+    looks = sequential.Looks(design)
+    for r in design.rounds():
+        looks.add(r, design.maximum, final=r == design.maximum)
+    return looks.taken
+
+
+DECIDED, FIXED = sequential.plan("decided", REPEATS), sequential.plan("fixed", REPEATS)
+LOOKS = {"decided": taken(DECIDED), "fixed": taken(FIXED)}
+
+
+def verdicts(mine: np.ndarray, theirs: np.ndarray) -> tuple[str, int, str]:
+    """(sequential verdict, rounds it ran, fixed design's verdict) of one replay's rounds. decide scans the looks in
+    turn and stops at the first that decides: what the sweep does, the later rounds unread."""
+    values = {r + 1: float(v) for r, v in enumerate(mine)}, {r + 1: float(v) for r, v in enumerate(theirs)}
+    found = sequential.decide(*values, LOOKS["decided"], margin=DECIDED.margin, floor=DECIDED.floor, over=True,
+                              interval=shift)
+    first = {r: v for r, v in values[0].items() if r <= REPEATS}, {r: v for r, v in values[1].items() if r <= REPEATS}
+    plain = sequential.decide(*first, LOOKS["fixed"], margin=FIXED.margin, floor=FIXED.floor, over=True, interval=shift)
+    return found.verdict, found.look.round if found.decided_at else DECIDED.maximum, plain.verdict
+
+
+def _synthetic_task(task: tuple[Cell, float, int]) -> list[tuple[str, int, str]]:
+    cell, shift, start = task
+    rng = np.random.default_rng([SEED, int(100 * cell.effect), start, len(cell.model)])
+    model = MODELS[cell.model]
+    out = []
+    for _ in range(min(CHUNK, cell.replays - start)):
+        a, b = synthetic.paired(model, rng, sequential.plan("decided", REPEATS).maximum, SIZE)
+        out.append(verdicts(p50s(a) * (1 + shift), p50s(b)))
+    return out
+
+
+def summarise(found: list[tuple[str, int, str]], planted: float) -> dict:
+    """The shares called (the right way, the wrong way), the same, undecided; mean rounds; the fixed design's."""
+    def shares(said: list[str]) -> dict:
+        right = "slower" if planted > 0 else None
+        called = [v for v in said if v in ("slower", "faster")]
+        return {"called": len(called) / len(said), "wrong": sum(v != right for v in called) / len(said),
+                "same": said.count("same") / len(said), "undecided": said.count("undecided") / len(said)}
+
+    return {"sequential": shares([f[0] for f in found]), "rounds": float(np.mean([f[1] for f in found])),
+            "fixed": shares([f[2] for f in found]), "replays": len(found)}
+
+
+def synthetic_study(replays: int, pool) -> list[str]:
+    lines = ["| model | planted Δ | called: sequential (fixed) | wrong way or A/A called | same | undecided | "
+             "mean rounds (fixed: 80) |", "|---|---|---|---|---|---|---|"]
+    for name, model in MODELS.items():
+        mde = mde_share(model, np.random.default_rng(SEED))
+        for effect in EFFECTS:
+            cell = Cell(name, effect, replays)
+            tasks = [(cell, effect * mde, start) for start in range(0, replays, CHUNK)]
+            s = summarise([f for chunk in pool.map(_synthetic_task, tasks) for f in chunk], effect)
+            q, f = s["sequential"], s["fixed"]
+            lines.append(f"| {name} | {effect:g} MDE ({100 * effect * mde:.1f} %) | {q['called']:.3f} ({f['called']:.3f}) "
+                         f"| {q['wrong']:.3f} ({f['wrong']:.3f}) | {q['same']:.3f} ({f['same']:.3f}) | "
+                         f"{q['undecided']:.3f} ({f['undecided']:.3f}) | {s['rounds']:.1f} |")
+    return lines
+
+
+def aa_pairs(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each A/A line's p50 and std's, round by round, of a STOP=fixed sweep: (line, std) per setting. An A/A
+    line is a variant of std with `--delay-ns 0` (sweep.json variants)."""
+    doc = json.loads((folder / "sweep.json").read_text())
+    aa = {v["label"] for v in doc.get("variants") or () if v.get("base") == BASELINE and v.get("args") == ["--delay-ns", "0"]}
+    points = {p["stem"]: p for p in doc["points"]}
+    by: dict[tuple, dict[int, float]] = {}
+    for run in doc["runs"]:
+        p = points[run["point"]]
+        if run["status"] == "ok" and run.get("p50_ns"):
+            setting = (p["transport"], p.get("interval_s"))
+            by.setdefault((p["framework"], setting), {})[run["round"]] = float(run["p50_ns"])
+    out = []
+    for (line, setting), rounds in by.items():
+        std = by.get((BASELINE, setting), {})
+        common = sorted(set(rounds) & set(std))
+        if line in aa and len(common) >= REPEATS // 2:
+            out.append((np.array([rounds[r] for r in common]), np.array([std[r] for r in common])))
+    return out
+
+
+def _replay_task(task: tuple[np.ndarray, np.ndarray, int, int]) -> list[tuple[str, int, str]]:
+    """Replays of one A/A pair: rounds drawn with replacement, each round's two lines swapped half the time (with
+    no difference either order is as likely: what ORDER=blocks' shuffle assures)."""
+    line, std, count, seed = task
+    rng = np.random.default_rng([SEED, seed])
+    rounds = sequential.plan("decided", REPEATS).maximum
+    out = []
+    for _ in range(count):
+        pick = rng.integers(0, len(line), rounds)
+        swap = rng.random(rounds) < 0.5
+        a, b = np.where(swap, std[pick], line[pick]), np.where(swap, line[pick], std[pick])
+        out.append(verdicts(a, b))
+    return out
+
+
+def replay_study(folders: list[Path], replays: int, pool) -> list[str]:
+    pairs = [pair for folder in folders for pair in aa_pairs(folder)]
+    if not pairs:
+        return [f"no A/A lines with {REPEATS // 2} rounds or more in {', '.join(map(str, folders))}"]
+    tasks = [(line, std, replays, i) for i, (line, std) in enumerate(pairs)]
+    s = summarise([f for chunk in pool.map(_replay_task, tasks) for f in chunk], 0.0)
+    q, f = s["sequential"], s["fixed"]
+    return ["| A/A pairs | replays | called: sequential (fixed) | same | undecided | mean rounds |",
+            "|---|---|---|---|---|---|",
+            f"| {len(pairs)} | {s['replays']} | {q['called']:.3f} ({f['called']:.3f}) | {q['same']:.3f} ({f['same']:.3f}) "
+            f"| {q['undecided']:.3f} ({f['undecided']:.3f}) | {s['rounds']:.1f} |"]
+
+
+def rounded(values):
+    return tuple(round(v, 9) for v in values)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--replays", type=int, default=1000, help="replays a synthetic cell (default 1000)")
+    parser.add_argument("--replay", type=Path, nargs="*", default=[], help="STOP=fixed sweep folders with A/A lines")
+    parser.add_argument("--per-pair", type=int, default=200, help="replays of each recorded A/A pair (default 200)")
+    args = parser.parse_args(argv)
+    check = list(np.random.default_rng(SEED).normal(size=40))
+    assert rounded(shift(check, 0.99)) == rounded(signed_rank.hodges_lehmann(check, 0.99))
+    with multiprocessing.Pool(2) as pool:
+        lines = synthetic_study(args.replays, pool) if args.replays else []
+        if args.replay:
+            lines += ["", *replay_study(args.replay, args.per_pair, pool)]
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
