@@ -84,6 +84,21 @@ class Rotation:
                 self.retired[point.stem] = done
         return look
 
+    def resume(self, doc: dict, runs) -> None:
+        """The looks a sweep took before it was interrupted (sweep.json `looks`, `retired`), taken again, and each
+        comparison's verdict decided again from the runs' records: --continue goes on from there."""
+        self.looks.replay(doc.get("looks") or [])
+        self.retired = {str(stem): int(r) for stem, r in (doc.get("retired") or {}).items()}
+        if not self.looks.taken:
+            return
+        values = values_by_round(runs, doc["runs"])
+        design, last = self.looks.design, self.looks.taken[-1].round
+        for c in self.comparisons:
+            mine, theirs = values.get((c.line, c.setting), {}), values.get((c.against, c.setting), {})
+            self.decisions[c] = sequential.decide({r: v for r, v in mine.items() if r <= last},
+                                                  {r: v for r, v in theirs.items() if r <= last}, self.looks.taken,
+                                                  margin=design.margin, floor=design.floor, over=False)
+
     def open(self) -> list[Comparison]:
         return [c for c in self.comparisons if self.decisions.get(c) is None or
                 self.decisions[c].verdict == sequential.OPEN]

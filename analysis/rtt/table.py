@@ -23,11 +23,11 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
                "connections", "load", "latency_p99_ns", "latency_p99_low_ns", "latency_p99_high_ns", "starved",
                "mde_p50_ns", "mde_p50_pct", "interval_method", "delta_interval_method", "p9999_ns",
                "delta_p99_ns", "delta_p99_low_ns", "delta_p99_high_ns", "verdict_p99", "mde_p99_ns", "mde_p99_pct",
-               "refused", "delta_base_p50_ns", "delta_base_p50_low_ns", "delta_base_p50_high_ns", "verdict_base"]
+               "refused", "delta_base_p50_ns", "delta_base_p50_low_ns", "delta_base_p50_high_ns", "verdict_base",
+               "decided_at", "decided_at_base"]  # the round of the look that decided the Δp50, the Δ vs base
 # A dimension of suite/dimensions.py that the columns above do not name: a column of its own, after them
 # in CSV, and in the text and Markdown tables of a sweep where it is not its default.
 OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
-DECISIONS = ["decided_at", "decided_at_base"]  # the round of the look that decided the Δp50, the Δ vs base
 HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
            "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [CI]",
            "MDE µs (%)", "verdict", "at round", "Δp99 vs std µs [CI]", "verdict p99", "lost"]
@@ -227,7 +227,7 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
     table["interval_method"] = points["method"].map(u.INTERVAL_METHOD).fillna("")
     table["delta_interval_method"] = points["delta_method"].map(u.INTERVAL_METHOD).fillna("")
     buffer = io.StringIO()
-    table.to_csv(buffer, index=False, columns=[*CSV_COLUMNS, *OTHERS, *DECISIONS], lineterminator="\n")
+    table.to_csv(buffer, index=False, columns=[*CSV_COLUMNS, *OTHERS], lineterminator="\n")
     return buffer.getvalue()
 
 

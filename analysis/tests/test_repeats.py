@@ -10,7 +10,7 @@ import pytest
 from pypdf import PdfReader
 
 from analysis import quantiles, rtt
-from suite import fmt, palette, percentile
+from suite import palette, percentile
 from analysis import uncertainty as u
 from analysis.load import round_of
 from analysis.rtt.table import CSV_COLUMNS
@@ -57,7 +57,8 @@ def test_the_round_comes_from_the_stem_and_is_1_without_a_suffix():
 def test_csv_keeps_its_columns_and_adds_exactly_the_interval_and_connection_columns(capsys, paired_dir):
     table = csv_table(capsys, "-d", paired_dir)
     assert ",".join(CSV_COLUMNS).endswith(
-        f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS},{TAIL_COLUMNS},{BASE_COLUMNS}")
+        f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS},{TAIL_COLUMNS},{BASE_COLUMNS},"
+        "decided_at,decided_at_base")
     assert list(table.columns) == CSV_COLUMNS
 
 
@@ -98,7 +99,7 @@ def test_same_says_within_what(capsys, paired_dir):
     assert status == 0, err
     tokio = next(line for line in out.splitlines() if line.startswith("tokio"))
     std_p50 = row(csv_table(capsys, "-d", paired_dir), "std")["p50_ns"]
-    assert f"same within ±{fmt.us(0.10 * std_p50)} µs" in tokio  # the noise threshold is the floor
+    assert "same ±10 %" in tokio and std_p50 > 0  # a noise threshold above the margin widens what counts as the same
     assert "MDE: the smallest Δp50" in out
 
 
