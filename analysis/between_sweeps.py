@@ -28,11 +28,13 @@ SEGMENTS = "t between segments, spread within them"
 
 def robust_sd(values) -> float:
     """The spread of a series from sweep to sweep, which a step does not inflate: the median absolute difference
-    of successive values, scaled to a normal sd (1.4826 / √2); NaN with fewer than three values."""
+    of successive values (of two, the smaller: a step is in one of them), scaled to a normal sd (1.4826 / √2);
+    NaN with fewer than three values."""
     values = np.asarray(values, dtype=float)
     if len(values) < 3:
         return math.nan
-    return float(1.4826 * np.median(np.abs(np.diff(values))) / math.sqrt(2))
+    steps = np.abs(np.diff(values))
+    return float(1.4826 * (np.median(steps) if len(steps) >= 3 else steps.min()) / math.sqrt(2))
 
 
 def predicted(window, newest: float, confidence: float) -> u.Estimate | None:

@@ -8,8 +8,8 @@ run-localhost.sh on the release binaries; the planted step is a pong that holds 
 (PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in the second
 and third of three consecutive sweeps.
 
-The A/A sweeps are one real sweep of 21 rounds split by round into three (rounds 1, 4, 7, …; 2, 5, 8, …; 3, 6, 9, …), each
-with its own sweep.json: the machine's drift falls on the three alike, as a sweep's shuffled rounds spread it
+The A/A sweeps are one real sweep of 21 rounds split by round into seven (rounds 1, 8, 15; 2, 9, 16; …), each
+with its own sweep.json: the machine's drift falls on the seven alike, as a sweep's shuffled rounds spread it
 over its runtimes. Three consecutive sweeps are not A/A on a shared machine: on this 2-CPU VM, with other work
 running, std's p50 went from 49 µs to 22 µs between two sweeps a few seconds apart, and the history rightly
 called that a change.
@@ -68,11 +68,11 @@ def split_by_round(folder, parts: int, out) -> list:
 
 @pytest.fixture(scope="module")
 def sweeps(tmp_path_factory):
-    """Three consecutive sweeps, the second and third with the slow pong; and three A/A sweeps."""
+    """Seven A/A sweeps; then three consecutive sweeps, the second and third with the slow pong."""
     require_binaries("std")
     root = tmp_path_factory.mktemp("sweeps")
+    same = split_by_round(sweep(root / "same", REPEATS="21"), 7, root / "split")
     planted = [sweep(root / "base"), *(sweep(root / f"slow{i}", **DELAY) for i in range(2))]
-    same = split_by_round(sweep(root / "same", REPEATS="21"), 3, root / "split")
     return planted, same
 
 
@@ -115,14 +115,22 @@ def test_a_planted_step_is_found_at_the_sweep_that_starts_it(sweeps, tmp_path):
 
 
 def test_fail_on_change_answers_for_the_newest_sweep_alone(sweeps, tmp_path):
-    (base, slow, _), _ = sweeps
+    (base, slow, _), same = sweeps
     db = tmp_path / "history.sqlite"
     record(db, base)
     record(db, slow)
+    # Two sweeps are too few to know how far a sweep's level moves from sweep to sweep: no call, and it says so.
+    gate = parse("history", "--db", db, "--fail-on-change")
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert "not judged: too few sweeps since their last change" in gate.stderr
+    # Four sweeps before it (std alone: no Δ series, so its levels are judged), and the slow pong is called.
+    db = tmp_path / "five.sqlite"
+    for folder in [*same[:4], slow]:
+        record(db, folder)
     gate = parse("history", "--db", db, "--fail-on-change")
     assert gate.returncode == 1, gate.stdout + gate.stderr
-    assert f"the newest sweep (#2) starts a change: {POINT} latency ×" in gate.stderr
-    assert "(slower)" in gate.stderr
+    assert f"the newest sweep (#5) starts a change: {POINT} latency ×" in gate.stderr
+    assert "(slower" in gate.stderr
 
 
 # The A/A sweeps are tiny (3 runs of 0.3 s each, idle states left alone, at NICE=19 while the other tests load the
@@ -137,7 +145,7 @@ A_A_NOISE = "100"
 def test_three_a_a_sweeps_show_no_change(sweeps, tmp_path):
     _, same = sweeps
     db = tmp_path / "history.sqlite"
-    for folder in same:
+    for folder in same[:3]:
         record(db, folder)
     done = parse("history", "--db", db, "--format", "csv", "--noise", A_A_NOISE)
     assert done.returncode == 0, done.stderr
