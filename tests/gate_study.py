@@ -84,8 +84,12 @@ def _record_all(directory: Path) -> tuple[Path, list[int]]:
     from analysis.cli import main
 
     db = directory / "all.sqlite"
-    if not db.exists():
-        for folder in sorted(directory.glob("[0-9][0-9][0-9]/localhost-*")):
+    had = set()
+    if db.exists():
+        with closing(sqlite3.connect(db)) as conn:
+            had = {folder for folder, in conn.execute("SELECT folder FROM sweeps")}
+    for folder in sorted(directory.glob("[0-9][0-9][0-9]/localhost-*")):
+        if str(folder) not in had and (folder / "sweep.json").exists():
             with contextlib.redirect_stderr(io.StringIO()):
                 if main(["record", "-d", str(folder), "--db", str(db)]) != 0:
                     raise SystemExit(f"could not record {folder}")
