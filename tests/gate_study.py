@@ -12,6 +12,8 @@ lines, and runs the gate on each (analysis.cli.main, as parse.py does):
   its Δ vs std as the sweep's table paired it.
 Histories of consecutive sweeps (disjoint, in the order they ran) come first; `--shuffled N` adds N more, each 6
 sweeps drawn at random from all and put in random order (a replay: they share sweeps, so they are not independent).
+`--before PARSE_PY` runs another suite's parse.py on the same histories, taken down to schema 3 (no Δ rows), for
+the gate as it was (e.g. `git archive COMMIT analysis suite parse.py | tar -x -C /tmp/old`).
 
   python3 tests/gate_study.py sweep --dir /tmp/study --count 36
   python3 tests/gate_study.py analyse --dir /tmp/study --shuffled 40
@@ -118,7 +120,20 @@ def _history(db: Path, out: Path, sweeps: list[int], planted: str | None) -> Pat
     return out
 
 
-def _gate(db: Path) -> tuple[int, str]:
+def _before(db: Path) -> Path:
+    """The history as a suite of schema version 3 wrote it: no Δ rows, no `against`."""
+    with closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("DELETE FROM points WHERE against != ''")
+        conn.execute("ALTER TABLE points DROP COLUMN against")
+        conn.execute("DELETE FROM schema_version WHERE version > 3")
+    return db
+
+
+def _gate(db: Path, before: Path | None = None) -> tuple[int, str]:
+    if before is not None:
+        done = subprocess.run([sys.executable, str(before), "history", "--db", str(_before(db)), "--fail-on-change"],
+                              capture_output=True, text=True, timeout=120, cwd=before.parent)
+        return done.returncode, done.stderr
     from analysis.cli import main
 
     err = io.StringIO()
@@ -127,7 +142,7 @@ def _gate(db: Path) -> tuple[int, str]:
     return status, err.getvalue()
 
 
-def analyse(directory: Path, shuffled: int, seed: int) -> int:
+def analyse(directory: Path, shuffled: int, seed: int, before: Path | None = None) -> int:
     db, ids = _record_all(directory)
     rng = random.Random(seed)
     groups = [("consecutive", ids[i:i + LENGTH]) for i in range(0, len(ids) - LENGTH + 1, LENGTH)]
@@ -137,7 +152,7 @@ def analyse(directory: Path, shuffled: int, seed: int) -> int:
     counts: dict = {}
     for n, (how, sweeps) in enumerate(groups):  # a loop over histories
         for planted in (None, "std-d10", "std-d30"):
-            status, err = _gate(_history(db, scratch / f"h{n}-{planted}.sqlite", sweeps, planted))
+            status, err = _gate(_history(db, scratch / f"h{n}-{planted}.sqlite", sweeps, planted), before)
             key = (how, planted or "A/A")
             called, total = counts.get(key, (0, 0))
             counts[key] = (called + (status == 1), total + 1)
@@ -160,10 +175,11 @@ def main(argv=None) -> int:
     read.add_argument("--dir", type=Path, required=True)
     read.add_argument("--shuffled", type=int, default=0)
     read.add_argument("--seed", type=int, default=53)
+    read.add_argument("--before", type=Path, help="another suite's parse.py: its gate on the same histories")
     args = parser.parse_args(argv)
     if args.command == "sweep":
         return sweep(args.dir, args.count)
-    return analyse(args.dir, args.shuffled, args.seed)
+    return analyse(args.dir, args.shuffled, args.seed, args.before)
 
 
 if __name__ == "__main__":
