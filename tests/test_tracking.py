@@ -5,8 +5,8 @@ The sweeps are tiny real ones (std alone, TCP at 1000 msg/s, REPEATS=7 of 0.3 s:
 samples a point, enough for a p99 (it needs 1 000) even where a run stalled, and 7 repeats, from which a p50's
 interval always closes: with 3, a loaded machine left it open now and then, and no change could be called) run by
 run-localhost.sh on the release binaries; the planted step is a pong that holds each echo 200 µs
-(PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in the second
-and third of three consecutive sweeps.
+(PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in two sweeps
+after A/A ones.
 
 The A/A sweeps are one real sweep of 21 rounds split by round into seven (rounds 1, 8, 15; 2, 9, 16; …), each
 with its own sweep.json: the machine's drift falls on the seven alike, as a sweep's shuffled rounds spread it
@@ -89,27 +89,29 @@ def history_csv(db) -> list[dict]:
 
 
 def test_a_planted_step_is_found_at_the_sweep_that_starts_it(sweeps, tmp_path):
-    planted, _ = sweeps
+    (_, *slow), same = sweeps
     db = tmp_path / "history.sqlite"
-    for folder in planted:
+    # Four A/A sweeps, then two with the slow pong: a step is judged against the spread within the segments on
+    # either side of it, and four sweeps before it let that spread be known (with one, t(1) would be 12.7).
+    for folder in [*same[:4], *slow]:
         record(db, folder)
     rows = [r for r in history_csv(db) if r["benchmark"] == POINT and r["measure"] == "latency"]
-    assert [r["sweep"] for r in rows] == ["1", "2", "3"]
-    # The first change is at the second sweep (the third may differ from it too, by the machine's drift).
-    assert [r["change"] for r in rows][:2] == ["", "slower"], rows
+    assert [r["sweep"] for r in rows] == ["1", "2", "3", "4", "5", "6"]
+    # The first change is at the fifth sweep (the sixth may differ from it too, by the machine's drift).
+    assert [r["change"] for r in rows][:5] == ["", "", "", "", "slower"], rows
     # The pong spins 200 µs before each echo: the step is at least most of that, whatever the machine's own
     # RTT (tens of µs with the idle states held, hundreds when a loaded machine's idle vCPUs halt).
-    assert float(rows[1]["ratio_low"]) > 1
-    assert float(rows[1]["value"]) - float(rows[0]["value"]) > 100_000, rows
+    assert float(rows[4]["ratio_low"]) > 1
+    assert float(rows[4]["value"]) - float(rows[3]["value"]) > 100_000, rows
     table = parse("history", "--db", db, "-o", tmp_path / "history.pdf")
-    assert table.returncode == 0 and "#2 ×" in table.stdout
+    assert table.returncode == 0 and "#5 ×" in table.stdout
     assert len(PdfReader(tmp_path / "history.pdf").pages) == 2  # a page per metric: p50, p99
     print(table.stdout)  # the report quotes it: pytest -s
     # The same as one offline web page: the table with a row per series, a figure per metric.
     page = parse("history", "--db", db, "-o", tmp_path / "history.html")
     assert page.returncode == 0, page.stderr
     text = (tmp_path / "history.html").read_text()
-    assert text.count("<figure") == 2 and "<svg" in text and "#2 ×" in text
+    assert text.count("<figure") == 2 and "<svg" in text and "#5 ×" in text
     assert f'id="{POINT.replace("/", "_")}-latency-' in text
     assert not re.search(r'(src|href)="(https?:)?//', text), "an offline page fetches nothing"
 
