@@ -5,7 +5,8 @@ A sweep's own interval counts its repeats; the level of a whole sweep moves by m
 repeats). So a series is judged by the sweeps themselves, each one value (a level's logarithm, or a paired Δ as
 it is), and its spread is theirs:
 - the newest sweep against the sweeps before it: a prediction interval for one more value of the window,
-  mean ± t(n−1) · s · √(1 + 1/n) (the textbook interval for a new observation of a normal sample);
+  mean ± t · √(τ² + se² + s²/n), the level's variance between sweeps, the newest sweep's own (from its
+  repeats) and the window mean's (without sweeps' own intervals, the textbook mean ± t(n−1) · s · √(1 + 1/n));
 - a step between two segments: a t interval for the difference of their means, s the spread within segments,
   pooled over every segment of the series.
 Each is given on the series' own scale, as a difference (after − before).
@@ -28,24 +29,51 @@ SEGMENTS = "t between segments, spread within them"
 
 def robust_sd(values) -> float:
     """The spread of a series from sweep to sweep, which a step does not inflate: the median absolute difference
-    of successive values, scaled to a normal sd (1.4826 / √2); NaN with fewer than three values."""
+    of successive values (of two, the smaller: a step is in one of them), scaled to a normal sd (1.4826 / √2);
+    NaN with fewer than three values."""
     values = np.asarray(values, dtype=float)
     if len(values) < 3:
         return math.nan
-    return float(1.4826 * np.median(np.abs(np.diff(values))) / math.sqrt(2))
+    steps = np.abs(np.diff(values))
+    return float(1.4826 * (np.median(steps) if len(steps) >= 3 else steps.min()) / math.sqrt(2))
 
 
-def predicted(window, newest: float, confidence: float) -> u.Estimate | None:
+def own_se(low, high, repeats, logs: bool) -> np.ndarray:
+    """Each sweep's standard error of its own value, on the series' scale, from its 95 % interval's width and
+    the t quantile of its repeats (NaN where the interval is open or there is one repeat)."""
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    repeats = np.asarray(repeats, dtype=int)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        width = np.log(high) - np.log(low) if logs else high - low
+    quantile = np.array([t_quantile(r - 1, u.CONFIDENCE) if r >= 2 else math.nan for r in repeats])
+    return np.where(np.isfinite(width) & (width > 0), width / (2 * quantile), math.nan)
+
+
+def predicted(window, newest: float, confidence: float, window_se=None, newest_se: float = math.nan,
+              newest_df: int = 0) -> u.Estimate | None:
     """The newest value minus the window's mean, with the prediction interval's half-width around it: the
-    interval excludes 0 exactly when the newest value falls outside the window's prediction interval. None with
-    fewer than MIN_SWEEPS values in the window: too few sweeps to know their spread."""
+    interval excludes 0 exactly when the newest value falls outside it. None with fewer than MIN_SWEEPS values.
+
+    Sweeps and their repeats as two levels (Kalibera & Jones): the window's spread s² is the sweeps' own
+    variance (their repeats', the mean of window_se²) plus the level's between sweeps, τ² = s² − that (never
+    below 0). A new sweep varies by τ² and by its own repeats' variance, newest_se² where its interval gives it
+    (else a window sweep's), and the window's mean by s²/n; the t quantile's degrees of freedom are
+    Welch–Satterthwaite's for that sum (n − 1 for the window, newest_df for the newest sweep's repeats). Without
+    any sweep's own interval it is the textbook mean ± t(n−1) · s · √(1 + 1/n)."""
     window = np.asarray(window, dtype=float)
     n = len(window)
     if n < MIN_SWEEPS:
         return None
+    spread = float(window.var(ddof=1))
+    se = np.asarray(window_se if window_se is not None else [math.nan] * n, dtype=float)
+    within = float(np.mean(se[np.isfinite(se)] ** 2)) if np.isfinite(se).any() else 0.0
+    level = max(spread - within, 0.0) + spread / n
+    own, own_df = (newest_se**2, newest_df) if math.isfinite(newest_se) and newest_df >= 1 else (within, n - 1)
+    total = level + own
+    df = total**2 / (level**2 / (n - 1) + own**2 / own_df) if total > 0 else n - 1
     shift = float(newest - window.mean())
-    half = t_quantile(n - 1, confidence) * float(window.std(ddof=1)) * math.sqrt(1 + 1 / n)
-    return u.Estimate(shift, shift - half, shift + half, n, BETWEEN_SWEEPS, n - 1)
+    half = t_quantile(max(int(df), 1), confidence) * math.sqrt(total)
+    return u.Estimate(shift, shift - half, shift + half, n, BETWEEN_SWEEPS, max(int(df), 1))
 
 
 def within_segments(values, bounds: list[int]) -> tuple[float, int]:

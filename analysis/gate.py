@@ -10,7 +10,7 @@ together, so that a history of identical sweeps fails the gate in at most FAMILY
 
 import pandas as pd
 
-from . import history
+from . import history, summary
 
 FAMILY = 0.05  # the share of histories of identical sweeps the gate may fail
 
@@ -36,8 +36,7 @@ def calls(series: list, points: pd.DataFrame) -> list[str]:
     for s in series:  # a loop over series
         if s.key not in chosen or s.newest is None or s.newest.verdict not in history.CHANGES:
             continue
-        change = f"{'+' if s.newest.estimate.value >= 0 else ''}{s.newest.estimate.value:.4g} {s.sweeps['unit'].iloc[0]}" \
-            if s.paired else f"×{s.newest.estimate.value:.3f}"
+        change = f"{summary.signed(s.newest.estimate.value)} µs" if s.paired else f"×{s.newest.estimate.value:.3f}"
         also = f"; with {', '.join(s.newest.facts)}" if s.newest.facts else ""
         out.append(f"{s.key[2]} {s.key[3]} {change} ({s.newest.verdict}{also})")
     return out

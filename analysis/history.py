@@ -106,7 +106,9 @@ def analyse(sweeps: pd.DataFrame, key: tuple, noise: float = u.NOISE, confidence
     last = len(values) - 1
     if last >= 1:
         since = max([c.at for c in series.changes if c.at < last], default=0)
-        judged = between.predicted(values[since:last], values[last], confidence)
+        se = between.own_se(series.sweeps["low"], series.sweeps["high"], series.sweeps["repeats"], not series.paired)
+        judged = between.predicted(values[since:last], values[last], confidence, se[since:last], se[last],
+                                   int(series.sweeps["repeats"].iloc[last]) - 1)
         facts = history_facts.at(series.sweeps, last, by_sweep)
         series.newest = Change(last, None, TOO_FEW, facts) if judged is None else Change(
             last, *_call(series, judged, reference, noise), facts)

@@ -2,7 +2,8 @@
 
 Each series (history.Series) is drawn by trend() onto the axis it is given, in the manner of the kinds'
 figures: its value per sweep with the sweep's 95 % interval, in its runtime's colour, and a star where a change
-was called (both methods agree) with a dotted line at that sweep. The page layout and saving are the page kit's.
+was called with a dotted line at that sweep. A level's page has a log axis; a paired Δ's a linear one in µs,
+with its zero (it may be negative). The page layout and saving are the page kit's.
 """
 
 from matplotlib.lines import Line2D
@@ -14,7 +15,8 @@ from suite.palette import NO_VARIANTS
 from . import pages as kit
 from . import plots
 
-WHAT = {"latency": "latency (p50)", "p99-latency": "latency (p99)", "throughput": "throughput"}
+WHAT = {"latency": "latency (p50)", "p99-latency": "latency (p99)", "throughput": "throughput",
+        "delta-latency": "Δp50 vs std (paired by round)", "delta-base-latency": "Δp50 vs its base (paired by round)"}
 
 
 def trend(ax, series, numbers: dict, colour: str) -> None:
@@ -44,10 +46,14 @@ def history_pages(series: list, numbered, title: str):
                                   f"{called} change{'s' if called != 1 else ''} called (★)")
         for s in chosen:
             trend(ax, s, numbers, NO_VARIANTS.colour(s.sweeps["runtime"].iloc[0]))
-        ax.set_yscale("log")
+        if chosen[0].paired:
+            ax.axhline(0, color="0.4", lw=0.8)
+        else:
+            ax.set_yscale("log")
         write = fmt.time_ns if unit == "ns" else fmt.si
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _, write=write: write(v)))
-        ax.yaxis.set_minor_formatter(plots.minor_labels(ax.yaxis, write))
+        if not chosen[0].paired:
+            ax.yaxis.set_minor_formatter(plots.minor_labels(ax.yaxis, write))
         ax.set_xlabel("sweep (#, in the order they started)")
         ax.set_ylabel(f"{WHAT.get(measure, measure)}, {unit}")
         if len(numbers) <= 30:
@@ -56,6 +62,6 @@ def history_pages(series: list, numbered, title: str):
         ax.grid(True, which="major", alpha=0.3)
         runtimes = list(dict.fromkeys(s.sweeps["runtime"].iloc[0] for s in chosen))
         handles = plots.framework_handles(runtimes) + [
-            Line2D([], [], color="0.3", ls="", marker="*", ms=10, mec="black", label="change called\n(both agree)")]
+            Line2D([], [], color="0.3", ls="", marker="*", ms=10, mec="black", label="change called")]
         fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.825, 0.5), frameon=False, fontsize=9)
         yield fig

@@ -81,7 +81,8 @@ def cmd_export(asked: request.Export) -> int:
     One benchmark per point, named by its dimensions (tokio/tcp/64B/1000msg_s/0tasks/1conn/closed), with each
     metric's 95 % interval across repeats; each file names the suite's commit, the machine and the seed."""
     rows, facts, left = _tracked(asked.kind, asked.folder, asked.filters)
-    measures = [t.measure for t in asked.kind.tracked]
+    # The kind's metrics, then the paired Δs the sweep has (a sweep of a runtime beside std): Otava's columns
+    measures = [t.measure for t in asked.kind.tracked] + [m for m in tracked.DELTA_OF if (rows["measure"] == m).any()]
     for path, text, what in export.files(asked.form, rows, facts, measures, asked.out):
         try:
             temporary = path.with_name(f".{path.name}.part")  # a reader never sees half a file

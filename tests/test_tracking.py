@@ -5,11 +5,11 @@ The sweeps are tiny real ones (std alone, TCP at 1000 msg/s, REPEATS=7 of 0.3 s:
 samples a point, enough for a p99 (it needs 1 000) even where a run stalled, and 7 repeats, from which a p50's
 interval always closes: with 3, a loaded machine left it open now and then, and no change could be called) run by
 run-localhost.sh on the release binaries; the planted step is a pong that holds each echo 200 µs
-(PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in the second
-and third of three consecutive sweeps.
+(PONG_EXTRA="--delay-ns 200000"), under the same label, so that its points are the same series, in two sweeps
+after A/A ones.
 
-The A/A sweeps are one real sweep of 21 rounds split by round into three (rounds 1, 4, 7, …; 2, 5, 8, …; 3, 6, 9, …), each
-with its own sweep.json: the machine's drift falls on the three alike, as a sweep's shuffled rounds spread it
+The A/A sweeps are one real sweep of 21 rounds split by round into seven (rounds 1, 8, 15; 2, 9, 16; …), each
+with its own sweep.json: the machine's drift falls on the seven alike, as a sweep's shuffled rounds spread it
 over its runtimes. Three consecutive sweeps are not A/A on a shared machine: on this 2-CPU VM, with other work
 running, std's p50 went from 49 µs to 22 µs between two sweeps a few seconds apart, and the history rightly
 called that a change.
@@ -68,11 +68,11 @@ def split_by_round(folder, parts: int, out) -> list:
 
 @pytest.fixture(scope="module")
 def sweeps(tmp_path_factory):
-    """Three consecutive sweeps, the second and third with the slow pong; and three A/A sweeps."""
+    """Seven A/A sweeps; then three consecutive sweeps, the second and third with the slow pong."""
     require_binaries("std")
     root = tmp_path_factory.mktemp("sweeps")
+    same = split_by_round(sweep(root / "same", REPEATS="21"), 7, root / "split")
     planted = [sweep(root / "base"), *(sweep(root / f"slow{i}", **DELAY) for i in range(2))]
-    same = split_by_round(sweep(root / "same", REPEATS="21"), 3, root / "split")
     return planted, same
 
 
@@ -89,40 +89,50 @@ def history_csv(db) -> list[dict]:
 
 
 def test_a_planted_step_is_found_at_the_sweep_that_starts_it(sweeps, tmp_path):
-    planted, _ = sweeps
+    (_, *slow), same = sweeps
     db = tmp_path / "history.sqlite"
-    for folder in planted:
+    # Four A/A sweeps, then two with the slow pong: a step is judged against the spread within the segments on
+    # either side of it, and four sweeps before it let that spread be known (with one, t(1) would be 12.7).
+    for folder in [*same[:4], *slow]:
         record(db, folder)
     rows = [r for r in history_csv(db) if r["benchmark"] == POINT and r["measure"] == "latency"]
-    assert [r["sweep"] for r in rows] == ["1", "2", "3"]
-    # The first change is at the second sweep (the third may differ from it too, by the machine's drift).
-    assert [r["change"] for r in rows][:2] == ["", "slower"], rows
+    assert [r["sweep"] for r in rows] == ["1", "2", "3", "4", "5", "6"]
+    # The first change is at the fifth sweep (the sixth may differ from it too, by the machine's drift).
+    assert [r["change"] for r in rows][:5] == ["", "", "", "", "slower"], rows
     # The pong spins 200 µs before each echo: the step is at least most of that, whatever the machine's own
     # RTT (tens of µs with the idle states held, hundreds when a loaded machine's idle vCPUs halt).
-    assert float(rows[1]["ratio_low"]) > 1
-    assert float(rows[1]["value"]) - float(rows[0]["value"]) > 100_000, rows
+    assert float(rows[4]["ratio_low"]) > 1
+    assert float(rows[4]["value"]) - float(rows[3]["value"]) > 100_000, rows
     table = parse("history", "--db", db, "-o", tmp_path / "history.pdf")
-    assert table.returncode == 0 and "#2 ×" in table.stdout
+    assert table.returncode == 0 and "#5 ×" in table.stdout
     assert len(PdfReader(tmp_path / "history.pdf").pages) == 2  # a page per metric: p50, p99
     print(table.stdout)  # the report quotes it: pytest -s
     # The same as one offline web page: the table with a row per series, a figure per metric.
     page = parse("history", "--db", db, "-o", tmp_path / "history.html")
     assert page.returncode == 0, page.stderr
     text = (tmp_path / "history.html").read_text()
-    assert text.count("<figure") == 2 and "<svg" in text and "#2 ×" in text
+    assert text.count("<figure") == 2 and "<svg" in text and "#5 ×" in text
     assert f'id="{POINT.replace("/", "_")}-latency-' in text
     assert not re.search(r'(src|href)="(https?:)?//', text), "an offline page fetches nothing"
 
 
 def test_fail_on_change_answers_for_the_newest_sweep_alone(sweeps, tmp_path):
-    (base, slow, _), _ = sweeps
+    (base, slow, _), same = sweeps
     db = tmp_path / "history.sqlite"
     record(db, base)
     record(db, slow)
+    # Two sweeps are too few to know how far a sweep's level moves from sweep to sweep: no call, and it says so.
+    gate = parse("history", "--db", db, "--fail-on-change")
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert "not judged: too few sweeps since their last change" in gate.stderr
+    # Four sweeps before it (std alone: no Δ series, so its levels are judged), and the slow pong is called.
+    db = tmp_path / "five.sqlite"
+    for folder in [*same[:4], slow]:
+        record(db, folder)
     gate = parse("history", "--db", db, "--fail-on-change")
     assert gate.returncode == 1, gate.stdout + gate.stderr
-    assert f"the newest sweep (#2) starts a change: {POINT} latency ×" in gate.stderr
-    assert "(slower)" in gate.stderr
+    assert f"the newest sweep (#5) starts a change: {POINT} latency ×" in gate.stderr
+    assert "(slower" in gate.stderr
 
 
 # The A/A sweeps are tiny (3 runs of 0.3 s each, idle states left alone, at NICE=19 while the other tests load the
@@ -137,12 +147,13 @@ A_A_NOISE = "100"
 def test_three_a_a_sweeps_show_no_change(sweeps, tmp_path):
     _, same = sweeps
     db = tmp_path / "history.sqlite"
-    for folder in same:
+    for folder in same[:3]:
         record(db, folder)
     done = parse("history", "--db", db, "--format", "csv", "--noise", A_A_NOISE)
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(io.StringIO(done.stdout)))
-    assert len(rows) == 3 * 2  # std's one point, p50 and p99, in three sweeps
+    # std's one point in three sweeps: its p50, and its p99 where 3 runs of 300 samples carry it (900 do not)
+    assert [r["sweep"] for r in rows if r["measure"] == "latency"] == ["1", "2", "3"]
     assert [r for r in rows if r["change"]] == [], rows
     gate = parse("history", "--db", db, "--fail-on-change", "--noise", A_A_NOISE)
     assert gate.returncode == 0, gate.stdout + gate.stderr

@@ -230,3 +230,25 @@ def test_what_else_changed_at_a_sweep_is_named_beside_its_change_and_by_the_gate
     status, out, err = gate(capsys, db)
     assert status == 0 and "ran with idle CPUs held (TUNE) held at 0 us → not held" in err, err
     assert "#6: 2026-01-06T00:00:00Z rtt" in out and "changed: idle CPUs held (TUNE) held at 0 us → not held" in out
+
+
+def test_without_the_sweeps_own_intervals_the_prediction_interval_is_the_textbook_one():
+    from analysis import between_sweeps as between
+    from suite.tdist import t_quantile
+
+    window = [1.0, 1.2, 0.9, 1.1, 1.0]
+    found = between.predicted(window, 2.0, 0.95)
+    half = t_quantile(4, 0.95) * np.std(window, ddof=1) * math.sqrt(1 + 1 / 5)
+    assert found.value == pytest.approx(2.0 - np.mean(window)) and found.high - found.value == pytest.approx(half)
+    assert between.predicted(window[:3], 2.0, 0.95) is None  # too few sweeps to know their spread
+
+
+def test_a_newest_sweep_whose_own_repeats_disagree_is_not_called_on_its_value_alone():
+    """One disturbed run moves a 3-repeat sweep's value far, and widens its own interval as far: the sweeps'
+    spread and its own are both counted, and it is not called; the same value measured tightly is."""
+    from analysis import between_sweeps as between
+
+    window, se = [0.1, -0.2, 0.3, -0.1, 0.0], [0.15] * 5
+    tight = between.predicted(window, 3.0, 0.95, se, 0.15, 2)
+    loose = between.predicted(window, 3.0, 0.95, se, 2.5, 2)
+    assert tight.low > 0 and loose.low < 0 < loose.high
