@@ -16,6 +16,7 @@ GONE_WITHIN_S = 2.0
 def started(args, env, names, timeout=60):
     """The script started in its own session, once a process named in `names` runs in it: the Run."""
     run = Run(args, env).start()
+    names = {name[:15] for name in names}  # the kernel's comm: 15 characters
     wait_until(lambda: any(process_name(p) in names for p in session_pids(run.proc.pid)), timeout,
                f"one of {names} to run")
     return run
