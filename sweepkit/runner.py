@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import costs as costs_mod
 from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
-from . import probed, traced, tracing
+from . import probed, staged, traced, tracing
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -51,6 +51,7 @@ class Sweep:
         self.costs = costs_mod.Costs({r.point.stem: modes.of(r.point.kind).run_estimate_s(r.point, spec) for r in runs})
         self.unfinished: dict[str, int] = {}  # point stem → its runs the ping's watchdog ended (state.unfinished)
         self.given_up: dict[str, str] = {}  # point stem → why its later rounds are not run
+        self.first, self.before_s = 0, 0.0  # --continue: the first run still to measure, the time the runs took so far
 
     def save(self, *, throttled: bool = False) -> None:
         """sweep.json written whole; `throttled`: unless its last write took over 1/REWRITE_SHARE of the time since."""
@@ -74,9 +75,9 @@ class Sweep:
     def run(self) -> int:
         """Every run, then the summary: 0, or 1 if a run failed; a signal: its exit status; a write error: 1."""
         print(f"Logs: {self.folder}", flush=True)
-        self.t0 = self.clock()
+        self.t0 = self.clock() - self.before_s
         try:
-            index = 0
+            index = self.first
             while index < len(self.runs):  # BUDGET may re-plan the rounds after each one (self.replan)
                 self.measure(index, self.runs[index])
                 index += 1
@@ -90,6 +91,8 @@ class Sweep:
         except WriteFault as fault:
             self.faulted(fault)
             return 1
+        finally:
+            staged.clear(self.folder)
         return self.finish()
 
     def measure(self, index: int, run: plan_mod.Run) -> None:
@@ -139,6 +142,7 @@ class Sweep:
 
     def ended(self, outcome: Outcome) -> Outcome:
         """The run's binary is over: its logs are final and the run counts, whatever comes next."""
+        staged.publish(self.folder, self.doc["runs"][self.current]["stem"])
         self.pending, self.current = (self.current, outcome, *self.run_start), None
         return outcome
 
@@ -218,9 +222,12 @@ class Sweep:
                 lines += filter(None, [noise.line(self.runs, self.doc["runs"], self.doc["repeats"], round_s)])
             print("\n".join(lines), flush=True)
 
+    def out(self, run: plan_mod.Run) -> Path:
+        """Where the run's binary writes its logs, which `ended` moves into the folder (sweepkit/staged.py)."""
+        return staged.stem(self.folder, run.stem)
+
     def remove_logs(self, stem: str) -> None:
-        for name in (f"{stem}.json", f"{stem}.csv", f".{stem}.ping-output"):
-            (self.folder / name).unlink(missing_ok=True)
+        staged.remove(self.folder, stem)
 
     def stopped(self, stop: signals.Stop) -> None:
         """A signal: the run being measured is removed and marked, one that had ended is recorded."""

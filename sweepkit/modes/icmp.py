@@ -67,7 +67,7 @@ class Icmp(Rtt):
             if code not in (0, procs.TIMED_OUT):
                 with open(err, "a", encoding="utf-8") as errors:
                     print(f"ping exited with status {code}", file=errors)
-            converted = sweep.convert(raw, sweep.folder / run.stem, err, interval, started, code)
+            converted = sweep.convert(raw, sweep.out(run), err, interval, started, code)
         finally:
             raw.unlink(missing_ok=True)
         if converted == 0:
