@@ -19,6 +19,17 @@ from . import commands, extra_runs, procs
 
 HOLDER = "hold-kernel-events"  # crates/rtt-counters/src/bin: keeps the counted tracepoints registered
 HOLDER_READY_S = 10
+# What a probed run costs beyond a measured run of its point: counting every counter, and without the holder the
+# wait for the kernel to unregister the tracepoints (kernel_events_held), with a margin (docs/sweeps.md, "Counters").
+EXTRA_S, UNHELD_EXTRA_S = 0.1, 0.7
+
+
+def reserve_s(costs, points, spec) -> float:
+    """What BUDGET keeps for the probed runs after the rounds: PROBED runs of each point they probe, each what its
+    measured runs cost (sweepkit.costs) and EXTRA_S more; a point given up (it costs nothing now) gets none."""
+    extra = EXTRA_S if (spec.bin_dir / HOLDER).exists() else UNHELD_EXTRA_S
+    probing = [costs.of(p.stem) for p in points if p.mode.probeable(p) and costs.of(p.stem) > 0]
+    return spec.probed_rounds * sum(cost + extra for cost in probing)
 
 
 def run_all(sweep) -> None:

@@ -118,9 +118,7 @@ class Sweep:
         order = {p["stem"]: i for i, p in enumerate(doc["points"])}
         points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
         round_s = self.costs.left_s(p.stem for p in points)
-        # The probed runs after the rounds (PROBED) cost about a run of each point they probe (a point given up:
-        # none, sweepkit/extra_runs.py): the budget keeps room for them.
-        reserved = self.costs.left_s(p.stem for p in points if p.mode.probeable(p)) * spec.probed_rounds
+        reserved = probed.reserve_s(self.costs, points, spec)  # the probed runs after the rounds (PROBED)
         fitted = costs_mod.fit(spec.budget_s - reserved, self.clock() - self.t0, done, round_s, spec.repeats)
         before = spec.repeats
         if fitted.rounds == before:

@@ -13,7 +13,7 @@ def bins_with_an_unfinished_std(tmp_path, after_s: float):
     bins.mkdir()
     shim(bins, "std-ping", f'sleep {after_s}\necho "std-ping: error: the run did not end within 15 s: the runtime under '
                            'test never ran the measurement to its end (a task that never yields ...)" >&2\nexit 1')
-    for name in ("std-pong", "tokio-ping", "tokio-pong"):
+    for name in ("std-pong", "tokio-ping", "tokio-pong", "hold-kernel-events"):
         (bins / name).symlink_to(BIN_DIR / name)
     return bins
 
