@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import costs as costs_mod
 from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
-from . import probed, staged, traced, tracing
+from . import probed, retry, staged, traced, tracing
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -103,7 +103,7 @@ class Sweep:
             outcome = Outcome(status="skipped", message=f"not run: {given_up} (the runtime never ran the "
                                                         "measurement to its end)")
         else:
-            outcome = modes.of(run.point.kind).measure(self, run)
+            outcome = retry.measure(self, run)  # its mode's, again if the connection to host B dropped
         if self.current is not None:  # it ended before its binary ran (a pong not ready, a skipped ICMP point)
             self.ended(outcome)
         self.record()
@@ -236,7 +236,7 @@ class Sweep:
                 run = self.doc["runs"][self.current]
                 self.remove_logs(run["stem"])
                 run["status"] = "interrupted"
-                run["message"] = f"stopped by SIG{stop.name}; its partial logs were removed"
+                run["message"] = f"stopped by {stop.said}; its partial logs were removed"
                 print(f"{self.prog}: {run['stem']} was interrupted and removed; finished runs stay in {self.folder}",
                       file=sys.stderr)
             else:
