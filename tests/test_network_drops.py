@@ -91,3 +91,19 @@ def test_a_link_down_for_5_s_is_an_interruption_and_the_sweep_continues_to_its_e
     doc = load_json(folder / "sweep.json")
     assert doc["status"] == "complete" and [r["status"] for r in doc["runs"]] == ["ok", "ok"], run.output
     nothing_left_on_b(lab)
+
+
+@two_hosts
+def test_a_two_host_sweep_killed_with_kill_9_continues_against_its_own_host_b(lab, tmp_path):
+    run = started(lab, tmp_path)
+    os.kill(run.proc.pid, signal.SIGKILL)
+    run.proc.wait(timeout=10)
+    nothing_left_on_b(lab, within_s=5)
+    folder = sweep_dir(tmp_path, f"network-{lab.addr_b}")
+    argv = lab.in_ns(lab.ns_a, [SCRIPT, "--continue", str(folder)])  # B, its address and its folder: sweep.json's
+    resumed = Run(argv, script_env(tmp_path, SSH_OPTS=lab.ssh_opts, **KNOBS)).start().finish(timeout=120)
+    assert resumed.rc == 0, resumed.output
+    doc = load_json(folder / "sweep.json")
+    assert doc["status"] == "complete" and [r["status"] for r in doc["runs"]] == ["ok", "ok"]
+    assert doc["remote"] == f"root@{lab.addr_b}" and len(doc["interruptions"]) == 1
+    nothing_left_on_b(lab)
