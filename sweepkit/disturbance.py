@@ -119,8 +119,8 @@ def _ends(key: str):
 # What stands out from a round: (the run's value from its disturbance, the margin above the round's
 # median it must also pass, how it reads, the format of its numbers, whether it counts the run's own ends). An end's preemptions and
 # migrations are also its own workload's: a ping with 1 000 CPU-bound decoy threads on its one CPU preempts
-# itself thousands of times in every run. So such a sign is held against its point's other runs too: what
-# every run of the point shows is the point's, not a disturbance (their least, as a disturbance only adds).
+# itself thousands of times in every run, and from run to run by a factor of ten. So such a sign is held against
+# its point's other runs too (their median): what the point's runs show is the point's, not a disturbance.
 SIGNS = (
     (lambda d: d.get("other_cpus"), MARGIN, "other processes used {} CPUs during the run", ".2f", False),
     (lambda d: d.get("steal_cpus"), MARGIN, "steal used {} CPUs during the run", ".2f", False),
@@ -131,15 +131,15 @@ SIGNS = (
 
 
 def _floors(runs: list[dict], value_of) -> dict[int, float]:
-    """id(run) → the least value of its point's other runs (sweep.json runs[].point), for the runs whose point has
+    """id(run) → the median value of its point's other runs (sweep.json runs[].point), for the runs whose point has
     another run with a value."""
     by_point: dict[str, list[tuple[int, float]]] = {}
     for r in runs:
         value = value_of(r["disturbance"]) if r.get("disturbance") and r.get("point") else None
         if value is not None:
             by_point.setdefault(r["point"], []).append((id(r), value))
-    return {key: min(v for other, v in pairs if other != key) for pairs in by_point.values() if len(pairs) > 1
-            for key, _ in pairs}
+    return {key: statistics.median(v for other, v in pairs if other != key) for pairs in by_point.values()
+            if len(pairs) > 1 for key, _ in pairs}
 
 
 def flag(runs: list[dict]) -> list[dict]:
@@ -161,7 +161,7 @@ def flag(runs: list[dict]) -> list[dict]:
                 base = max(median, floor)
                 if value is not None and value > FACTOR * base and value > base + margin:
                     against = (f"its round's median {median:{spec}}" if base == median else
-                               f"its point's other runs at least {floor:{spec}}")
+                               f"its point's other runs' median {floor:{spec}}")
                     r["disturbed"] = f"{reads.format(format(value, spec))}, {against}"
                     if r not in flagged:
                         flagged.append(r)

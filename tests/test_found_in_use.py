@@ -52,4 +52,4 @@ def test_a_runs_own_decoys_preempting_each_other_are_not_a_disturbance():
     assert [r["stem"] for r in flagged] == ["a-r2", "decoys-r4"]
     assert runs[6]["disturbed"].endswith("its round's median 45")
     assert flagged[1]["disturbed"] == ("its ends were preempted 60005 times (involuntary context switches), its "
-                                       "point's other runs at least 15105")
+                                       "point's other runs' median 15205")
