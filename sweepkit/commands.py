@@ -39,9 +39,12 @@ def probe(spec: Spec, binary: str, target: str, transport: str, duration: str, u
             "--duration", duration, "--warmup", "0", *spec.sweep_mode.probe_measure(udp_timeout), "--json"]
 
 
-def system_ping(interval: str, size: str, address: str, prefix=()) -> list[str]:
-    """iputils ping with timestamps (-D), numeric, for the ICMP baseline; stopped by SIGINT."""
-    return [*prefix, "ping", "-D", "-n", "-i", interval, "-W", "1", "-s", size, address]
+def system_ping(interval: str, size: str, address: str, prefix=(), deadline_s: float | None = None) -> list[str]:
+    """iputils ping with timestamps (-D), numeric, for the ICMP baseline; stopped by SIGINT. `deadline_s`: it also
+    ends by itself then (-w), should the sweep die without stopping it: a set-user-ID or capable ping drops the
+    parent-death signal (sweepkit.procs)."""
+    deadline = ["-w", f"{deadline_s:.0f}"] if deadline_s is not None else []
+    return [*prefix, "ping", "-D", "-n", "-i", interval, "-W", "1", *deadline, "-s", size, address]
 
 
 def system_ping_probe(interval: str, size: str, address: str) -> list[str]:
