@@ -85,7 +85,8 @@ def load(folder: Path) -> dict:
 
 def finished(doc: dict) -> bool:
     """Whether the sweep ended by itself: every run done, its closing figures written."""
-    return doc.get("status") in ("complete", "failed") and not any(r["status"] in CUT_OFF for r in doc["runs"])
+    return doc.get("status") in ("complete", "failed") and not any(r["status"] in CUT_OFF or _unwritten(r)
+                                                                   for r in doc["runs"])
 
 
 def flags_of(doc: dict) -> str:
