@@ -116,3 +116,12 @@ def markdown_table(headers: list[str], body: list[list[str]], notes: list[str], 
 def integers(points: pd.DataFrame, column: str) -> pd.Series:
     """A column as integers, <NA> where unknown (means over repeats rounded)."""
     return pd.to_numeric(points[column], errors="coerce").astype("Float64").round().astype("Int64")
+
+
+def unmeasured(headers: list[str], points: pd.DataFrame, cells: dict) -> tuple[list[list[str]], list[str]]:
+    """A row per point its sweep planned and measured no run of (sweep.collect's `unmeasured`), marked ×: the
+    `cells` it has (header → a function of sweep.json's point record), "–" in the others; and a note per point
+    saying why."""
+    found = points.attrs.get("unmeasured") or []
+    rows = [[cells[h](p) if h in cells else "–" for h in headers] for p in found]
+    return rows, [f"× {p['stem']}: not measured: {p['message']}" for p in found]

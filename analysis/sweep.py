@@ -111,7 +111,23 @@ def collect(folder: Path, kind, filters: Filters, with_time: bool, warn, noise: 
     runs["schedule"] = runs["source"].map(lambda source: schedules.get(str(Path(source).parent), sequential.Schedule()))
     runs["host_warnings"] = runs["source"].map(lambda source: Path(source).parent / load.SWEEP_INFO).map(
         host_warnings(found.infos))
-    return Sweep(folder, found.infos, runs, shapes, kind, points.combine(runs, kind, noise), noise, palette)
+    combined = points.combine(runs, kind, noise)
+    combined.attrs["unmeasured"] = unmeasured(found.infos, filters)  # a row each in the table, saying why
+    return Sweep(folder, found.infos, runs, shapes, kind, combined, noise, palette)
+
+
+def unmeasured(infos: dict, filters: Filters) -> list[dict]:
+    """The points a sweep planned and measured no run of (sweep.json points[]: given up, skipped, failed), each with
+    its message, as the filters admit them."""
+    found = []
+    for info in infos.values():
+        for point in info.get("points") or () if isinstance(info, dict) else ():
+            interval = point.get("interval_s")
+            meta = {"transport": point.get("transport"), "framework": point.get("framework"), "tasks": point.get("tasks"),
+                    "target_rate": math.inf if not interval else 1 / interval}
+            if not point.get("repeats_ok") and point.get("message") and filters.admit(meta):
+                found.append(point)
+    return found
 
 
 def _say_damaged(rows: list[dict], kind, bad_json: list, bad_csv: list, warn) -> None:

@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import checks, commands, entry, hostfacts, local, modes, network, prepare, procs, signals, space, syscheck, usage
+from . import checks, commands, entry, hostfacts, local, modes, network, prepare, procs, resume, signals, space, syscheck
+from . import usage
 from . import knobs as knobs_mod
 from .defaults import SUITE_DIR
 from .pongs import LocalPongs, PeerPongs
@@ -281,7 +282,8 @@ def main(argv=None) -> int:
     signals.install(prog)
     tmp = Path(tempfile.mkdtemp(prefix="rtt-sweep."))
     try:
-        return (run_localhost if which == "localhost" else run_network)(prog, args, tmp)
+        go = resume.entry_point(which, args) or (run_localhost if which == "localhost" else run_network)  # --continue
+        return go(prog, args, tmp)
     except Usage as problem:
         print(f"{prog}: {problem}\nTry {prog} -h.", file=sys.stderr)
         return 2

@@ -39,9 +39,12 @@ def probe(spec: Spec, binary: str, target: str, transport: str, duration: str, u
             "--duration", duration, "--warmup", "0", *spec.sweep_mode.probe_measure(udp_timeout), "--json"]
 
 
-def system_ping(interval: str, size: str, address: str, prefix=()) -> list[str]:
-    """iputils ping with timestamps (-D), numeric, for the ICMP baseline; stopped by SIGINT."""
-    return [*prefix, "ping", "-D", "-n", "-i", interval, "-W", "1", "-s", size, address]
+def system_ping(interval: str, size: str, address: str, prefix=(), deadline_s: float | None = None) -> list[str]:
+    """iputils ping with timestamps (-D), numeric, for the ICMP baseline; stopped by SIGINT. `deadline_s`: it also
+    ends by itself then (-w), should the sweep die without stopping it: a set-user-ID or capable ping drops the
+    parent-death signal (sweepkit.procs)."""
+    deadline = ["-w", f"{deadline_s:.0f}"] if deadline_s is not None else []
+    return [*prefix, "ping", "-D", "-n", "-i", interval, "-W", "1", *deadline, "-s", size, address]
 
 
 def system_ping_probe(interval: str, size: str, address: str) -> list[str]:
@@ -62,12 +65,17 @@ def micro(spec: Spec, point, stem: Path, prefix=()) -> list[str]:
     return [*prefix, str(spec.bin_dir / f"{point.binary}-micro"), *point.args(spec), "--out", str(stem)]
 
 
-def remote_pong(remote_dir: str, pong_argv: list[str]) -> str:
+def remote_pong(remote_dir: str, pong_argv: list[str], lifetime_s: float | None = None) -> str:
     """The command for B's login shell, whatever it is (sh, dash, bash; every word quoted with shlex): the
-    pong in the background, its PID on stdout, then a wait for a line or EOF on stdin, which stops it. So
-    the pong also goes when the sweep or its ssh connection dies."""
-    return "\n".join([f"cd {shlex.quote(remote_dir)} || exit 97", f"{shlex.join(pong_argv)} </dev/null &",
-                      "pong=$!", 'echo "pid $pong"', "read -r line", 'kill "$pong" 2>/dev/null', 'wait "$pong"'])
+    pong in the background, its PID on stdout, and a reader that stops it at a line or EOF on stdin; the
+    shell ends with the pong, with its status. So the pong also goes when the sweep or its ssh connection
+    dies. A link that drops brings B no EOF: so the pong also ends after `lifetime_s` (coreutils' timeout,
+    which passes a stop on to it), and the shell with it."""
+    pong = pong_argv if lifetime_s is None else ["timeout", "-k", "2", f"{lifetime_s:.0f}", *pong_argv]
+    # An asynchronous list reads /dev/null (POSIX): the reader gets stdin as descriptor 3.
+    return "\n".join([f"cd {shlex.quote(remote_dir)} || exit 97", "exec 3<&0", f"{shlex.join(pong)} </dev/null &",
+                      "pong=$!", 'echo "pid $pong"', '{ read -r line <&3; kill "$pong" 2>/dev/null; } &', "reader=$!",
+                      'wait "$pong"', "status=$?", 'kill "$reader" 2>/dev/null', 'exit "$status"'])
 
 
 def ssh(ssh_opts, remote: str) -> list[str]:

@@ -117,32 +117,52 @@ def _ends(key: str):
 
 
 # What stands out from a round: (the run's value from its disturbance, the margin above the round's
-# median it must also pass, how it reads).
+# median it must also pass, how it reads, the format of its numbers, whether it counts the run's own ends). An end's preemptions and
+# migrations are also its own workload's: a ping with 1 000 CPU-bound decoy threads on its one CPU preempts
+# itself thousands of times in every run, and from run to run by a factor of ten. So such a sign is held against
+# its point's other runs too (their median): what the point's runs show is the point's, not a disturbance.
 SIGNS = (
-    (lambda d: d.get("other_cpus"), MARGIN, "other processes used {:.2f} CPUs during the run, its round's median {:.2f}"),
-    (lambda d: d.get("steal_cpus"), MARGIN, "steal used {:.2f} CPUs during the run, its round's median {:.2f}"),
-    (_ends("involuntary_switches"), PREEMPTED_MARGIN,
-     "its ends were preempted {:.0f} times (involuntary context switches), its round's median {:.0f}"),
-    (_ends("migrations"), MIGRATIONS_MARGIN, "its ends' threads moved CPU {:.0f} times, its round's median {:.0f}"),
+    (lambda d: d.get("other_cpus"), MARGIN, "other processes used {} CPUs during the run", ".2f", False),
+    (lambda d: d.get("steal_cpus"), MARGIN, "steal used {} CPUs during the run", ".2f", False),
+    (_ends("involuntary_switches"), PREEMPTED_MARGIN, "its ends were preempted {} times (involuntary context switches)",
+     ".0f", True),
+    (_ends("migrations"), MIGRATIONS_MARGIN, "its ends' threads moved CPU {} times", ".0f", True),
 )
+
+
+def _floors(runs: list[dict], value_of) -> dict[int, float]:
+    """id(run) → the median value of its point's other runs (sweep.json runs[].point), for the runs whose point has
+    another run with a value."""
+    by_point: dict[str, list[tuple[int, float]]] = {}
+    for r in runs:
+        value = value_of(r["disturbance"]) if r.get("disturbance") and r.get("point") else None
+        if value is not None:
+            by_point.setdefault(r["point"], []).append((id(r), value))
+    return {key: statistics.median(v for other, v in pairs if other != key) for pairs in by_point.values()
+            if len(pairs) > 1 for key, _ in pairs}
 
 
 def flag(runs: list[dict]) -> list[dict]:
     """Marks (`disturbed`: what stood out) and returns the runs whose other CPU time, steal, preemptions or
-    migrations stand out from their round's."""
+    migrations stand out from their round's (the ends' own signs: and from their point's other runs)."""
     flagged = []
+    floors = {id(sign): _floors(runs, sign[0]) for sign in SIGNS if sign[-1]}
     for round_no in sorted({r["round"] for r in runs}):
         mine = [r for r in runs if r["round"] == round_no and r.get("disturbance")]
-        for value_of, margin, reads in SIGNS:
+        for sign in SIGNS:
+            value_of, margin, reads, spec, own = sign
             values = {id(r): value_of(r["disturbance"]) for r in mine}
             known = [v for v in values.values() if v is not None]
             if len(known) < 3:
                 continue
             median = statistics.median(known)
             for r in mine:
-                value = values[id(r)]
-                if value is not None and value > FACTOR * median and value > median + margin:
-                    r["disturbed"] = reads.format(value, median)
+                value, floor = values[id(r)], floors[id(sign)].get(id(r), 0.0) if own else 0.0
+                base = max(median, floor)
+                if value is not None and value > FACTOR * base and value > base + margin:
+                    against = (f"its round's median {median:{spec}}" if base == median else
+                               f"its point's other runs' median {floor:{spec}}")
+                    r["disturbed"] = f"{reads.format(format(value, spec))}, {against}"
                     if r not in flagged:
                         flagged.append(r)
     return flagged

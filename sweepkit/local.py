@@ -27,7 +27,8 @@ def allowed_cpus() -> str:
 
 def _quiet(argv) -> subprocess.CompletedProcess | None:
     try:
-        return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=10)
+        return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=10,
+                              preexec_fn=procs.dies_with_sweep())
     except (OSError, subprocess.TimeoutExpired):
         return None
 

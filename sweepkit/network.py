@@ -72,7 +72,8 @@ def remote_facts(prog: str, ssh_opts: str, remote: str, args: list[str], tmp: Pa
     with open(HOSTFACTS, "rb") as script, open(err, "wb") as errors:
         try:
             done = subprocess.run([*ssh, f"python3 - {shlex.join(args)}"], stdin=script, stdout=subprocess.PIPE,
-                                  stderr=errors, timeout=120, pass_fds=procs.KEEP_FDS)
+                                  stderr=errors, timeout=120, pass_fds=procs.KEEP_FDS,
+                                  preexec_fn=procs.dies_with_sweep())
         except subprocess.TimeoutExpired:
             die(prog, f"cannot read {remote}'s machine facts: no answer within 120 s")
     if done.returncode != 0:

@@ -7,6 +7,7 @@
 
 import re
 import subprocess
+import time
 
 from suite import transports
 
@@ -15,6 +16,8 @@ from .spec import Spec
 
 LISTENING = re.compile(rf"listening on (.+):([0-9]+) \(({'|'.join(transports.SWEPT)})\)")
 REMOTE_PID = re.compile(r"pid [0-9]+")
+SSH_FAILED = 255  # ssh's own error (no connection), not the remote command's
+LIFETIME_MARGIN_S = 10
 
 
 class LocalPongs:
@@ -53,16 +56,22 @@ class LocalPongs:
 
 class RemotePongs:
     """A fresh pong per run on host B, under a remote shell that stops it when a line or EOF comes on its
-    stdin (commands.remote_pong): so the pong also goes when the sweep or its ssh connection dies."""
+    stdin (commands.remote_pong): so the pong also goes when the sweep or its ssh connection dies. `dropped`:
+    why the connection to B was lost during the last run, or None (sweepkit/retry.py)."""
 
     def __init__(self, spec: Spec, ssh: list[str], remote: str, remote_dir: str, target: str, prefix: list[str]):
         self.spec, self.ssh, self.remote, self.remote_dir = spec, ssh, remote, remote_dir
         self.target, self.prefix, self.child = target, prefix, None
+        self.dropped: str | None = None
+        # Past a run's longest measuring process and its pong's start, B ends the pong by itself.
+        longest = max(spec.measured_at(interval) for interval in (*spec.intervals, None))
+        self.lifetime_s = spec.ready_timeout.s + longest + spec.ping_grace.s + LIFETIME_MARGIN_S
 
     def start(self, binary, transport, args, _port, err, _bin_dir=None):
         argv = commands.pong(f"{self.remote_dir}/target/release", binary, transport,
                              commands.hostport(self.target, 0), args, self.spec, self.prefix)
-        command = commands.remote_pong(self.remote_dir, argv)
+        command = commands.remote_pong(self.remote_dir, argv, self.lifetime_s)
+        self.dropped = None
         self.child = procs.Child([*self.ssh, command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
         ready = self.spec.ready_timeout.s
         rc, _ = self.child.await_line(REMOTE_PID, ready)
@@ -70,6 +79,9 @@ class RemotePongs:
             rc, found = self.child.await_line(LISTENING, ready)
         if rc == 0:
             return commands.hostport(self.target, found[2]), None
+        if rc == 1 and self.child.wait(5) == SSH_FAILED:
+            self.dropped = f"ssh to {self.remote} failed"
+            return None, f"{self.dropped} before the pong listened"
         if rc == 1:
             return None, f"the pong on {self.remote} exited before listening on {self.target}"
         return None, f"no 'listening on' line from {self.remote} within {self.spec.ready_timeout} s"
@@ -78,6 +90,9 @@ class RemotePongs:
         if self.child is None:
             return
         child, self.child = self.child, None
+        ended = child.proc.poll()  # before it was told to stop: by ssh's own failure, or a signal (not the pong's end)
+        if self.dropped is None and ended is not None and (ended == SSH_FAILED or ended < 0):
+            self.dropped = f"the ssh connection to {self.remote} ended during the run (ssh's status {ended})"
         try:  # a line, then EOF: the remote shell kills its pong and ends, and ssh with it
             child.proc.stdin.write(b"stop\n")
             child.proc.stdin.close()
@@ -90,6 +105,18 @@ class RemotePongs:
 
     def pid(self):
         return None  # on host B: the ping cannot count it
+
+    def answers(self, within_s: float) -> bool:
+        """Whether B answers over ssh again within `within_s` seconds (a try every few seconds)."""
+        deadline = time.monotonic() + within_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            tried = time.monotonic()
+            if procs.run([*self.ssh, "true"], subprocess.DEVNULL, subprocess.DEVNULL, min(left, 10)) == 0:
+                return True
+            time.sleep(max(0.0, min(deadline - time.monotonic(), 2 - (time.monotonic() - tried))))
 
 
 class PeerPongs:

@@ -15,30 +15,41 @@ import re
 import subprocess
 from pathlib import Path
 
-from . import commands, plan, procs
+from . import commands, extra_runs, procs
 
 HOLDER = "hold-kernel-events"  # crates/rtt-counters/src/bin: keeps the counted tracepoints registered
 HOLDER_READY_S = 10
+# What a probed run costs beyond a measured run of its point: counting every counter, and without the holder the
+# wait for the kernel to unregister the tracepoints (kernel_events_held), with a margin (docs/sweeps.md, "Counters").
+EXTRA_S, UNHELD_EXTRA_S = 0.1, 0.7
+
+
+def reserve_s(costs, points, spec) -> float:
+    """What BUDGET keeps for the probed runs after the rounds: PROBED runs of each point they probe, each what its
+    measured runs cost (sweepkit.costs) and EXTRA_S more; a point given up (it costs nothing now) gets none."""
+    extra = EXTRA_S if (spec.bin_dir / HOLDER).exists() else UNHELD_EXTRA_S
+    probing = [costs.of(p.stem) for p in points if p.mode.probeable(p) and costs.of(p.stem) > 0]
+    return spec.probed_rounds * sum(cost + extra for cost in probing)
 
 
 def run_all(sweep) -> None:
-    """N probed runs of each RTT point, in rounds ordered as the measured ones, each said in one line."""
+    """N probed runs of each RTT point not given up, in rounds ordered as the measured ones, each said in one line."""
     spec = sweep.spec
     knob = f"PROBED={spec.probed}"
     if not spec.probed_rounds:
         why = "every run counted them already" if spec.counters == "all" else "COUNTERS=0 counts nothing"
         print(f"{knob}: no probed runs: {why}", flush=True)
         return
-    points = list({run.point.stem: run.point for run in sweep.runs if run.point.mode.probeable(run.point)}.values())
+    points, given_up = extra_runs.points(sweep, lambda p: p.mode.probeable(p))
+    extra_runs.left_out(knob, given_up)
     if not points:
         return
-    order = plan.runs(points, spec.probed, spec.seed + 2, spec.order)
     print(f"{knob}: {spec.probed} run(s) of each of {len(points)} points that also count system calls and wake-ups, "
           "outside the estimates (sweep.json's probed)", flush=True)
     probing = spec.with_knobs(COUNTERS="all")
     sweep.doc["probed"] = []
     with kernel_events_held(spec.bin_dir):
-        for run in order:
+        for run in extra_runs.order("probed", points, spec.probed, spec):
             sweep.doc["probed"].append(probe_one(sweep, probing, run.point, run.round))
     sweep.save()
 
@@ -67,28 +78,16 @@ def kernel_events_held(bin_dir: Path):
 def probe_one(sweep, probing, point, round_: int) -> dict:
     """A fresh pong and ping of `point` counting every counter, in probed round `round_`: its entry in sweep.json's
     `probed`."""
-    entry = {"point": point.stem, "round": round_, "status": "failed", "message": None, "sent": None,
-             "counters": None}
     stem = sweep.tmp / f"probed-{point.stem}"
-    log = stem.parent / f"{stem.name}.json"
-    try:
-        target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port,
-                                        sweep.tmp / "pong.err", point.bin_dir)
-        if target is None:
-            entry["message"] = f"pong not ready: {why}"
-            return entry
+
+    def measure(target: str) -> dict:
         argv = commands.ping(probing, point, target, stem, sweep.ends.prefix["ping"], sweep.pongs.pid())
         code = procs.run(argv, sweep.tmp / "ping.out", sweep.tmp / "ping.err", point.mode.limit_s(probing, point))
-        data = json.loads(log.read_text()) if code == 0 else {}
-    except (OSError, ValueError) as error:
-        entry["message"] = f"not counted: {error}"
-        return entry
-    finally:
-        sweep.pongs.stop()
-        for path in (log, stem.parent / f"{stem.name}.csv"):
-            path.unlink(missing_ok=True)
-    entry |= {"status": "ok" if code == 0 else "failed", "message": None if code == 0 else f"the ping exited {code}",
-              "sent": data.get("sent"), "counters": data.get("counters")}
-    print(f"  probed {point.stem} (round {round_}): {entry['status']}" + (f" ({entry['message']})" if entry["message"]
-                                                                          else ""), flush=True)
+        data = json.loads(extra_runs.logs(stem)[0].read_text()) if code == 0 else {}
+        return {"status": "ok" if code == 0 else "failed", "message": None if code == 0 else f"the ping exited {code}",
+                "sent": data.get("sent"), "counters": data.get("counters")}
+
+    entry = {"point": point.stem, "round": round_, "status": "failed", "message": None, "sent": None, "counters": None}
+    entry = extra_runs.one(sweep, point, stem, entry, measure, "not counted", (OSError, ValueError))
+    extra_runs.said("probed", entry)
     return entry

@@ -3,7 +3,10 @@
 # Every wait has a deadline; a child that outlives it gets SIGTERM (or the signal asked for), then
 # SIGKILL. A signal to the sweep (sweepkit.signals.Stop) ends any wait at once, and the callers'
 # `finally` blocks stop what they started. Nothing here ever signals a process it did not start.
+# And when the sweep itself dies with no chance to stop them (kill -9, the OOM killer), each child is
+# killed by the kernel (the parent-death signal, set in the child before it execs): none outlives it.
 
+import ctypes
 import os
 import re
 import select
@@ -19,6 +22,21 @@ KILL_AFTER_S = 2  # from the stop signal to SIGKILL, for a child past its deadli
 # Descriptors every child inherits: TUNE's open /dev/cpu_dma_latency (sweepkit.local.hold_cpus_awake).
 KEEP_FDS: list[int] = []
 LIVE: set["Child"] = set()  # started and not reaped: stop_all's, whatever stopped the sweep
+PR_SET_PDEATHSIG = 1  # prctl(2)
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def dies_with_sweep(parent: int | None = None):
+    """A Popen preexec_fn: the child gets SIGKILL when the sweep's thread that started it ends, however it ends.
+    The setting survives exec (taskset and nice exec the binary) but not a set-user-ID one; a sweep that died
+    between the fork and the prctl is seen as a new parent, and the child ends at once."""
+    parent = os.getpid() if parent is None else parent
+
+    def preexec():
+        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)
+    return preexec
 
 
 class Child:
@@ -29,7 +47,7 @@ class Child:
         try:
             with signals.held():  # never a child started and not remembered
                 self.proc = subprocess.Popen([str(a) for a in argv], stdin=stdin, stdout=out, stderr=err,
-                                             pass_fds=KEEP_FDS)
+                                             pass_fds=KEEP_FDS, preexec_fn=dies_with_sweep())
                 LIVE.add(self)
         finally:
             for f in (out, err):
@@ -136,7 +154,7 @@ def output(argv, timeout_s: float = 5) -> str:
     """The first line a short command prints (e.g. a binary's --version), or "" if it fails or hangs."""
     try:
         done = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=timeout_s,
-                              stdin=subprocess.DEVNULL, pass_fds=KEEP_FDS)
+                              stdin=subprocess.DEVNULL, pass_fds=KEEP_FDS, preexec_fn=dies_with_sweep())
     except (OSError, subprocess.TimeoutExpired):
         return ""
     lines = done.stdout.splitlines()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import costs as costs_mod
 from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
-from . import looks, probed, traced, tracing, variants
+from . import looks, probed, retry, staged, traced, tracing, variants
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -55,6 +55,7 @@ class Sweep:
         self.rotation = looks.Rotation(spec.design, list({r.point.stem: r.point for r in runs}.values()),
                                        {v.label: v.base for v in variants.from_records(doc.get("variants"))}
                                        ) if spec.design and spec.design.sequential else None
+        self.first, self.before_s = 0, 0.0  # --continue: the first run still to measure, the time the runs took so far
 
     def save(self, *, throttled: bool = False) -> None:
         """sweep.json written whole; `throttled`: unless its last write took over 1/REWRITE_SHARE of the time since."""
@@ -78,9 +79,9 @@ class Sweep:
     def run(self) -> int:
         """Every run, then the summary: 0, or 1 if a run failed; a signal: its exit status; a write error: 1."""
         print(f"Logs: {self.folder}", flush=True)
-        self.t0 = self.clock()
+        self.t0 = self.clock() - self.before_s
         try:
-            index = 0
+            index = self.first
             while index < len(self.runs):  # BUDGET may re-plan the rounds after each one (self.replan)
                 self.measure(index, self.runs[index])
                 index += 1
@@ -94,6 +95,8 @@ class Sweep:
         except WriteFault as fault:
             self.faulted(fault)
             return 1
+        finally:
+            staged.clear(self.folder)
         return self.finish()
 
     def measure(self, index: int, run: plan_mod.Run) -> None:
@@ -104,7 +107,7 @@ class Sweep:
             outcome = Outcome(status="skipped", message=f"not run: {given_up} (the runtime never ran the "
                                                         "measurement to its end)")
         else:
-            outcome = modes.of(run.point.kind).measure(self, run)
+            outcome = retry.measure(self, run)  # its mode's, again if the connection to host B dropped
         if self.current is not None:  # it ended before its binary ran (a pong not ready, a skipped ICMP point)
             self.ended(outcome)
         self.record()
@@ -136,9 +139,9 @@ class Sweep:
         spec, doc = self.spec, self.doc
         order = {p["stem"]: i for i, p in enumerate(doc["points"])}
         points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
-        round_s = self.costs.left_s(p.stem for p in points if not (self.rotation and p.stem in self.rotation.retired))
-        # The probed runs after the rounds (PROBED) cost about a round each: the budget keeps room for them.
-        reserved = round_s * spec.probed_rounds
+        running = [p for p in points if not (self.rotation and p.stem in self.rotation.retired)]
+        round_s = self.costs.left_s(p.stem for p in running)
+        reserved = probed.reserve_s(self.costs, points, spec)  # the probed runs after the rounds (PROBED)
         fitted = costs_mod.fit(spec.budget_s - reserved, self.clock() - self.t0, done, round_s, spec.repeats)
         before = spec.repeats
         if fitted.rounds == before:
@@ -161,6 +164,7 @@ class Sweep:
 
     def ended(self, outcome: Outcome) -> Outcome:
         """The run's binary is over: its logs are final and the run counts, whatever comes next."""
+        staged.publish(self.folder, self.doc["runs"][self.current]["stem"])
         self.pending, self.current = (self.current, outcome, *self.run_start), None
         return outcome
 
@@ -240,9 +244,12 @@ class Sweep:
                 lines += filter(None, [noise.line(self.runs, self.doc["runs"], self.doc["repeats"], round_s)])
             print("\n".join(lines), flush=True)
 
+    def out(self, run: plan_mod.Run) -> Path:
+        """Where the run's binary writes its logs, which `ended` moves into the folder (sweepkit/staged.py)."""
+        return staged.stem(self.folder, run.stem)
+
     def remove_logs(self, stem: str) -> None:
-        for name in (f"{stem}.json", f"{stem}.csv", f".{stem}.ping-output"):
-            (self.folder / name).unlink(missing_ok=True)
+        staged.remove(self.folder, stem)
 
     def stopped(self, stop: signals.Stop) -> None:
         """A signal: the run being measured is removed and marked, one that had ended is recorded."""
@@ -253,7 +260,7 @@ class Sweep:
                 run = self.doc["runs"][self.current]
                 self.remove_logs(run["stem"])
                 run["status"] = "interrupted"
-                run["message"] = f"stopped by SIG{stop.name}; its partial logs were removed"
+                run["message"] = f"stopped by {stop.said}; its partial logs were removed"
                 print(f"{self.prog}: {run['stem']} was interrupted and removed; finished runs stay in {self.folder}",
                       file=sys.stderr)
             else:

@@ -18,6 +18,7 @@ class Stop(BaseException):
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
         self.name = signal.Signals(signum).name.removeprefix("SIG")  # INT, TERM, HUP
+        self.said = f"SIG{self.name}"  # what stopped it, in sweep.json's message of the run it cut off
         self.code = 128 + signum  # the shell's exit status after such a signal: 130, 143, 129
 
 

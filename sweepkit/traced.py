@@ -15,14 +15,13 @@ from pathlib import Path
 
 from suite import traces
 
-from . import commands, plan, procs
+from . import commands, extra_runs, procs
 from .pongs import LocalPongs
 
 
-
 def run_all(sweep, tracing) -> None:
-    """One traced run of each point of the plan that can be traced, in the plan's order, each said in one line;
-    `tracing`: the module that records (sweepkit.tracing, or a test's own)."""
+    """One traced run of each point of the plan that can be traced and was not given up, in rounds, each said in one
+    line; `tracing`: the module that records (sweepkit.tracing, or a test's own)."""
     knob = f"TRACE={sweep.spec.trace}"
     if not isinstance(sweep.pongs, LocalPongs):
         print(f"{knob}: no traced runs: both ends must run on this host (the pong runs elsewhere)", flush=True)
@@ -31,15 +30,13 @@ def run_all(sweep, tracing) -> None:
     if why is not None:
         print(f"{knob}: no traced runs: {why}", flush=True)
         return
-    points = list({run.point.stem: run.point for run in sweep.runs if run.point.mode.traceable(run.point)}.values())
+    points, given_up = extra_runs.points(sweep, lambda p: p.mode.traceable(p))
+    extra_runs.left_out(knob, given_up)
     (sweep.folder / traces.FOLDER).mkdir(exist_ok=True)
-    # In rounds, ordered as the measured ones (each setting's frameworks back to back under ORDER=blocks), so
-    # that a runtime's traced run and std's of one round pair up as their measured runs do.
-    order = plan.runs(points, sweep.spec.trace, sweep.spec.seed + 1, sweep.spec.order)
     print(f"{knob}: {sweep.spec.trace} traced run(s) of each of {len(points)} points, in rounds, kept apart in "
           f"{sweep.folder / traces.FOLDER}", flush=True)
     sweep.doc["traces"] = []
-    for run in order:
+    for run in extra_runs.order("traced", points, sweep.spec.trace, sweep.spec):
         sweep.doc["traces"].append(trace_one(sweep, run.point, run.round, tracing))
     sweep.save()
 
@@ -49,47 +46,33 @@ def trace_one(sweep, point, round_: int, tracing) -> dict:
     `traces`."""
     entry = {"point": point.stem, "round": round_, "file": f"{traces.FOLDER}/{traces.name(point.stem, round_)}",
              "status": "failed", "message": None}
-    pong_err, ping_err = sweep.tmp / "pong.err", sweep.tmp / "ping.err"
     stem = sweep.tmp / f"traced-{point.stem}"
-    try:
-        target, why = sweep.pongs.start(point.binary, point.transport, point.end_args("pong"), point.port, pong_err,
-                                        point.bin_dir)
-        if target is None:
-            entry["message"] = f"pong not ready: {why}"
-            return entry
+
+    def measure(target: str) -> dict:
         pong_pid = sweep.pongs.pid()
         argv = commands.ping(sweep.spec, point, target, stem, sweep.ends.prefix["ping"])
         with tracing.Capture([pong_pid, os.getpid()]) as capture:  # the ping, our child, is traced from its start
             started: dict = {}
-            code = procs.run(argv, sweep.tmp / "ping.out", ping_err, point.mode.limit_s(sweep.spec, point),
+            code = procs.run(argv, sweep.tmp / "ping.out", sweep.tmp / "ping.err", point.mode.limit_s(sweep.spec, point),
                              at=(0.0, lambda pid: started.update(pid=pid)))
-            header = {"point": point.stem, "round": round_, "framework": point.framework, "ping_pid": started.get("pid"), "pong_pid": pong_pid,
-                      "machine": platform.machine(), "exit_code": code, "rtt_ns": _rtts(stem)}
+            header = {"point": point.stem, "round": round_, "framework": point.framework,
+                      "ping_pid": started.get("pid"), "pong_pid": pong_pid, "machine": platform.machine(),
+                      "exit_code": code, "rtt_ns": _rtts(stem)}
             lost = capture.stop(sweep.folder / entry["file"], traces.HEADER + json.dumps(header))
-    except OSError as error:
-        entry["message"] = f"not traced: {error}"
-        return entry
-    finally:
-        sweep.pongs.stop()
-        for path in _logs(stem):
-            path.unlink(missing_ok=True)
-    entry |= {"status": "ok" if code == 0 and lost == 0 else "failed", "lost_events": lost,
-              "message": None if code == 0 else f"the ping exited {code}"}
-    if lost:
-        entry["message"] = f"{lost} events lost to a full buffer: the split of its round trips is not to be trusted"
-    print(f"  traced {point.stem} (round {round_}): {entry['status']}" + (f" ({entry['message']})" if entry["message"] else ""),
-          flush=True)
+        done = {"status": "ok" if code == 0 and lost == 0 else "failed", "lost_events": lost,
+                "message": None if code == 0 else f"the ping exited {code}"}
+        if lost:
+            done["message"] = f"{lost} events lost to a full buffer: the split of its round trips is not to be trusted"
+        return done
+
+    entry = extra_runs.one(sweep, point, stem, entry, measure, "not traced")
+    extra_runs.said("traced", entry)
     return entry
-
-
-def _logs(stem: Path) -> tuple[Path, Path]:
-    """STEM.json and STEM.csv (a stem such as std-tcp-64B-0.001s-0t has dots of its own: no with_suffix)."""
-    return stem.parent / f"{stem.name}.json", stem.parent / f"{stem.name}.csv"
 
 
 def _rtts(stem: Path) -> dict | None:
     """The traced run's own RTT summary (`rtt_ns` of its log): what the phases are held against."""
     try:
-        return json.loads(_logs(stem)[0].read_text()).get("rtt_ns")
+        return json.loads(extra_runs.logs(stem)[0].read_text()).get("rtt_ns")
     except (OSError, ValueError):
         return None

@@ -113,11 +113,14 @@ def flags_and_knobs(network: bool) -> str:
 def localhost(prog: str) -> str:
     return f"""\
 Usage: {prog} [-FLAGS] [-h] [--check]   (the flags below, alone or combined as in -asStP)
+       {prog} --continue DIR
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) on this host over loopback,
 a fresh pong and ping per run: REPEATS rounds, each running every point once, shuffled.
 
   --check   print the system check (the settings that move latency, and what to do about
             each one known to hurt) and run nothing; a sweep prints its warnings too
+  --continue DIR  the interrupted sweep in DIR, to its end: its knobs and plan are DIR's
+            (a larger REPEATS or BUDGET extends it; a contradicting knob is refused)
 
 {flags_and_knobs(False)}
 
@@ -132,6 +135,7 @@ Usage: {prog} --remote USER@HOST [--remote-dir DIR] [--target ADDR] [-FLAGS]
        {prog} --serve [--target ADDR] [-FLAGS]
        {prog} --peer ADDR [-FLAGS]
        {prog} --check [--remote USER@HOST]
+       {prog} --continue DIR   (an interrupted sweep, to its end, against its own host B)
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) across two hosts: pongs on
 host B, pings on this host (A).
 

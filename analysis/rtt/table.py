@@ -14,6 +14,7 @@ from suite import fmt
 from .. import uncertainty as u
 from ..summary import aligned, has_shape, integers, interval, markdown_table, repeats, signed
 from ..summary import host_notes, variant_notes
+from .. import summary
 from .runs import DIMENSIONS, MISSED_BY
 
 CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate", "achieved_rate",
@@ -31,6 +32,9 @@ OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
 HEADERS = ["framework", "transport", "size B", "target msg/s", "achieved msg/s", "tasks", "repeats", "n",
            "p50 µs [95 % CI]", "p99 µs [95 % CI]", "p99.9 µs", "max µs", "Δp50 vs std µs [CI]",
            "MDE µs (%)", "verdict", "at round", "Δp99 vs std µs [CI]", "verdict p99", "lost"]
+UNMEASURED = {"framework": lambda p: f"{p['framework']} ×", "transport": lambda p: p["transport"],  # summary.unmeasured
+              "size B": lambda p: str(p["payload"]), "target msg/s": lambda p: fmt.rate_label(p["interval_s"]),
+              "tasks": lambda p: str(p.get("tasks", "–"))}
 # The columns of many connections and open load, in the text and Markdown tables of a sweep that has
 # either (a table of one connection in a closed loop stays as it was): header → the column it follows.
 CONNECTION_HEADERS = {"conns": "tasks", "load": "conns", "latency p99 µs [95 % CI]": "p99 µs [95 % CI]",
@@ -185,7 +189,9 @@ def cells(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]
     if (points["verdict_base"] != "").any():
         headers, body = _with_base(headers, body, points)
         notes = [*notes, BASE_NOTE]
-    return *_with_others(headers, body, points), notes
+    headers, body = _with_others(headers, body, points)
+    unmeasured, why = summary.unmeasured(headers, points, UNMEASURED)
+    return headers, body + unmeasured, notes + why
 
 
 def text(points: pd.DataFrame, noise: float = 0.02) -> str:

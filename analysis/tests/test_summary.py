@@ -163,3 +163,22 @@ def test_summary_does_not_write_a_pdf(capsys, sweep_dir):
     status, _, err = cli(capsys, "-d", sweep_dir, "--summary")
     assert status == 0 and "wrote" not in err
     assert not list(sweep_dir.glob("*.pdf"))
+
+
+def test_a_point_given_up_gets_a_row_saying_why(capsys, tmp_path):
+    write_run(tmp_path, "tokio", "tcp", 0.001, samples(1, 500), tasks=1000)
+    why = ("unfinished: the runtime never ran the measurement to its end within the ping's 15 s (its watchdog "
+           "ended it)")
+    points = [{"stem": "tokio-tcp-64B-0.001s-1000t", "framework": "tokio", "transport": "tcp", "payload": 64,
+               "interval_s": 0.001, "tasks": 1000, "status": "ok", "repeats_ok": 1, "message": None},
+              {"stem": "std-tcp-64B-0.001s-1000t", "framework": "std", "transport": "tcp", "payload": 64,
+               "interval_s": 0.001, "tasks": 1000, "status": "skipped", "repeats_ok": 0, "message": why}]
+    (tmp_path / "sweep.json").write_text(json.dumps({"knobs": {}, "points": points}))
+    status, out, _ = cli(capsys, "-d", tmp_path, "--summary")
+    assert status == 0
+    header, _rule, tokio, std = out.splitlines()[:4]
+    assert std.split()[:7] == ["std", "×", "tcp", "64", "1", "k", "–"] and len(std) <= len(header.rstrip())
+    assert f"× std-tcp-64B-0.001s-1000t: not measured: {why}" in out.splitlines()
+    # A filter that leaves the point out leaves its row out.
+    status, out, _ = cli(capsys, "-d", tmp_path, "--summary", "-f", "tokio")
+    assert status == 0 and "std-tcp" not in out and "std ×" not in out

@@ -98,7 +98,7 @@ class Mode:
             if target is None:
                 return Outcome(status="failed", message=f"pong not ready: {why}", tails=(pong_err,))
             ping_err = sweep.tmp / "ping.err"
-            argv = commands.ping(sweep.spec, point, target, sweep.folder / run.stem, sweep.ends.prefix["ping"],
+            argv = commands.ping(sweep.spec, point, target, sweep.out(run), sweep.ends.prefix["ping"],
                                  sweep.pongs.pid())
             ends = {}
             code = procs.run(argv, sweep.tmp / "ping.out", ping_err, self.limit_s(sweep.spec, point),

@@ -61,13 +61,14 @@ class Icmp(Rtt):
         started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
         try:
             # ping stops at SIGINT and prints its statistics; the limit leaves time for the last replies.
-            code = procs.run(commands.system_ping(interval, size, addr, sweep.ends.prefix["ping"]), raw, err,
-                             self.limit_s(sweep.spec, run.point), sig=signal.SIGINT,
+            limit_s = self.limit_s(sweep.spec, run.point)
+            code = procs.run(commands.system_ping(interval, size, addr, sweep.ends.prefix["ping"], limit_s + 10), raw,
+                             err, limit_s, sig=signal.SIGINT,
                              at=(sweep.probe_s(run.point), lambda pid: ends.update(ping=disturbance.threads(pid))))
             if code not in (0, procs.TIMED_OUT):
                 with open(err, "a", encoding="utf-8") as errors:
                     print(f"ping exited with status {code}", file=errors)
-            converted = sweep.convert(raw, sweep.folder / run.stem, err, interval, started, code)
+            converted = sweep.convert(raw, sweep.out(run), err, interval, started, code)
         finally:
             raw.unlink(missing_ok=True)
         if converted == 0:

@@ -68,7 +68,7 @@ class Micro(Mode):
     def measure(self, sweep, run) -> Outcome:
         """BINARY-micro with the point's arguments, in-process; it writes STEM.json."""
         err = sweep.tmp / "micro.err"
-        argv = commands.micro(sweep.spec, run.point, sweep.folder / run.stem, sweep.ends.prefix["micro"])
+        argv = commands.micro(sweep.spec, run.point, sweep.out(run), sweep.ends.prefix["micro"])
         code = procs.run(argv, sweep.tmp / "micro.out", err, self.limit_s(sweep.spec))
         return sweep.ended(Outcome(exit_code=code, tails=(err,)))
 

@@ -130,7 +130,7 @@ class Wrk(Mode):
                      "duration_s": int(spec.duration.s), "started_at": started, "client_version": wrk_log.version(spec.wrk),
                      "command": [str(a) for a in argv[len(sweep.ends.prefix["ping"]):]]}
             text = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
-            stem = sweep.folder / f"{run.stem}.json"
+            stem = sweep.out(run).with_name(f"{run.stem}.json")
             try:
                 wrk_log.write(stem, wrk_log.log(text, code, facts))
             except OSError as error:
