@@ -128,7 +128,7 @@ class Sweep:
             self.runs = self.runs[:next_index] + [self.runs[i] for i in kept]
             self.doc["runs"] = self.doc["runs"][:next_index] + [self.doc["runs"][i] for i in kept]
             self.doc |= rotation.record()
-            self.save(throttled=True)
+            self.save()  # a look is rare, and what it decided must outlive the sweep (--continue)
         eta = self.costs.left_s([r.point.stem for r in self.runs[next_index:]]) if self.costs.seen else None
         print(rotation.line(look, self.spec.design.maximum, eta), flush=True)
 

@@ -4,11 +4,13 @@ open, the analysis reads the sweep's decisions back, STOP=fixed runs today's swe
 import contextlib
 import csv
 import io
+import os
+import signal
 
 import pytest
 
 from analysis import cli, uncertainty as u
-from sweep_helpers import load_json, require_binaries, run_script, sweep_dir
+from sweep_helpers import REPO, Run, load_json, require_binaries, run_script, script_env, sweep_dir
 
 SHORT = {"DURATION": "0.05", "WARMUP": "0.02", "INTERVALS": "0", "PROTOCOLS": "tcp", "SEED": "4242", "COUNTERS": "0"}
 # A delay several times std's back-to-back p50 is decided at an early look; an identical line may stay open.
@@ -96,3 +98,25 @@ def test_a_bad_design_knob_is_refused_naming_it(tmp_path, knob, value):
     run = run_script("run-localhost.sh", ["-S"], tmp_path, timeout=60, **(SHORT | {knob: value}))
     assert run.rc == 2 and f"{knob}='{value}'" in run.stderr, run.output
     assert not list(tmp_path.glob("localhost-*"))  # nothing was started
+
+
+def test_a_decided_sweep_killed_after_a_look_continues_from_its_looks(tmp_path):
+    require_binaries("std")
+    run = Run([str(REPO / "run-localhost.sh"), "-S"], script_env(tmp_path, **(SHORT | {"VARIANTS": LINES,
+                                                                                      "REPEATS": "30"})))
+    run.start()
+    run.expect_line("Look after round 10", timeout=120)
+    os.kill(run.proc.pid, signal.SIGKILL)  # the sweep's own process, mid-way through round 11 or later
+    run.proc.wait(timeout=10)
+    folder = sweep_dir(tmp_path)
+    again = run_script("run-localhost.sh", ["--continue", str(folder)], tmp_path, timeout=300,
+                       **(SHORT | {"VARIANTS": LINES, "REPEATS": "30"}))
+    assert again.rc == 0, again.output
+    doc = load_json(folder / "sweep.json")
+    assert doc["looks"][0]["round"] == 10 and doc["looks"][-1]["round"] == max(doc["retired"].values())
+    assert len(doc["interruptions"]) == 1 and all(r["status"] == "ok" for r in doc["runs"])
+    points = {r["point"] for r in doc["runs"]}
+    retired = doc["retired"]
+    assert set(retired) == points and retired["std-d-tcp-64B-0s-0t"] < 33  # the delay left before the end
+    for point in points:  # every point ran each round up to the one it left after, once
+        assert sorted(r["round"] for r in doc["runs"] if r["point"] == point) == list(range(1, retired[point] + 1))
