@@ -49,10 +49,10 @@ class Paired:
 
 
 def verdict(delta: u.Estimate | None, reference: float, refused: quantiles.Refused | None, noise: float) -> str:
-    """The call on a paired Δ: empty where the quantile is refused or the reference (the compared line's
-    value, which sets the noise threshold) is unknown; `unknown` without a Δ or its interval; else
-    uncertainty.verdict's `same`, `slower` or `faster`. The one rule every paired comparison follows."""
-    if refused is not None or (delta is not None and not math.isfinite(reference)):
+    """The call on a paired Δ: empty where the quantile is refused; `unknown` without a Δ or its interval; else
+    uncertainty.verdict's `same`, `slower` or `faster`, the noise threshold `noise` × reference (none where the
+    reference, the compared line's value, is unknown). The one rule every paired comparison follows."""
+    if refused is not None:
         return ""
     if delta is None:
         return "unknown"
@@ -60,8 +60,8 @@ def verdict(delta: u.Estimate | None, reference: float, refused: quantiles.Refus
 
 
 def detectable(delta: u.Estimate | None, reference: float, called: str, confidence: float, noise: float) -> float:
-    """The smallest Δ this comparison could have called: its test's, never below the noise threshold; NaN where
-    nothing was called."""
+    """The smallest Δ this comparison could have called: its test's, never below the noise threshold (max keeps
+    the test's where the reference is unknown); NaN where nothing was called."""
     if delta is None or called in ("", "unknown"):
         return math.nan
     return max(u.detectable(delta, confidence), noise * reference)
