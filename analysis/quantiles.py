@@ -105,15 +105,24 @@ def _half_width(shares: np.ndarray, confidence: float, skewed: bool) -> np.ndarr
     return (t + skew * (2 * t * t + 1) / (6 * math.sqrt(rounds))) * sd / math.sqrt(rounds)
 
 
-def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE,
-             skewed: bool = True) -> tuple[np.ndarray, ...]:
+@dataclass(frozen=True)
+class Intervals:
+    """Pooled quantiles with their intervals, one entry a quantile asked for: `inside` False where an end falls
+    beyond the samples (the interval is then refused)."""
+
+    values: np.ndarray
+    lows: np.ndarray
+    highs: np.ndarray
+    inside: np.ndarray
+
+
+def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE, skewed: bool = True) -> Intervals:
     """The pooled q-quantiles and their 95 % intervals by Woodruff's method for clustered samples (Woodruff
     1952; Francisco & Fuller 1991): the pooled ECDF at the estimate is the mean of the runs' own ECDFs there,
     so its standard error comes from their spread across runs (drift and sampling alike); the interval
     q ± t·se in probability (t widened by the runs' skewness where `skewed`: _half_width) is read back through
     the pooled ECDF, one sample further out at each end (the ECDF is a step function: at one sample a run, the
-    nearest step alone covers 92 %). Returns (values, lows, highs, inside): `inside` False where an end falls
-    beyond the samples (refused).
+    nearest step alone covers 92 %).
     Its coverage on synthetic sweeps with a known truth: docs/analysis.md, python3 -m analysis.tests.coverage."""
     values, cumulative = _pooled(runs)
     qs = np.asarray(qs, dtype=np.float64)
@@ -124,8 +133,8 @@ def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE,
     low_at, high_at = _at(cumulative, qs - half) - 1, _at(cumulative, qs + half) + 1
     inside = (low_at >= 0) & (high_at <= len(values) - 1)
     last = len(values) - 1
-    return (estimate, values[np.clip(low_at, 0, last)].astype(np.float64),
-            values[np.clip(high_at, 0, last)].astype(np.float64), inside)
+    return Intervals(estimate, values[np.clip(low_at, 0, last)].astype(np.float64),
+                     values[np.clip(high_at, 0, last)].astype(np.float64), inside)
 
 
 def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
@@ -144,12 +153,12 @@ def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
         return out
     if len(runs) == 1:
         return out | {name: u.within_run_quantile(runs[0], q, confidence) for name, q in wanted.items()}
-    values, lows, highs, inside = woodruff(runs, list(wanted.values()), confidence)
+    found = woodruff(runs, list(wanted.values()), confidence)
     for j, name in enumerate(wanted):
         # Enough samples, but runs that differ more than their number can bound: the quantile is carried, its
         # interval is not (it reaches past the samples), and is left open (NaN) rather than cut at them.
-        low, high = (float(lows[j]), float(highs[j])) if inside[j] else (math.nan, math.nan)
-        out[name] = u.Estimate(float(values[j]), low, high, len(runs), u.ACROSS_RUNS_POOLED)
+        low, high = (float(found.lows[j]), float(found.highs[j])) if found.inside[j] else (math.nan, math.nan)
+        out[name] = u.Estimate(float(found.values[j]), low, high, len(runs), u.ACROSS_RUNS_POOLED)
     return out
 
 
@@ -159,13 +168,13 @@ def _influence(runs: list[np.ndarray], q: float, confidence: float) -> tuple[flo
     pooled ECDF's slope across the plain t interval (its width in probability over its width in ns: the widened
     one reaches into the flat far tail, where one slow run's samples stand apart, and would read a slope that is not
     the estimate's). None where that interval reaches past the samples or has no width: no slope to read."""
-    estimate, low, high, inside = woodruff(runs, [q], confidence, skewed=False)
-    own = np.array([np.searchsorted(r, estimate[0], side="right") / len(r) for r in runs])  # a loop over runs
+    plain = woodruff(runs, [q], confidence, skewed=False)
+    estimate, low, high = plain.values[0], plain.lows[0], plain.highs[0]
+    own = np.array([np.searchsorted(r, estimate, side="right") / len(r) for r in runs])  # a loop over runs
     width = 2 * float(_half_width(own, confidence, skewed=False))
-    if not inside[0] or high[0] <= low[0] or width == 0:
+    if not plain.inside[0] or high <= low or width == 0:
         return None
-    slope = width / (high[0] - low[0])
-    return float(estimate[0]), -(own - own.mean()) / slope
+    return float(estimate), -(own - own.mean()) / (width / (high - low))
 
 
 def paired_deltas(mine: list[np.ndarray], theirs: list[np.ndarray], quantiles: dict[str, float],
