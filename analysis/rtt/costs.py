@@ -4,6 +4,7 @@ point and end, with intervals across runs and Δs vs std (docs/analysis.md, "Wha
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from suite.palette import is_reference
@@ -23,11 +24,18 @@ COSTS = {
     "wakeups_per_msg": ("wakeups_made", 1),
 }
 ENDS = ("ping", "pong")
+# /proc gives user and kernel time in clock ticks of 1/USER_HZ s (100 on every architecture Linux runs this on),
+# split by the mode each tick found the process in: a share from k ticks is a binomial proportion, within about
+# ±1/√k. A point and end's split is printed from MIN_TICKS ticks over its runs (±0.1 of the CPU time), as a
+# quantile is from its samples; below, it is refused.
+TICK_NS = 10_000_000
+MIN_TICKS = 100
+SPLIT = ("user_us_per_msg", "kernel_us_per_msg")
 
 
 def per_run(runs: pd.DataFrame) -> pd.DataFrame:
-    """A row per run and end whose log has counters: the point's keys, its round, the end and each cost (NaN
-    where that counter was unavailable)."""
+    """A row per run and end whose log has counters: the point's keys, its round, the end, each cost (NaN
+    where that counter was unavailable) and the clock ticks behind its user/kernel split."""
     rows = []
     for key, round_, details in zip(runs[list(KEYS)].itertuples(index=False, name=None), runs["round"],
                                     runs["details"], strict=True):  # a loop over runs, not samples
@@ -37,9 +45,11 @@ def per_run(runs: pd.DataFrame) -> pd.DataFrame:
         for end in ENDS:
             counts = counters.get(end) or {}
             values = {column: (counts.get(name) or {}).get("value") for column, (name, _) in COSTS.items()}
+            user, kernel = values["user_us_per_msg"], values["kernel_us_per_msg"]
             rows.append({**dict(zip(KEYS, key)), "round": round_, "end": end,
-                         **{c: math.nan if v is None else v * COSTS[c][1] / sent for c, v in values.items()}})
-    return pd.DataFrame(rows, columns=[*KEYS, "round", "end", *COSTS])
+                         **{c: math.nan if v is None else v * COSTS[c][1] / sent for c, v in values.items()},
+                         "ticks": math.nan if user is None or kernel is None else (user + kernel) / TICK_NS})
+    return pd.DataFrame(rows, columns=[*KEYS, "round", "end", *COSTS, "ticks"])
 
 
 def probed_runs(runs: pd.DataFrame, infos: dict) -> pd.DataFrame:
@@ -86,8 +96,29 @@ def points(runs: pd.DataFrame, probed: pd.DataFrame | None = None) -> pd.DataFra
             row |= {column: mean, f"{column}_low": estimate.low if estimate else math.nan,
                     f"{column}_high": estimate.high if estimate else math.nan} | change
         row["runs"] = int(mine[list(COSTS)].notna().sum().max())
-        rows.append(row | {"probed": used})
-    return pd.DataFrame(rows)
+        ticked = mine if mine["ticks"].notna().any() or key not in extras else extras[key]
+        rows.append(row | {"probed": used, "split_ticks": int(round(ticked["ticks"].sum()))})
+    return refuse_splits(pd.DataFrame(rows))
+
+
+def refuse_splits(table: pd.DataFrame) -> pd.DataFrame:
+    """The points' rows with each user/kernel split of fewer than MIN_TICKS ticks blanked, its reason in
+    `split_refused`, and its Δ blanked where either side's split is refused."""
+    if table.empty:
+        return table
+    setting = [*KEYS[1:], "end"]
+    carried = (table["split_ticks"] >= MIN_TICKS).to_numpy()
+    refused = ~carried & table[list(SPLIT)].notna().any(axis=1).to_numpy()
+    std = {key: ok for key, ok, framework in zip(table[setting].itertuples(index=False, name=None), carried,
+                                                 table["framework"]) if framework == BASELINE}  # a loop over rows
+    theirs = np.array([std.get(key, True) for key in table[setting].itertuples(index=False, name=None)])
+    table = table.assign(split_refused=[f"{n} ticks: too few for user/kernel" if r else ""
+                                        for n, r in zip(table["split_ticks"], refused)])
+    for column in SPLIT:
+        table.loc[~carried, [column, f"{column}_low", f"{column}_high"]] = math.nan
+        deltas = [c for c in (f"delta_{column}", f"delta_{column}_low", f"delta_{column}_high") if c in table]
+        table.loc[~(carried & theirs), deltas] = math.nan
+    return table
 
 
 def _delta(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame) -> dict:

@@ -8,7 +8,7 @@ import pandas as pd
 from suite import fmt
 
 from ..summary import aligned, markdown_table
-from .costs import COSTS
+from .costs import COSTS, MIN_TICKS, SPLIT
 from .runs import KEYS, SHAPE
 
 HEADS = {"cpu_us_per_msg": "CPU µs", "user_us_per_msg": "user µs", "kernel_us_per_msg": "kernel µs",
@@ -18,7 +18,7 @@ NOTES = (
     "[95 % t interval across them]; Δ vs std: the same cost of std at the same setting and end, paired by round "
     "as the Δp50 is (Hodges–Lehmann with the signed-rank interval from 6 pairs, t below)",
     "CPU µs: time on a CPU (the process's CPU-time clock); user and kernel: the kernel's split of it by clock ticks "
-    "(/proc/PID/stat, 10 ms steps, so coarse on short runs); wake-ups: those the end made (sched:sched_waking, in "
+    f"(/proc/PID/stat, 10 ms steps), refused from fewer than {MIN_TICKS} ticks over the runs; wake-ups: those the end made (sched:sched_waking, in "
     "the waker's context): of the other end by its write, of its own threads; runs: those with the counter",
     "probed: where the measured runs did not count system calls and wake-ups (COUNTERS=1), the runs after the "
     "rounds that did (PROBED), whose Δ pairs std's probed runs: their probes cost every call and wake-up, so their "
@@ -33,6 +33,13 @@ def _cost(value, low, high, digits: int) -> str:
     if not (math.isfinite(low) and math.isfinite(high)):
         return f"{value:.{digits}f} [–]"
     return f"{value:.{digits}f} [{low:.{digits}f}–{high:.{digits}f}]"
+
+
+def _shown_cost(row: dict, column: str) -> str:
+    """A cost's cell: its value and interval, or why the ticks cannot carry a user/kernel split."""
+    if column in SPLIT and row.get("split_refused"):
+        return f"{row['split_ticks']} ticks: too few"
+    return _cost(row[column], row[f"{column}_low"], row[f"{column}_high"], DIGITS[column])
 
 
 def _shown_delta(row: dict, column: str, digits: int) -> str:
@@ -57,7 +64,7 @@ def cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
                *(f"{HEADS[c]} /msg" for c in COSTS), *(f"Δ {HEADS[c]} vs std" for c in SHOWN_DELTAS), "runs", "probed"]
     body = [[row["framework"], row["transport"], str(row["payload"]), fmt.rate_label(row["interval_s"]),
              *(str(row[n]) for n in shown), row["end"],
-             *(_cost(row[c], row[f"{c}_low"], row[f"{c}_high"], DIGITS[c]) for c in COSTS),
+             *(_shown_cost(row, c) for c in COSTS),
              *(_shown_delta(row, c, DIGITS[c]) for c in SHOWN_DELTAS), str(row["runs"]), str(row["probed"])]
             for row in table.to_dict("records")]  # a loop over rows, not samples
     return headers, body, list(NOTES)
@@ -79,7 +86,7 @@ def csv(table: pd.DataFrame) -> str:
     out = table.copy()
     out["interval_s"] = out["interval_s"].map(fmt.plain)
     columns = [*KEYS, "end", "runs", "probed", *(f"{c}{s}" for c in COSTS for s in ("", "_low", "_high")),
-               *(f"delta_{c}{s}" for c in COSTS for s in ("", "_low", "_high"))]
+               *(f"delta_{c}{s}" for c in COSTS for s in ("", "_low", "_high")), "split_refused"]
     buffer = io.StringIO()
     out.reindex(columns=columns).to_csv(buffer, index=False, float_format="%.6g")
     return buffer.getvalue()
