@@ -1,12 +1,11 @@
 """Runs every sweep docs/findings.md uses, one after another, redraws its figures and rewrites the blocks between
 its markers (tables, commands, the machine); the prose between the blocks stays as written.
 
-    python3 -m findings.regenerate               # every sweep (about 30 min on a 2-vCPU VM), then the page
+    python3 -m findings.regenerate               # every sweep, then the page
     python3 -m findings.regenerate --no-sweep    # the page again from the newest folder of each sweep
     python3 -m findings.regenerate --only main   # one sweep again, then the page
 
-The network sweep runs inside namespace A of two network namespaces joined by a veth pair, with an sshd in B
-(tests/netns_lab.py, the two-host tests' lab): it needs root, iproute2 and openssh-server.
+The network sweep runs in two network namespaces (tests/netns_lab.py): root, iproute2 and openssh-server.
 """
 
 import argparse

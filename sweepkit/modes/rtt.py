@@ -15,7 +15,7 @@ MAX_MIN_MESSAGES = 1_000_000  # a run's window at 10 msg/s would be a day
 MAX_EXTRA_ROUNDS = 50  # TRACE's and PROBED's: each traced run is 2–6 MB of text
 # Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
 MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
-BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
+BACK_TO_BACK_PER_S = 80_000  # the plan's guess of a back-to-back run's round trips a second on loopback
 
 
 class Rtt(Mode):
