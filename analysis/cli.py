@@ -1,15 +1,11 @@
 """Turn a sweep of round-trip-time, throughput or in-process benchmark logs into a summary table and PDF figures.
 
-Reads this suite's STEM.json + STEM.csv logs and the 2022 suite's per-sample CSV, recursively from DIR
-(default: the newest sweep under latency-logs/). Percentiles are exact, by nearest rank. Each point may
-have been run several times (stems ending -r1, -r2…): its quantiles pool the repeats' samples, with a
-95 % interval across the repeats, and the latency each runtime adds over std (Δ, paired by round: the
-Hodges–Lehmann shift with its signed-rank interval) gets a verdict: slower, faster, same or unknown.
-The table shows the columns a reader needs first (--wide: every column). Without a command, parse.py is
-`parse.py figures --table`:
-every figure to one PDF and the table on stdout (`figures -o report.html`: both in one offline web page).
-The flags of earlier versions (--summary, --compare, --variance, -t without a command) still work, and
-say the command they stand for.
+Reads the logs recursively from DIR (default: the newest sweep in latency-logs/). A point's repeats are pooled:
+each quantile is of all their samples with a 95 % interval across them, and the latency each runtime adds
+over std (Δ, paired by round) gets a verdict: slower, faster, same (within a margin), undecided or unknown.
+The table shows the columns a reader needs first (--wide: every column).
+Without a command, parse.py is `parse.py figures --table`: every figure to one PDF and the table on stdout.
+Earlier versions' flags (--summary, --compare, --variance, -t) still work.
 """
 
 # The entry: pyperf's shape, a cmd_<name> per subcommand with only its own options. Each namespace is

@@ -50,14 +50,11 @@ def resolve_phases(ns) -> request.Phases:
 
 def cmd_phases(asked: request.Phases) -> int:
     """Where a round trip's time goes: each traced run's round trips split into the ping's send, the pong's wake-up,
-    its turnaround, the ping's wake-up and its receive (a sweep run with TRACE=1; docs/analysis.md, "Traced round
-    trips").
+    its turnaround, the ping's wake-up, its receive and its return (a sweep run with TRACE=N).
 
-    A row per traced point: each phase's mean in µs over its traced runs (TRACE=N: N runs, a 95 % interval from
-    2), their sum, how much of the runs' own p50 the traced round trips account for, system calls and
-    same-process hand-offs per round trip at each end, and what tracing cost (the traced runs' p50 over the
-    point's measured p50); then, for each runtime beside std, each phase's Δ paired by traced round. With -o, a
-    page of stacked bars, then a few round trips of each traced run on a timeline."""
+    A row per traced point: each phase's mean in µs over its traced runs, their sum, the share of the runs' own
+    p50 they account for, system calls and hand-offs per round trip, and what tracing cost; then each phase's Δ
+    vs std paired by traced round. With -o, stacked bars and a few round trips on a timeline."""
     table = phases_table.rows(asked.folder, kit.warn)
     if not table:
         raise NothingUsable(f"{asked.folder}: no traced runs in {traces.FOLDER}/ (sweep with TRACE=1, as root)")

@@ -55,24 +55,23 @@ class Paired:
 
 def verdict(delta: u.Estimate | None, reference: float, refused: quantiles.Refused | None, noise: float,
             margin: float = sequential.MARGIN) -> str:
-    """The call on a paired Δ: empty where the quantile is refused or the reference (the compared line's
-    value, which sets the floor and the margin) is unknown; `unknown` without a Δ or its interval (one round);
-    else suite.sequential.verdict's slower, faster, same (within ±margin) or undecided. The one rule every
-    paired comparison follows."""
-    if refused is not None or (delta is not None and not math.isfinite(reference)):
+    """The call on a paired Δ: empty where the quantile is refused; `unknown` without a Δ or its interval (one
+    round); else suite.sequential.verdict's slower, faster, same (within ±margin × reference) or undecided, the
+    floor `noise` × reference (where the reference, the compared line's value, is unknown: no floor and no
+    `same`). The one rule every paired comparison follows."""
+    if refused is not None:
         return ""
     if delta is None or math.isnan(delta.low):
         return "unknown"
-    return sequential.verdict(delta.low, delta.value, delta.high, reference, margin=margin, floor=noise, last=True)
+    known = reference if math.isfinite(reference) else 0.0
+    return sequential.verdict(delta.low, delta.value, delta.high, known, margin=margin, floor=noise, last=True)
 
 
 def detectable(delta: u.Estimate | None, reference: float, called: str, confidence: float, noise: float) -> float:
-    """The smallest Δ this comparison could have called: its test's, never below the noise threshold; NaN where
-    nothing was called."""
+    """The smallest Δ this comparison could have called: its test's, never below the noise threshold (max keeps
+    the test's where the reference is unknown); NaN where nothing was called."""
     if delta is None or called in ("", "unknown"):
         return math.nan
-    if delta.method == u.SIGNED_RANK and confidence != u.CONFIDENCE:  # the look's test, from its own interval
-        return max(u.detectable(delta, confidence), noise * reference)
     return max(u.detectable(delta, confidence), noise * reference)
 
 

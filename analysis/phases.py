@@ -75,12 +75,12 @@ class _Chain:
     calls: list[int] = field(default_factory=lambda: [1, 0])  # ping's (its send counted), pong's
     handoffs: list[int] = field(default_factory=lambda: [0, 0])  # ping's, pong's
 
-    def on_cpu(self, ns: int) -> None:
-        """The woken task runs: the pong's (b) until the echo woke the ping, then the ping's (d); once each."""
+    def on_cpu(self, at: int) -> None:
+        """The woken task runs at `at`: the pong's (b) until the echo woke the ping, then the ping's (d); once each."""
         if self.ping_woken is None:
-            self.pong_running = ns if self.pong_running is None else self.pong_running
+            self.pong_running = at if self.pong_running is None else self.pong_running
         elif self.ping_running is None:
-            self.ping_running = ns
+            self.ping_running = at
 
     def phases(self, echo_in: int) -> tuple[int, ...]:
         """Its five marked phases, the echo having come in at `echo_in` (e)."""
@@ -144,8 +144,9 @@ class _Splitter:
             # It waited for the next message: its work ended.
             self._close_return((back.next_call if back.next_call is not None else e.ns) - back.echo_in)
 
-    def _close_return(self, ns: int) -> None:
-        self.rows[self.returning.row] += (ns,)
+    def _close_return(self, length: int) -> None:
+        """The open return ends, `length` ns long: its row's sixth phase."""
+        self.rows[self.returning.row] += (length,)
         self.returning = None
 
     def _start(self, e: Event) -> None:

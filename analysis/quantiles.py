@@ -1,21 +1,12 @@
 """A point's quantiles from all its runs' samples pooled, their intervals across runs, and the rule that refuses
 a quantile its samples cannot carry."""
 
-# A point's q-quantile is the nearest-rank quantile of its runs' samples pooled, each run weighted
-# equally whatever its count (a run is the unit of repetition: one fresh process pair): the smallest
-# sample at which the runs' mean ECDF reaches q. With runs of equal size it is suite/percentile.py's
-# nearest rank of the pooled samples, to the sample.
-#
-# Its 95 % interval is Woodruff's across the runs (woodruff), its t widened by the skewness of the runs' shares
-# (_half_width): at a p99 of a drifting machine a few slow runs hold most of the tail, and a plain t interval of
-# their mean covered 0.90–0.93 on synthetic sweeps. A difference between two runtimes pairs the rounds they
-# share, as the Δp50's signed-rank test does: each round's share in each side's error, linearised as Woodruff's
-# interval implies, taken side from side, and a plain t interval on those differences (Kalibera &
-# Jones 2013: the run is the unit of repetition; a round's drift common to both points cancels). One run keeps
-# the order-statistic interval of its own samples.
-#
-# Refusal: a q-quantile needs suite.percentile.min_samples(q) samples (effective ones, see effective_n), or it is
-# not printed (docs/analysis.md, "Which quantiles are printed").
+# A point's q-quantile is the nearest-rank quantile of its runs' samples pooled, each run weighted equally whatever
+# its count (the run, one fresh process pair, is the unit of repetition): the smallest sample at which the runs'
+# mean ECDF reaches q. Its interval is Woodruff's across the runs (woodruff), a difference's pairs the rounds
+# (paired_deltas); one run keeps the order-statistic interval of its own samples. A quantile its samples cannot
+# carry (suite.percentile.min_samples) is refused. The method, its sources and its coverage: docs/analysis.md,
+# "Repeats, intervals and verdicts" and "How often the intervals cover the truth".
 
 import math
 from dataclasses import dataclass
@@ -87,14 +78,9 @@ def _half_width(shares: np.ndarray, confidence: float, skewed: bool) -> np.ndarr
     """The half-width of the 95 % interval of the mean of the runs' shares (axis 0: one row a run), t · sd / √R:
     t(R−1), or where `skewed`, t(R−1) widened on both sides by the Cornish–Fisher term of a studentized mean,
     |γ| (2t² + 1) / (6√R), γ the shares' sample skewness (Edgeworth; Hall 1992)."""
-    # A quantile's own interval is skewed: where runs drift, their ECDF values at a p99 are very skewed (the slowest
-    # few runs hold most of the tail), a sample that happens to lack them gets a low estimate and a narrow interval
-    # at once, and the plain t interval covered a p99 0.92–0.93 at 80 runs, 0.90–0.92 at 14. The term is how far
-    # the skewness moves the studentized mean's 2.5 % and 97.5 % points; Hall's own correction moves the interval by
-    # it (one end out, the other in) and left a third of the p99s at 80 runs with an end beyond the samples.
-    # Widening both ends is the conservative half of it: the short side reaches its level, the long side covers
-    # more (docs/analysis.md, coverage). A difference's paired shares are not skewed where the two sides are alike,
-    # and its plain t interval already held its level (A/A pairs called at 0–3 %, on real sweeps 3 of 72).
+    # Where runs drift, their ECDF values at a p99 are very skewed (the slowest few hold most of the tail): a
+    # plain t interval then undercovers. Both ends are widened (the conservative half of Hall's correction); a
+    # difference's paired shares are not skewed where its two sides are alike, and keep the plain t.
     rounds = shares.shape[0]
     t = t_quantile(rounds - 1, confidence)
     sd = shares.std(axis=0, ddof=1)
@@ -105,16 +91,23 @@ def _half_width(shares: np.ndarray, confidence: float, skewed: bool) -> np.ndarr
     return (t + skew * (2 * t * t + 1) / (6 * math.sqrt(rounds))) * sd / math.sqrt(rounds)
 
 
-def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE,
-             skewed: bool = True) -> tuple[np.ndarray, ...]:
-    """The pooled q-quantiles and their 95 % intervals by Woodruff's method for clustered samples (Woodruff
-    1952; Francisco & Fuller 1991): the pooled ECDF at the estimate is the mean of the runs' own ECDFs there,
-    so its standard error comes from their spread across runs (drift and sampling alike); the interval
-    q ± t·se in probability (t widened by the runs' skewness where `skewed`: _half_width) is read back through
-    the pooled ECDF, one sample further out at each end (the ECDF is a step function: at one sample a run, the
-    nearest step alone covers 92 %). Returns (values, lows, highs, inside): `inside` False where an end falls
-    beyond the samples (refused).
-    Its coverage on synthetic sweeps with a known truth: docs/analysis.md, python3 -m analysis.tests.coverage."""
+@dataclass(frozen=True)
+class Intervals:
+    """Pooled quantiles with their intervals, one entry a quantile asked for: `inside` False where an end falls
+    beyond the samples (the interval is then refused)."""
+
+    values: np.ndarray
+    lows: np.ndarray
+    highs: np.ndarray
+    inside: np.ndarray
+
+
+def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE, skewed: bool = True) -> Intervals:
+    """The pooled q-quantiles with their intervals by Woodruff's method for clustered samples (Woodruff 1952;
+    Francisco & Fuller 1991): the pooled ECDF at the estimate is the mean of the runs' own ECDFs there, so its
+    standard error comes from their spread across runs; q ± t·se in probability (t widened by the runs' skewness
+    where `skewed`) is read back through the pooled ECDF, one sample further out at each end (the ECDF is a
+    step function)."""
     values, cumulative = _pooled(runs)
     qs = np.asarray(qs, dtype=np.float64)
     at = np.minimum(_at(cumulative, qs), len(values) - 1)
@@ -124,8 +117,8 @@ def woodruff(runs: list[np.ndarray], qs, confidence: float = u.CONFIDENCE,
     low_at, high_at = _at(cumulative, qs - half) - 1, _at(cumulative, qs + half) + 1
     inside = (low_at >= 0) & (high_at <= len(values) - 1)
     last = len(values) - 1
-    return (estimate, values[np.clip(low_at, 0, last)].astype(np.float64),
-            values[np.clip(high_at, 0, last)].astype(np.float64), inside)
+    return Intervals(estimate, values[np.clip(low_at, 0, last)].astype(np.float64),
+                     values[np.clip(high_at, 0, last)].astype(np.float64), inside)
 
 
 def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
@@ -144,12 +137,12 @@ def estimates(runs: list[np.ndarray], quantiles: dict[str, float],
         return out
     if len(runs) == 1:
         return out | {name: u.within_run_quantile(runs[0], q, confidence) for name, q in wanted.items()}
-    values, lows, highs, inside = woodruff(runs, list(wanted.values()), confidence)
+    found = woodruff(runs, list(wanted.values()), confidence)
     for j, name in enumerate(wanted):
         # Enough samples, but runs that differ more than their number can bound: the quantile is carried, its
         # interval is not (it reaches past the samples), and is left open (NaN) rather than cut at them.
-        low, high = (float(lows[j]), float(highs[j])) if inside[j] else (math.nan, math.nan)
-        out[name] = u.Estimate(float(values[j]), low, high, len(runs), u.ACROSS_RUNS_POOLED)
+        low, high = (float(found.lows[j]), float(found.highs[j])) if found.inside[j] else (math.nan, math.nan)
+        out[name] = u.Estimate(float(found.values[j]), low, high, len(runs), u.ACROSS_RUNS_POOLED)
     return out
 
 
@@ -159,23 +152,22 @@ def _influence(runs: list[np.ndarray], q: float, confidence: float) -> tuple[flo
     pooled ECDF's slope across the plain t interval (its width in probability over its width in ns: the widened
     one reaches into the flat far tail, where one slow run's samples stand apart, and would read a slope that is not
     the estimate's). None where that interval reaches past the samples or has no width: no slope to read."""
-    estimate, low, high, inside = woodruff(runs, [q], confidence, skewed=False)
-    own = np.array([np.searchsorted(r, estimate[0], side="right") / len(r) for r in runs])  # a loop over runs
+    plain = woodruff(runs, [q], confidence, skewed=False)
+    estimate, low, high = plain.values[0], plain.lows[0], plain.highs[0]
+    own = np.array([np.searchsorted(r, estimate, side="right") / len(r) for r in runs])  # a loop over runs
     width = 2 * float(_half_width(own, confidence, skewed=False))
-    if not inside[0] or high[0] <= low[0] or width == 0:
+    if not plain.inside[0] or high <= low or width == 0:
         return None
-    slope = width / (high[0] - low[0])
-    return float(estimate[0]), -(own - own.mean()) / slope
+    return float(estimate), -(own - own.mean()) / (width / (high - low))
 
 
 def paired_deltas(mine: list[np.ndarray], theirs: list[np.ndarray], quantiles: dict[str, float],
                       confidence: float = u.CONFIDENCE) -> dict[str, u.Estimate | Refused]:
-    """name → the difference of each quantile between two points over the rounds both measured (mine[i] and
-    theirs[i] ran in one round; empty runs drop their pair): pooled(mine) − pooled(theirs), and its interval
-    from the rounds' paired shares in the two errors (_influence: d_r, each round's share in mine less its share
-    in theirs), Δ ± t(R−1) · sd(d) / √R, so that what a round did to both points cancels as in the Δp50's pairs.
-    A Refused where either side cannot carry the quantile; no interval where either side's plain interval reaches
-    past its samples, or with one pair (its spread across rounds is unknown)."""
+    """name → each quantile's difference between two points over the rounds both measured (mine[i] and theirs[i]
+    ran in one round; empty runs drop their pair): pooled(mine) − pooled(theirs), with the interval
+    Δ ± t(R−1) · sd(d) / √R of the rounds' paired shares d in the two errors (_influence), so that what a round
+    did to both cancels. A Refused where either side cannot carry the quantile; no interval where either side's
+    plain interval reaches past its samples, or with one pair."""
     pairs = [(a, b) for a, b in zip(mine, theirs, strict=True) if len(a) and len(b)]
     if not pairs:
         return {}

@@ -69,14 +69,11 @@ def describe(rtt_ns: np.ndarray, t_ns: np.ndarray | None = None, conn: np.ndarra
              latency_ns: np.ndarray | None = None) -> tuple[dict, Shape | None]:
     """Scalar statistics of a run and its Shape (None when it has no samples).
 
-    The scalars are n, min, mean, stdev (divided by n - 1, as rtt-core; 0 for one sample), max and
-    every entry of PERCENTILES, in ns; NaN without samples; the samples sorted (SORTED, compact); and for each of WITHIN_RUN the bounds of
-    its within-run order-statistics interval (p50_wlow, p50_whigh…), used when a point has one repeat.
-    `t_ns` (send times, same length) gives the RTT-over-time curve; without it that is empty.
-    `conn` (each reply's connection) gives the spread across connections (`connection_spread`; without
-    it the run is one connection), `latency_ns` (open load) the corrected latency's percentiles
-    (latency_n, LATENCY_PERCENTILES, latency_max and latency_p99's within-run bounds; NaN without it).
-    """
+    The scalars are n, min, mean, stdev (over n − 1, as rtt-core; 0 for one sample), max and every entry of
+    PERCENTILES, in ns (NaN without samples); the samples sorted (SORTED); and for each of WITHIN_RUN its
+    within-run interval (p50_wlow, p50_whigh…). `t_ns` (send times) gives the RTT-over-time curve, `conn` (each
+    reply's connection) the spread across connections, `latency_ns` (open load) the corrected latency's
+    percentiles (LATENCY_PERCENTILES, latency_max, latency_p99's bounds)."""
     n = len(rtt_ns)
     scalars = {"n": n, **latency(latency_ns)}
     if n == 0:

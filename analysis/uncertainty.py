@@ -1,34 +1,9 @@
-"""Confidence intervals that include run-to-run variation, differences between runtimes, and
-verdicts. Pure functions on per-run statistics (one number per repeat): no I/O, no pandas.
+"""Intervals and verdicts from one number per repeat: pure functions, no I/O, no pandas.
 
-The method, after Kalibera & Jones ("Rigorous benchmarking in reasonable time", 2013): the unit
-of repetition is a fresh process, so a point's estimate of a statistic (p50, p99, msg/s…) is
-the mean of that statistic over its repeats, and its 95 % interval is Student's t interval
-across the repeats, mean ± t(0.975, R−1) · s / √R. Each repeat's value carries its own
-sampling noise and its run's offset, so the spread s includes both; an interval built from the
-samples of one run alone sees only the first, about ten times too narrow on this machine. With
-one repeat there is no spread to measure: the interval falls back to the distribution-free
-interval of one run's quantile (order statistics), marked "within-run only".
-
-A difference between two runtimes pairs the runs of one setting and round (under ORDER=blocks they
-ran back to back, in one block; before it, in one round): d_r = runtime_r − baseline_r. Its estimate
-is the Hodges–Lehmann shift, the median of the pairwise means (d_i + d_j)/2, with the exact
-interval of Wilcoxon's signed-rank test (Hollander & Wolfe, Nonparametric Statistical Methods,
-§3.2–3.3): on a machine whose load comes and goes, a few pairs land on a burst and differ by
-several times the rest, and a mean and its t interval follow them, where this ignores them. It
-needs no normality: within a block the runtimes run in a shuffled order, so with no true
-difference each d_r is as likely to be −x as x, and the interval covers at its level whatever the
-noise's shape. With 2 to 5 pairs no such interval exists at 95 %; those keep the t interval. A ratio between two sweeps
-(no pairing) is a Welch t interval on the logarithms of the repeats' values, exponentiated.
-A verdict says `same` when the interval includes no change or the change is below a noise
-threshold (as criterion does); else `slower` or `faster`; and `unknown` with one repeat, whose
-run-to-run spread nobody measured.
-
-Every change also says the smallest one its test could have called: the minimum detectable
-effect (MDE) at 80 % power, (t(1−α/2, df) + t(power, df)) · standard error, the textbook size of
-a two-sided t test (Cohen 1988; here the standard error measured by the sweep itself). A `same`
-with an MDE of 40 % says little; one with an MDE of 3 % says the runtimes agree. The t quantiles and
-the MDE's formula are suite/tdist.py's, which the sweep's noise line uses too.
+A point's quantiles are pooled (quantiles.py); here is what works on one figure per run or per pair: a mean's t
+interval across runs, a median's order-statistic interval, the paired Hodges–Lehmann shift with its signed-rank
+interval, a ratio's Welch interval, the minimum detectable effect and the verdict. The method and its sources:
+docs/analysis.md, "Repeats, intervals and verdicts".
 """
 
 import math
@@ -57,7 +32,7 @@ class Estimate:
     low: float
     high: float
     repeats: int
-    method: str  # ACROSS_RUNS, or WITHIN_RUN when only one repeat was there
+    method: str  # how the interval was found: a key of INTERVAL_METHOD
     df: int = 0  # the t interval's degrees of freedom; 0 for an interval of another kind
 
     def contains(self, x: float) -> bool:

@@ -26,7 +26,7 @@ ending -r1 … -rR) into a temporary folder, then times `parse.py table`, `parse
 It reports the wall time per sample end to end, and the peak RSS growth per sample: the peak
 RSS of the run on N samples minus that of the same command on a tiny sweep of the same shape
 (imports, figures and pages cost the same in both), divided by the difference in samples.
-Targets (issue 5): at most 1 µs a sample and about 40 bytes a sample.
+Targets: at most 1 µs a sample and about 40 bytes a sample.
 
     python3 benches/bench_parse.py               # 5 million samples
     python3 benches/bench_parse.py -n 20 --keep  # 20 million, keep the folder

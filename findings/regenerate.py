@@ -6,8 +6,7 @@ headline, which quotes those blocks (findings/headline.py).
     python3 -m findings.regenerate --no-sweep    # the page again from the newest folder of each sweep
     python3 -m findings.regenerate --only main   # one sweep again, then the page
 
-The network sweep runs inside namespace A of two network namespaces joined by a veth pair, with an sshd in B
-(tests/netns_lab.py, the two-host tests' lab): it needs root, iproute2 and openssh-server.
+The network sweep runs in two network namespaces (tests/netns_lab.py): root, iproute2 and openssh-server.
 """
 
 import argparse

@@ -1,10 +1,9 @@
 """The point dimensions, declared once: what the sweep sweeps and passes through, and what the analysis keys points by.
 
 Each entry is one field of a point: its name (the log's field, sweep.json's points[].NAME, the analysis's
-point key), its knob and default, its type and values, the kinds of point it applies to, the ping's and
-pong's options, its stem suffix and its words for the sweep's messages. The sweep's behaviour over them
-(reading the knobs, the grid, the command lines) is sweepkit/dimensions.py's; the analysis derives its
-point keys from them and gives a log without a field the dimension's default. Standard library only.
+point key), its knob and default, its type and values, the kinds of point it applies to, each end's options,
+its stem suffix and its words for the sweep's messages. The sweep's use of them is sweepkit/dimensions.py's;
+the analysis keys points by them. Standard library only.
 """
 
 import re

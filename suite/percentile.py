@@ -31,9 +31,7 @@ TAIL_BEYOND = 10  # samples beyond a quantile (above it, or below one under the 
 def min_samples(q: float) -> int:
     """The samples a q-quantile (0–1) needs before it is printed, or given an interval: TAIL_BEYOND of them
     beyond it, n · min(q, 1 − q) ≥ 10 (p99: 1 000, p99.9: 10 000, p50: 20). Fewer, and the interval's far end
-    is one of the few most extreme samples, whose place says little: below n · (1 − q) ≈ 3.7 no
-    distribution-free 95 % interval has an upper end inside the samples at all; 10 leaves a margin
-    (docs/analysis.md's coverage study: 8 beyond still cover, refused cells printed anyway do not). The
-    analysis refuses by it (analysis/quantiles.py); the sweep's plan says what it will refuse (sweepkit/carry.py)."""
+    is one of the few most extreme samples, whose place says little (docs/analysis.md, "Which quantiles are
+    printed"). The analysis refuses by it (analysis/quantiles.py), the sweep's plan foretells it (sweepkit/carry.py)."""
     # 1 − 0.9999 is 0.99999999999989e-4 in binary: without the slack p99.99 would need 100 001.
     return max(1, math.ceil(TAIL_BEYOND / min(q, 1 - q) - 1e-6)) if 0 < q < 1 else 1

@@ -57,14 +57,14 @@ DEFAULTS = {
     "PONG_EXTRA": "",  # extra arguments for every *-pong, e.g. "--threads 1"
     "VARIANTS": "",  # extra lines of a runtime with other options: sweepkit/variants.py
 }
-# Fewer, longer runs, the defaults before issue 29: MODE=throughput's, which was measured with them, and
+# Fewer, longer runs: MODE=throughput's, which was measured with them, and
 # run-network.sh's, where each run pays an ssh handshake of a few tenths of a second (docs/sweeps.md).
 LONGER_RUNS = {"REPEATS": "14", "DURATION": "1", "WARMUP": "0.25"}
 NETWORK_DEFAULTS = {"SSH_OPTS": "", "BASE_PORT": "9009", **LONGER_RUNS}
 # MODE=micro: the in-process benchmarks (sweepkit/micro.py), their knobs only in such a sweep.
 MICRO_DEFAULTS = {
     "BENCHES": " ".join(micro.BENCHES),
-    # The issue's grid, N up to 1 000 000 and W up to 10 000, takes about 20 min here: docs/sweeps.md.
+    # Smaller than the full grid (N up to 1 000 000, W up to 10 000), which takes long: docs/sweeps.md.
     "MICRO_INSTANCES": "10000 100000",  # notify, oneshot: holder/waiter pairs, a point each
     "MICRO_WORKERS": "100 1000",  # channel: workers, a point each (× event types)
     "MICRO_EVENT_TYPES": "int string string_copy shared",  # shared_arc too for the counted Arc<str>

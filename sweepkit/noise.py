@@ -1,10 +1,9 @@
 """After the first rounds: how much the machine's noise scatters the runs, and the MDE that implies, said in one line when loud."""
 
-# A quiet machine scatters the p50 of a point's runs by about 6 % (sd of log p50: docs/sweeps.md,
-# "Choosing the defaults"); a 2-vCPU VM whose noise drifts within seconds by 21 %, and its default
-# sweep then resolved 27 % where a quiet one resolved 9.5 % (issue 29). Two rounds are the fewest
-# that measure a spread, so the line comes once round 2 is over: the sweep goes on either way (its
-# rounds never depend on what the runs measured), but the user learns early what it will be able to tell.
+# How much machines scatter a point's runs, and what that costs a sweep's resolution: docs/sweeps.md, "Choosing
+# the defaults" and "Noisy machines". Two rounds are the fewest that measure a spread, so the line comes once
+# round 2 is over: the sweep goes on either way (its rounds never depend on what the runs measured), but the
+# user learns early what it will be able to tell.
 
 import math
 

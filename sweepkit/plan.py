@@ -167,10 +167,9 @@ def by_setting(points: list, rng: random.Random) -> list:
 def runs(points: list[Point], repeats: int, seed: int, order: str = ORDERS[0]) -> list[Run]:
     """Every run in the order it runs: `repeats` rounds, each measuring every point the plan does not
     skip once, so drift and periodic noise fall on every framework alike. ORDER=rounds shuffles each
-    round whole; ORDER=blocks (by_setting) runs each setting's frameworks back to back, blocks and
-    their insides shuffled. Either is drawn by one random.Random(seed), again while a framework's points
-    would run as one stretch: a seeded uniform choice among the orders that interleave them. The same
-    seed and points give the same order, and round k's order does not depend on how many rounds follow."""
+    round whole; ORDER=blocks (by_setting) runs each setting's frameworks back to back, blocks and their
+    insides shuffled; either is redrawn while a framework's points would run as one stretch. The same seed
+    and points give the same order, and round k's does not depend on how many rounds follow."""
     rng = random.Random(seed)
     todo = [p for p in points if not p.skipped]
     ordered = []

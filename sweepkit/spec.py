@@ -1,10 +1,9 @@
 """The sweep's typed spec: the checked knob strings parsed once, at the entry, into one frozen value.
 
-sweepkit.knobs reads and checks the environment's strings; `parse` turns them into a Spec, and nothing
-below the entry (sweepkit.cli) sees the strings again but sweep.json's `knobs`, which records them as given
-(normalised by the checks). A knob the sweep changes later (one CPU for both ends, BUDGET's rounds) is
-changed here, in the record and the typed field together (`Spec.with_knobs`). The spec sits below the modes
-(sweepkit.modes): the entry hands `parse` the MODE's mode, which the spec keeps for the modules below.
+sweepkit.knobs reads and checks the environment's strings; `parse` turns them into a Spec, and below the entry
+nothing sees the strings again but sweep.json's `knobs`, their record. A knob the sweep changes later (one CPU
+for both ends, BUDGET's rounds) changes record and typed field together (`Spec.with_knobs`). The entry hands
+`parse` the MODE's mode, which the spec keeps for the modules below.
 """
 
 import re

@@ -1,23 +1,13 @@
 #!/usr/bin/env python3
 """A reproducible stand-in for a host whose noise drifts within seconds: spinners whose load on each CPU changes at random.
 
-Not part of a sweep; run it beside one (issue 29). On a shared VM the latency of the same run moves
-by about 20 % from one second to the next, with the host's other tenants (docs/sweeps.md, "Noisy
-machines"). A machine that is quiet cannot show whether a sweep's design copes with that, so this
-makes the drift: one process per CPU, pinned, at normal priority, which busy-loops for a share of
-every short slice (its duty) and sleeps the rest. Every few seconds (an exponential dwell, 1 to 8 s)
-each CPU draws a new duty: idle with probability IDLE_SHARE, else uniform up to `--level`. The
-whole schedule comes from `--seed`, so two runs with the same seed load the CPUs alike.
+Run beside a sweep, to see whether its design copes with a shared machine's drift (docs/sweeps.md, "Noisy
+machines"): one pinned spinner per CPU, whose duty is redrawn every few seconds from `--seed`.
 
   python3 tests/drifting_host.py run [--level 0.6] [--seed 29] [--cpus 0,1] --duration 900
   python3 tests/drifting_host.py calibrate [--levels 0,0.3,0.6,0.9] [--runs 16]
 
-`run` loads the CPUs until --duration is over (every wait has a deadline) or SIGTERM/SIGINT, and
-stops its spinners by their PIDs. `calibrate` runs, for each level, a std ping/pong sweep of fresh
-runs at 1 k msg/s (the sweep's default run length) under the generator (./run-localhost.sh -S, TUNE
-as the sweep's default) and prints the scatter of their p50 (sd of log p50 between runs) and of a paired Δ between two identical
-std points run back to back (an A/A pair, `ORDER=blocks`): the level whose scatter is about 0.2 is
-the one that makes this machine look like the drifting VM. It must not run beside anything else.
+`calibrate` prints, for each level, the scatter of a std sweep's p50s under it: pick the one that fits.
 """
 
 import argparse

@@ -1,16 +1,11 @@
 #!/usr/bin/env python3
 """Runs each timing-sensitive test N times under each machine condition and prints its failures.
 
-Not run by `make test`: it takes tens of minutes and holds the machine. The tests are those listed
-in tests/timing-tests.txt (pytest node ids, and Rust end-to-end test names, which have no `.py`).
-The conditions:
-  quiet      the idle CPUs held awake (/dev/cpu_dma_latency at 0, as a sweep's TUNE=1 does): what
-             a machine whose cpuidle driver is `none` always is
-  slow-wake  the idle state left alone: on a VM whose idle vCPUs halt (driver haltpoll with
-             guest_halt_poll_ns 0, acpi_idle) a wake-up takes tens of µs to a ms; on driver
-             `none` the same as quiet, and the table says so
-  loaded     a CPU-bound process on every CPU (stress-ng --cpu N, or Python spinners without it)
-Run it on an otherwise idle machine, as root for `quiet`:
+Not run by `make test`: it holds the machine for tens of minutes. The tests: tests/timing-tests.txt.
+  quiet      the idle CPUs held awake (/dev/cpu_dma_latency at 0, as a sweep's TUNE=1 does)
+  slow-wake  the idle state left alone (where idle vCPUs halt, a wake-up is slow)
+  loaded     a CPU-bound process on every CPU (stress-ng --cpu N, or Python spinners)
+Alone on the machine, as root for `quiet`:
   python3 tests/flake_audit.py [--runs 20] [--conditions quiet,slow-wake,loaded] [--only SUBSTRING]
 """
 

@@ -1,6 +1,6 @@
 """A budget holds: the sweep learns what each point's runs cost, re-plans BUDGET's rounds from it, and its ETA too;
 a point its runtime cannot finish is shown as what it is; MIN_MESSAGES lengthens low rates' windows, and the plan
-says which quantiles each rate carries (issue 43; issue 39, item 5)."""
+says which quantiles each rate carries."""
 
 import re
 

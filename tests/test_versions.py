@@ -1,11 +1,9 @@
 """A runtime against itself: version variants (tokio-old=tokio@1.38.0, tokio@path:DIR) built into target/versions/, run
 beside today's, reused, recorded, and refused in one line: real cargo builds and real tiny sweeps.
 
-The first build of a release takes about 2.5 min on a 2-vCPU machine alone (every crate compiled, then the LTO link),
-5 min beside the other tests; each later version starts from a copy of that build's target/ and compiles what differs
-(1.5 min alone, 3 beside them). So a session builds one version, the oldest tokio the seam takes unchanged, and a second
-session finds it built. The two tests that compile another (a checkout's build, the seam's refusal of the release
-before) run with RTT_TEST_VERSION_BUILDS=all: `make test` on a fresh clone stays within its budget without them.
+A build takes minutes, so a session builds one version, the oldest tokio the seam takes unchanged, and a second
+finds it built. The two tests that compile another (a checkout, the seam's refusal of an older release) run only with
+RTT_TEST_VERSION_BUILDS=all, which keeps `make test` on a fresh clone within its budget.
 """
 
 import hashlib

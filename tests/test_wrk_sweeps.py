@@ -134,7 +134,7 @@ def test_a_sweep_on_stand_ins_writes_both_clients_logs_and_closes_with_parse_py_
 
 @needs_wrk
 def test_a_sweep_of_the_real_http_pong_cross_checks_std(tmp_path):
-    # Needs the Rust HTTP transport (issue 31): a pong that refuses --protocol http fails here, never skips.
+    # Needs the Rust HTTP transport: a pong that refuses --protocol http fails here, never skips.
     require_binaries("std")
     check = subprocess.run([BIN_DIR / "std-pong", "--protocol", "http", "--connections", "64", "--check-options"],
                            capture_output=True, text=True, timeout=10)

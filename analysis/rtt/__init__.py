@@ -9,7 +9,7 @@ from suite import fmt
 
 from .. import sweep
 from ..kind import Asked, Comparing, Figure, Kind, Tracked, UsageError
-from . import costs, narrow, protocols, runs, table, variance
+from . import costs, costs_table, narrow, protocols, runs, table, variance
 from .runs import BASELINE
 
 
@@ -142,7 +142,7 @@ class Rtt(Kind):
         table = costs.points(found.runs, costs.probed_runs(found.runs, found.infos))
         if table.empty:
             raise sweep.NothingUsable(_no_counters(found))
-        return costs.FORMS[form](table)
+        return costs_table.FORMS[form](table)
 
     def variance(self, found: sweep.Sweep, form: str) -> str:
         """Where each point's spread comes from, in `form` (text, csv, markdown); the text says the

@@ -1,27 +1,18 @@
-"""What each end of an RTT run did per message: CPU time (user, kernel), system calls, switches and wake-ups.
+"""What each end of an RTT run did per message (CPU time, user and kernel, system calls, switches, wake-ups), per
+point and end, with intervals across runs and Δs vs std (docs/analysis.md, "What each end did per message")."""
 
-From the counters each ping logs for itself and its pong over the measured window (crates/rtt-counters), divided
-by the messages it sent in that window: a row per point and end (`ping`, `pong`). Each cost is the mean over the
-point's runs with its 95 % t interval across them (the runs are the unit: uncertainty.across_runs), and its Δ vs
-std at the same setting and end paired by round, as the Δp50 is (pairing.pair). A counter the
-machine refused (logged `null` with its reason) or a log from before counting gives no value: such runs are left
-out of that cost, and a point none of whose runs has it shows none.
-"""
-
-import io
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from suite import fmt
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
 from .. import load, pairing
 from .. import uncertainty as u
-from ..summary import aligned, markdown_table
-from .runs import KEYS, SHAPE
+from .runs import KEYS
 
 # A cost's column → (the log's counter, its factor to the column's unit).
 COSTS = {
@@ -33,24 +24,18 @@ COSTS = {
     "wakeups_per_msg": ("wakeups_made", 1),
 }
 ENDS = ("ping", "pong")
-HEADS = {"cpu_us_per_msg": "CPU µs", "user_us_per_msg": "user µs", "kernel_us_per_msg": "kernel µs",
-         "syscalls_per_msg": "syscalls", "switches_per_msg": "switches", "wakeups_per_msg": "wake-ups"}
-NOTES = (
-    "per message sent in the measured window, each end's whole process (every thread), mean over the runs "
-    "[95 % t interval across them]; Δ vs std: the same cost of std at the same setting and end, paired by round "
-    "as the Δp50 is (Hodges–Lehmann with the signed-rank interval from 6 pairs, t below)",
-    "CPU µs: time on a CPU (the process's CPU-time clock); user and kernel: the kernel's split of it by clock ticks "
-    "(/proc/PID/stat, 10 ms steps, so coarse on short runs); wake-ups: those the end made (sched:sched_waking, in "
-    "the waker's context): of the other end by its write, of its own threads; runs: those with the counter",
-    "probed: where the measured runs did not count system calls and wake-ups (COUNTERS=1), the runs after the "
-    "rounds that did (PROBED), whose Δ pairs std's probed runs: their probes cost every call and wake-up, so their "
-    "RTTs are in no estimate",
-)
+# /proc gives user and kernel time in clock ticks of 1/USER_HZ s (100 on every architecture Linux runs this on),
+# split by the mode each tick found the process in: a share from k ticks is a binomial proportion, within about
+# ±1/√k. A point and end's split is printed from MIN_TICKS ticks over its runs (±0.1 of the CPU time), as a
+# quantile is from its samples; below, it is refused.
+TICK_NS = 10_000_000
+MIN_TICKS = 100
+SPLIT = ("user_us_per_msg", "kernel_us_per_msg")
 
 
 def per_run(runs: pd.DataFrame) -> pd.DataFrame:
-    """A row per run and end whose log has counters: the point's keys, its round, the end and each cost (NaN
-    where that counter was unavailable)."""
+    """A row per run and end whose log has counters: the point's keys, its round, the end, each cost (NaN
+    where that counter was unavailable) and the clock ticks behind its user/kernel split."""
     rows = []
     for key, round_, details in zip(runs[list(KEYS)].itertuples(index=False, name=None), runs["round"],
                                     runs["details"], strict=True):  # a loop over runs, not samples
@@ -60,9 +45,11 @@ def per_run(runs: pd.DataFrame) -> pd.DataFrame:
         for end in ENDS:
             counts = counters.get(end) or {}
             values = {column: (counts.get(name) or {}).get("value") for column, (name, _) in COSTS.items()}
+            user, kernel = values["user_us_per_msg"], values["kernel_us_per_msg"]
             rows.append({**dict(zip(KEYS, key)), "round": round_, "end": end,
-                         **{c: math.nan if v is None else v * COSTS[c][1] / sent for c, v in values.items()}})
-    return pd.DataFrame(rows, columns=[*KEYS, "round", "end", *COSTS])
+                         **{c: math.nan if v is None else v * COSTS[c][1] / sent for c, v in values.items()},
+                         "ticks": math.nan if user is None or kernel is None else (user + kernel) / TICK_NS})
+    return pd.DataFrame(rows, columns=[*KEYS, "round", "end", *COSTS, "ticks"])
 
 
 def probed_runs(runs: pd.DataFrame, infos: dict) -> pd.DataFrame:
@@ -109,8 +96,29 @@ def points(runs: pd.DataFrame, probed: pd.DataFrame | None = None) -> pd.DataFra
             row |= {column: mean, f"{column}_low": estimate.low if estimate else math.nan,
                     f"{column}_high": estimate.high if estimate else math.nan} | change
         row["runs"] = int(mine[list(COSTS)].notna().sum().max())
-        rows.append(row | {"probed": used})
-    return pd.DataFrame(rows)
+        ticked = mine if mine["ticks"].notna().any() or key not in extras else extras[key]
+        rows.append(row | {"probed": used, "split_ticks": int(round(ticked["ticks"].sum()))})
+    return refuse_splits(pd.DataFrame(rows))
+
+
+def refuse_splits(table: pd.DataFrame) -> pd.DataFrame:
+    """The points' rows with each user/kernel split of fewer than MIN_TICKS ticks blanked, its reason in
+    `split_refused`, and its Δ blanked where either side's split is refused."""
+    if table.empty:
+        return table
+    setting = [*KEYS[1:], "end"]
+    carried = (table["split_ticks"] >= MIN_TICKS).to_numpy()
+    refused = ~carried & table[list(SPLIT)].notna().any(axis=1).to_numpy()
+    std = {key: ok for key, ok, framework in zip(table[setting].itertuples(index=False, name=None), carried,
+                                                 table["framework"]) if framework == BASELINE}  # a loop over rows
+    theirs = np.array([std.get(key, True) for key in table[setting].itertuples(index=False, name=None)])
+    table = table.assign(split_refused=[f"{n} ticks: too few for user/kernel" if r else ""
+                                        for n, r in zip(table["split_ticks"], refused)])
+    for column in SPLIT:
+        table.loc[~carried, [column, f"{column}_low", f"{column}_high"]] = math.nan
+        deltas = [c for c in (f"delta_{column}", f"delta_{column}_low", f"delta_{column}_high") if c in table]
+        table.loc[~(carried & theirs), deltas] = math.nan
+    return table
 
 
 def _delta(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame) -> dict:
@@ -131,67 +139,6 @@ def _delta(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame) -> d
             f"delta_{column}_low": change.low if change else math.nan,
             f"delta_{column}_high": change.high if change else math.nan}
 
-
-def _cost(value, low, high, digits: int) -> str:
-    """`value [low–high]` in `digits` decimals; `value [–]` without an interval, `–` without a value."""
-    if not math.isfinite(value):
-        return "–"
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return f"{value:.{digits}f} [–]"
-    return f"{value:.{digits}f} [{low:.{digits}f}–{high:.{digits}f}]"
-
-
-def _shown_delta(row: dict, column: str, digits: int) -> str:
-    value = row.get(f"delta_{column}", math.nan)
-    if not isinstance(value, float) or not math.isfinite(value):
-        return ""
-    low, high = row[f"delta_{column}_low"], row[f"delta_{column}_high"]
-    sign = "+" if value >= 0 else "−"
-    bounds = f" [{low:+.{digits}f}–{high:+.{digits}f}]" if math.isfinite(low) and math.isfinite(high) else " [–]"
-    return f"{sign}{abs(value):.{digits}f}{bounds}".replace("-", "−")
-
-
-DIGITS = {"cpu_us_per_msg": 1, "user_us_per_msg": 1, "kernel_us_per_msg": 1, "syscalls_per_msg": 2,
-          "switches_per_msg": 2, "wakeups_per_msg": 2}
-SHOWN_DELTAS = ("cpu_us_per_msg", "syscalls_per_msg", "switches_per_msg", "wakeups_per_msg")
-
-
-def cells(table: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
-    """Headers, a row per point and end, the notes; the shape's columns where the sweep varied it."""
-    shown = [n for n in ("tasks", *SHAPE) if table[n].nunique() > 1]
-    headers = ["framework", "transport", "size B", "target msg/s", *shown, "end",
-               *(f"{HEADS[c]} /msg" for c in COSTS), *(f"Δ {HEADS[c]} vs std" for c in SHOWN_DELTAS), "runs", "probed"]
-    body = [[row["framework"], row["transport"], str(row["payload"]), fmt.rate_label(row["interval_s"]),
-             *(str(row[n]) for n in shown), row["end"],
-             *(_cost(row[c], row[f"{c}_low"], row[f"{c}_high"], DIGITS[c]) for c in COSTS),
-             *(_shown_delta(row, c, DIGITS[c]) for c in SHOWN_DELTAS), str(row["runs"]), str(row["probed"])]
-            for row in table.to_dict("records")]  # a loop over rows, not samples
-    return headers, body, list(NOTES)
-
-
-def text(table: pd.DataFrame) -> str:
-    headers, body, notes = cells(table)
-    return aligned(headers, body, notes, left=headers.index("end") + 1)
-
-
-def markdown(table: pd.DataFrame) -> str:
-    headers, body, notes = cells(table)
-    return markdown_table(headers, body, notes, left=headers.index("end") + 1)
-
-
-def csv(table: pd.DataFrame) -> str:
-    """Machine-readable: a row per point and end, each cost with `_low`/`_high` and its Δ vs std, empty where
-    unknown."""
-    out = table.copy()
-    out["interval_s"] = out["interval_s"].map(fmt.plain)
-    columns = [*KEYS, "end", "runs", "probed", *(f"{c}{s}" for c in COSTS for s in ("", "_low", "_high")),
-               *(f"delta_{c}{s}" for c in COSTS for s in ("", "_low", "_high"))]
-    buffer = io.StringIO()
-    out.reindex(columns=columns).to_csv(buffer, index=False, float_format="%.6g")
-    return buffer.getvalue()
-
-
-FORMS = {"text": text, "markdown": markdown, "csv": csv}
 
 # breakdown()'s parts of a round trip, in the order they stack.
 PARTS = ("ping_cpu", "pong_cpu", "rest")

@@ -42,8 +42,9 @@ def point_outcomes(runs: list[np.ndarray], truths: np.ndarray) -> np.ndarray:
     t interval's (without the skewness term): printed, covered."""
     qs = list(QUANTILES.values())
     found = quantiles.estimates(runs, QUANTILES)
-    value, low, high, _ = quantiles.woodruff(runs, qs)
-    _, plain_low, plain_high, plain_inside = quantiles.woodruff(runs, qs, skewed=False)
+    widened, plain = quantiles.woodruff(runs, qs), quantiles.woodruff(runs, qs, skewed=False)
+    value, low, high = widened.values, widened.lows, widened.highs
+    plain_low, plain_high, plain_inside = plain.lows, plain.highs, plain.inside
     matrix = np.stack(runs)
     old = np.array([matrix[:, percentile.index(matrix.shape[1], 100 * q)].mean() for q in qs])
     out = np.zeros((len(qs), 8))

@@ -53,7 +53,7 @@ def summary_of(values) -> dict:
                (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9), ("p9999", 99.99))}}
 
 
-# An RTT CSV and the fields of its JSON from before --connections and --load (issue 14).
+# An RTT CSV and the fields of its JSON from before --connections and --load.
 HEADER_BEFORE_CONNECTIONS = "seq,t_ns,rtt_ns"
 FIELDS_SINCE_CONNECTIONS = ("connections", "load", "window", "latency_ns", "per_connection")
 

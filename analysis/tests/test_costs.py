@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analysis.cli import main
@@ -62,7 +63,7 @@ def test_each_point_and_end_gets_its_costs_a_message_with_the_t_interval_across_
     assert pong["cpu_us_per_msg"] == pytest.approx(42.0)
     assert (pong["cpu_us_per_msg_low"], pong["cpu_us_per_msg_high"]) == pytest.approx((42 - half, 42 + half), rel=1e-4)
     assert pong["syscalls_per_msg"] == pytest.approx(2.0) and pong["switches_per_msg"] == pytest.approx(1.0)
-    assert pong["kernel_us_per_msg"] == pytest.approx(0.7 * 42) and pong["runs"] == 3
+    assert pong["runs"] == 3 and pong["split_refused"] == "4 ticks: too few for user/kernel"  # 12.6 ms a run
     assert math.isnan(pong["delta_cpu_us_per_msg"])  # std has no Δ vs itself
 
 
@@ -89,6 +90,37 @@ def test_a_refused_counter_is_blank_and_the_text_says_so(counted_dir, capsys):
     assert main(["costs", "-d", counted_dir]) == 0
     text = capsys.readouterr().out
     assert "syscalls /msg" in text and " – " in text
+
+
+def in_ticks(folder: Path, user: int, kernel: int, only=lambda log: True) -> None:
+    """Each run's user and kernel time (both ends) set to these counts of /proc's 10 ms ticks."""
+    for path in folder.glob("*.json"):
+        log = json.loads(path.read_text())
+        if only(log):
+            for end in ("ping", "pong"):
+                log["counters"][end] |= {"user_ns": count(user * costs.TICK_NS), "kernel_ns": count(kernel * costs.TICK_NS)}
+            path.write_text(json.dumps(log))
+
+
+def test_a_user_kernel_split_the_ticks_cannot_carry_is_refused_with_its_reason(counted_dir, capsys):
+    in_ticks(counted_dir, 13, 20)  # 3 runs of 33 ticks: 99, one short of a split
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = read_table(capsys.readouterr().out)
+    assert (rows["split_refused"] == "99 ticks: too few for user/kernel").all()
+    assert rows["user_us_per_msg"].isna().all() and rows["kernel_us_per_msg"].isna().all()
+    assert rows["delta_kernel_us_per_msg"].isna().all() and rows["cpu_us_per_msg"].notna().all()
+    assert main(["costs", "-d", counted_dir]) == 0
+    assert "99 ticks: too few" in capsys.readouterr().out
+    # One tick more a run carries it, except where std's ticks stay few: there the Δ is refused too.
+    in_ticks(counted_dir, 14, 20, only=lambda log: log["framework"] == "tokio" or log["interval_s"] > 0)
+    assert main(["costs", "-d", counted_dir, "--format", "csv"]) == 0
+    rows = read_table(capsys.readouterr().out).set_index(["framework", "interval_s", "end"])
+    paced, back_to_back = rows.loc[("tokio", 0.001, "pong")], rows.loc[("tokio", 0.0, "pong")]
+    assert pd.isna(paced["split_refused"]) and paced["kernel_us_per_msg"] == pytest.approx(20 * 1e4 / N)
+    assert paced["delta_kernel_us_per_msg"] == pytest.approx(0.0)
+    assert back_to_back["user_us_per_msg"] == pytest.approx(14 * 1e4 / N)
+    assert math.isnan(back_to_back["delta_user_us_per_msg"])
+    assert rows.loc[("std", 0.0, "pong"), "split_refused"] == "99 ticks: too few for user/kernel"
 
 
 def test_logs_from_before_counting_load_as_before_and_are_left_out(counted_dir, tmp_path, capsys):

@@ -76,7 +76,7 @@ def test_quantiles_are_refused_exactly_where_the_samples_cannot_carry_them(round
             assert e == quantiles.Refused(n, u.min_samples(q), name, rounds * size), name
             assert str(e) == f"n = {n}: too few for {quantiles.label(name)}"  # runs of one size: n is the total
         elif math.isnan(e.low):  # carried, but the runs differ more than their number bounds: no interval
-            assert rounds > 1 and not quantiles.woodruff(runs, [q])[3][0] and math.isnan(e.high)
+            assert rounds > 1 and not quantiles.woodruff(runs, [q]).inside[0] and math.isnan(e.high)
         else:
             assert min(r[0] for r in runs) <= e.low <= e.value <= e.high <= max(r[-1] for r in runs), name
     assert [u.min_samples(q) for q in (0.5, 0.9, 0.99, 0.999, 0.9999)] == [20, 100, 1_000, 10_000, 100_000]

@@ -40,8 +40,10 @@ def test_the_verdict_rule_without_a_delta_or_a_reference():
     assert apart.delta is None and apart.verdict == "unknown" and apart.rounds == 0 and math.isnan(apart.mde)
     one = pairing.pair({1: 110.0}, {1: 100.0}, 100.0)
     assert one.delta.value == 10.0 and one.verdict == "unknown" and math.isnan(one.mde)
+    # A reference the samples could not give (its p50 refused): the Δ is still called, without a noise threshold.
     unreferenced = pairing.pair({r: 110.0 + r for r in range(8)}, dict.fromkeys(range(8), 100.0), math.nan)
-    assert unreferenced.delta.value > 0 and unreferenced.verdict == "" and math.isnan(unreferenced.mde)
+    assert unreferenced.verdict == "slower" and unreferenced.mde == u.detectable(unreferenced.delta)
+    assert math.isnan(unreferenced.mde_pct)
 
 
 def test_a_pooled_quantile_the_samples_cannot_carry_is_refused_with_its_reason():

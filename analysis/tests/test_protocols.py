@@ -122,7 +122,7 @@ def test_an_http_log_with_non_2xx_replies_is_read_and_said(tmp_path, capsys):
     assert "! 4 HTTP replies were not 2xx" in capsys.readouterr().out
 
 
-# -- a tiny real sweep: needs the http binaries of main (issue 31); fails, never skips, without them ----------
+# -- a tiny real sweep: needs the http binaries; fails, never skips, without them ----------
 
 def _sweep(out_dir) -> subprocess.CompletedProcess:
     env = {**os.environ, "OUT_DIR": str(out_dir), "PROTOCOLS": "tcp http", "INTERVALS": "0.002 0",

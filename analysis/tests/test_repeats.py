@@ -69,7 +69,8 @@ def test_every_repeat_is_used(capsys, paired_dir):
     values = [pd.read_csv(paired_dir / f"std-tcp-64B-0s-0t-r{k}.csv")["rtt_ns"].to_numpy() for k in range(1, 6)]
     pooled = np.sort(np.concatenate(values))  # runs of one size: the pooled nearest rank, rank 5 000 of 10 000
     assert std["p50_ns"] == pooled[5_000 - 1] == percentile.of(pooled, 50)
-    _, low, high, inside = quantiles.woodruff([np.sort(v) for v in values], [0.5])
+    found = quantiles.woodruff([np.sort(v) for v in values], [0.5])
+    low, high, inside = found.lows, found.highs, found.inside
     assert inside[0] and (std["p50_low_ns"], std["p50_high_ns"]) == (low[0], high[0])
     assert low[0] < pooled[5_000 - 1] < high[0]
     assert std["interval_method"] == "woodruff-across-runs"

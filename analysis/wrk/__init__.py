@@ -1,11 +1,9 @@
 """The wrk cross-check (parse.py wrk): wrk's HTTP figures beside the suite's own ping's, per runtime, from a MODE=wrk sweep.
 
-A MODE=wrk sweep holds, per runtime (or variant) and round, a wrk log (`"schema": "wrk-log/1"`, written by
-sweepkit/wrk_log.py from wrk's report) and, beside it, the suite's ping's rtt log pair of the same pong
-kind: http, back-to-back, closed loop, the same connections and body size. Each side's figure per runtime
-is the median of its repeats with the exact order-statistic 95 % interval (uncertainty.median_interval:
-6 repeats or more); the ratio suite/wrk of requests per second is taken round by round, both clients of
-one round, and its median likewise. Both rank the runtimes by their median req/s.
+A MODE=wrk sweep holds, per runtime and round, a wrk log (`"schema": "wrk-log/1"`: sweepkit/wrk_log.py) and
+the suite's ping's rtt log against the same kind of pong. Each side's figure per runtime is the median of its
+repeats with its order-statistic interval (uncertainty.median_interval); the ratio suite/wrk of requests per
+second is taken round by round, and its median likewise.
 """
 
 import io

@@ -1,11 +1,9 @@
 """One mode per kind of point (rtt, its reference icmp, throughput, micro, wrk): the only place the sweep branches on the kind.
 
 Each mode (sweepkit/modes/base.py's Mode) says, for its kind, how a point is measured and judged, each end's
-options, its time limit and overhead, its run's fields in sweep.json, its progress and table lines; rtt,
-throughput, micro and wrk (whose points are wrk's and wrk-ping's, the suite's own ping beside it) are also
-the sweep's MODE. This registry sits above the modes, and they above what they use: the entry hands the spec
-its MODE's mode (`of`), each point carries its own, and so the plan, the commands and the space estimate ask
-them without importing this; the runner, the progress lines and the tables above ask it (`of`, `of_log`).
+options, its time limit, its run's fields in sweep.json, its progress and table lines. This registry sits above
+the modes, and they above what they use: the entry hands the spec its MODE's mode (`of`) and each point carries
+its own, so the kit below asks them without importing this; the steps above ask it (`of`, `of_log`).
 """
 
 from . import icmp, micro, rtt, throughput, wrk

@@ -16,7 +16,7 @@ STOPS = ("decided", "fixed")
 MAX_EXTRA_ROUNDS = 50  # TRACE's and PROBED's: each traced run is 2–6 MB of text
 # Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
 MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
-BACK_TO_BACK_PER_S = 80_000  # round trips a second, back-to-back on loopback: p50 about 12 µs here, held awake
+BACK_TO_BACK_PER_S = 80_000  # the plan's guess of a back-to-back run's round trips a second on loopback
 
 
 def check_design(k: dict, problems: list[str]) -> None:

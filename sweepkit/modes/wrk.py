@@ -1,10 +1,9 @@
 """MODE=wrk, the external cross-check of the HTTP figures: wrk and the suite's own ping, each against a fresh HTTP pong.
 
-Two kinds of point per runtime (and variant): `wrk` runs `wrk -t1 -c50 -dDURATION --latency` with
-sweepkit/wrk_echo.lua, which sends the suite's ping's request (POST /echo, a SIZE-byte body), and keeps
-its report as STEM.json (sweepkit/wrk_log.py; the stem ends -wrk); `wrk-ping` runs the runtime's own ping
-over http, closed loop, back-to-back, 50 connections, its rtt logs beside. Each pong is the runtime's
-`--protocol http --connections 64`, pinned as pongs are; each client is pinned as a ping is.
+Two kinds of point per runtime: `wrk` runs `wrk -t1 -c50 -dDURATION --latency` with sweepkit/wrk_echo.lua
+(the suite's ping's request, POST /echo) and keeps its report as STEM.json (sweepkit/wrk_log.py); `wrk-ping`
+runs the runtime's own ping over http, closed loop, back-to-back, 50 connections. Each pong is the runtime's
+`--protocol http --connections 64`; every process is pinned as a sweep's are.
 """
 
 import os
