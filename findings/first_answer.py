@@ -3,7 +3,8 @@
     python3 -m findings.first_answer              # the sweep (a few minutes), then the block
     python3 -m findings.first_answer --no-sweep   # the block again from the newest folder of that sweep
 
-The block holds the command, the sweep's plan line and the table `parse.py table` prints for that folder:
+The block holds the command, the sweep's plan line and the table `parse.py table` prints for that folder; the
+first-answer-row block, the table's header and tokio's back-to-back TCP row, for "How to read a row":
 tests/test_docs.py checks that its command still plans the same runs and that its table has today's columns
 and notes. After `make`.
 """
@@ -24,6 +25,7 @@ from . import page
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 BLOCK = "first-answer"
+ROW = "first-answer-row"  # the row "How to read a row" reads, from the block
 KNOBS = (("INTERVALS", "0.001 0"),)  # two rates: 1 k msg/s and back-to-back
 FLAGS = "-St"  # std and tokio, over TCP and UDP (the default PROTOCOLS)
 DEADLINE_S = 20 * 60  # the sweep's plan says about 3 min on a 2-vCPU VM
@@ -68,6 +70,14 @@ def body(folder: Path, plan: str) -> str:
             f"takes it again.*\n")
 
 
+def row(block: str) -> str:
+    """The README's row to read: the table's header and tokio's back-to-back TCP row, as the block shows them."""
+    lines = block.splitlines()
+    header = next(line for line in lines if line.startswith("framework"))
+    tokio = next(line for line in lines if line.split()[:1] == ["tokio"] and " tcp " in line and " ∞ " in line)
+    return f"```\n{header}\n{tokio}\n```\n"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m findings.first_answer", description=__doc__.split("\n\n")[0])
     p.add_argument("--no-sweep", action="store_true", help="run nothing: the block from the newest folder")
@@ -88,7 +98,8 @@ def main(argv=None) -> int:
         env = {**os.environ, **dict(KNOBS), "DRY_RUN": "1", **({"SEED": str(seed)} if seed is not None else {})}
         dry = subprocess.run(["./run-localhost.sh", FLAGS], cwd=REPO, env=env, capture_output=True, text=True)
         plan = next((line for line in dry.stdout.splitlines() if line.startswith("Plan:")), "")
-    README.write_text(page.rewrite(README.read_text(), {BLOCK: body(folder, plan)}))
+    block = body(folder, plan)
+    README.write_text(page.rewrite(README.read_text(), {BLOCK: block, ROW: row(block)}))
     print(f"findings.first_answer: rewrote {README.name}'s {BLOCK} block from {folder}", file=sys.stderr)
     return 0
 
