@@ -77,7 +77,7 @@ def figures(findings: str) -> dict[str, str]:
         "smol": delta(cell(runtimes, smol, transport="tcp", **{"msg/s": "∞"})),
         "points": str(len(runtimes)), "faster": str(sum(v.count("faster") for v in said.values())),
         **{f"slower {fw}": str(v.count("slower")) for fw, v in said.items()},
-        "decoys": ", ".join(f"{fw} ×{times[fw]}" for fw in times),
+        "decoys": ", ".join(f"×{times[fw]} for {fw}" for fw in times),
     }
 
 
@@ -87,9 +87,9 @@ def headline(findings: str) -> str:
     return (f"Measured on this suite's 2-vCPU VM (sweep `main`, {f['date']}, idle CPUs held awake by `TUNE=1`):\n"
             f"back-to-back over TCP, std's p50 is {f['std']} µs.\n"
             f"tokio adds {f['tokio']} µs, async-std {f['async-std']} µs and smol {f['smol']} µs.\n"
-            f"Over TCP and UDP from 10 msg/s to back-to-back ({f['points']} points), async-std is `slower` than std "
-            f"at {f['slower async-std']}, smol at {f['slower smol']}; `faster`: {f['faster']}.\n"
-            f"With 1000 CPU-bound decoy tasks beside the ping, its p50 grows {f['decoys']}.\n")
+            f"Over TCP and UDP, 10 msg/s to back-to-back, async-std is `slower` than std at {f['slower async-std']} "
+            f"of {f['points']} points and smol at {f['slower smol']}; either is `faster` at {f['faster']}.\n"
+            f"With 1000 CPU-bound decoy tasks beside the ping, the p50 grows {f['decoys']}.\n")
 
 
 def rewrite(readme: str, findings: str) -> str:

@@ -1,7 +1,7 @@
 """The system check: which of a host's latency settings are known to hurt, what to do about each, and --check's printout."""
 
 # hostfacts.settings reads the settings (on host B too, sent over ssh); this module judges them on host A,
-# with the CPUs the sweep pins its ends to. It changes nothing: README's "The system check" says how to
+# with the CPUs the sweep pins its ends to. It changes nothing: docs/system-check.md says how to
 # set things by hand. Recorded but never warned about, since they are normal and harmless here:
 # - ASLR: a whole sweep under `setarch -R` had no lower spread (docs/sweeps.md, "Choosing the defaults");
 # - a cpufreq governor or boost of "none": no cpufreq driver, as on a VM whose host sets the clock;

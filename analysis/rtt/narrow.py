@@ -69,7 +69,10 @@ def cells(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]
     body = _marked(headers, body)
     keep = _shown(headers, body)
     body = [[row[i] for i in keep] for row in body]
-    return [SHORT.get(headers[i], headers[i]) for i in keep], body, _notes(points, body, noise) + variant_notes(points) + host_notes(points)
+    said = [*variant_notes(points), *host_notes(points)]  # whole, each line wrapped as its own indent says
+    wrapped = [line for note in said for line in textwrap.wrap(note, WIDTH, initial_indent="",
+                                                               subsequent_indent=" " * (len(note) - len(note.lstrip()) + 2))]
+    return [SHORT.get(headers[i], headers[i]) for i in keep], body, _notes(points, body, noise) + wrapped
 
 
 def text(points: pd.DataFrame, noise: float = 0.02) -> str:

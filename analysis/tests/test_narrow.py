@@ -1,5 +1,7 @@
 """The RTT table at a terminal's width: a default sweep's fits 120 columns, --wide and CSV keep every column."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,17 @@ def test_a_dimension_that_differs_between_rows_keeps_its_column_and_a_missed_rat
     assert any(line.startswith("! achieved rate") for line in lines)
     csv = lines_of(capsys, "-d", tmp_path, "--format", "csv")
     assert csv[0] == ",".join([*table.CSV_COLUMNS, *table.OTHERS])
+
+
+def test_the_hosts_warnings_are_kept_and_wrapped_to_the_width(capsys, tmp_path):
+    for k in (1, 2, 3):
+        write_run(tmp_path, "std", "tcp", 0.0, np.full(500, 20_000 + k), repeat=k)
+    busy = ("other processes are using 2.17 CPUs (busiest: python3 (pid 6249) 0.67 CPUs; python (pid 6093) 0.57 "
+            "CPUs): their work lands in the figures and widens the spread; let them finish, or stop them")
+    (tmp_path / "sweep.json").write_text(json.dumps({"knobs": {}, "hosts": {"vm": {"role": "local",
+                                                                                  "warnings": [busy]}}}))
+    lines = lines_of(capsys, "-d", tmp_path)
+    assert max(len(line) for line in lines) <= narrow.WIDTH
+    said = lines[lines.index("system check as the sweep started (sweep.json hosts[].warnings):") + 1:]
+    assert said[0].startswith("  vm: other processes") and all(line.startswith("    ") for line in said[1:])
+    assert " ".join(line.strip() for line in said) == f"vm: {busy}"
