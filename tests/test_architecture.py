@@ -1,9 +1,11 @@
 """ARCHITECTURE.md's invariants that no other test checks: no import-path edits, kind branches only in
-the kind packages, a one-line summary at the top of every module, and small modules and crates."""
+the kind packages, a one-line summary at the top of every module, small modules and crates; and what a
+reviewer reads the code for (tests/code_rules.py): short functions and docstrings, no issue numbers."""
 
 import ast
 import re
 
+import code_rules as rules
 from sweep_helpers import REPO
 
 PACKAGES = ("suite", "sweepkit", "analysis")
@@ -173,7 +175,7 @@ def test_the_dimension_table_is_read_by_the_sweep_and_the_analysis():
     assert throughput.KEYS[-len(dimensions.names("throughput")):] == dimensions.names("throughput")
 
 
-# Packages of small modules (STYLE.md): a Python module of 300 lines at most, the packages' tests included; a crate
+# Packages of small modules (ARCHITECTURE.md, rule 6): a Python module of 300 lines at most, the packages' tests included; a crate
 # of 4 000 lines at most, its unit tests (a `#[cfg(test)] mod` at a file's end, or a module's own tests.rs or tests/mod.rs) left out,
 # blank lines and comments in.
 MAX_MODULE_LINES = 300
@@ -203,3 +205,71 @@ def test_no_crate_is_over_4000_lines_without_its_unit_tests():
              for crate in sorted((REPO / "crates").iterdir()) if (crate / "src").is_dir()}
     assert "rtt-net" in sizes and {name: n for name, n in sizes.items() if n > MAX_CRATE_LINES} == {}
     assert crate_lines("fn a() {}\n\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n") == 2
+
+
+# What a reviewer reads for. Each rule also runs on a planted violation, so that it can fail, and each allowed
+# exception must still be one, so that the list shrinks as the code is cleared.
+PYTHON_ROOTS = ("suite", "sweepkit", "analysis", "findings", "tests", "benches")
+# Docstrings of modules that another change is reworking: each is to be cut to rules.MAX_DOCSTRING there.
+LONG_DOCSTRINGS_ALLOWED = {"analysis/history.py": ["<module>"], "analysis/history_db.py": ["<module>"],
+                           "analysis/tracked.py": ["<module>"], "analysis/export.py": ["<module>"],
+                           "tests/test_tracking.py": ["<module>"]}
+ISSUE_NUMBERS_ALLOWED = ("analysis/tracked.py",)  # likewise
+MAX_ARCHITECTURE_LINES = 90  # one page
+
+
+def python_sources():
+    for root in PYTHON_ROOTS:
+        yield from sorted((REPO / root).rglob("*.py"))
+    yield from (REPO / name for name in ENTRY_POINTS)
+
+
+def rust_product_sources():
+    """Each Rust file's text before its unit tests, the tests' own files and crate left out."""
+    for path in sorted((REPO / "crates").glob("*/src/**/*.rs")):
+        crate, *inside = path.relative_to(REPO / "crates").parts
+        if crate != "rtt-tests" and path.name != "tests.rs" and "tests" not in inside:
+            text = path.read_text()
+            yield path, "\n".join(text.splitlines()[:crate_lines(text)])
+
+
+def found_in(paths_and_texts, check) -> dict[str, list]:
+    return {str(path.relative_to(REPO)): found for path, text in paths_and_texts if (found := check(text))}
+
+
+def test_no_python_function_is_over_60_lines():
+    assert found_in(((p, p.read_text()) for p in python_sources()), rules.long_python_functions) == {}
+    planted = "def f():\n" + "    x = 1\n" * 60
+    assert rules.long_python_functions(planted) == ["f (61 lines)"] and rules.long_python_functions(planted[:-10]) == []
+
+
+def test_no_rust_function_outside_the_tests_is_over_80_lines():
+    assert found_in(rust_product_sources(), rules.long_rust_functions) == {}
+    # Braces in a string, a character and a comment close nothing; a trait's declaration has no body.
+    planted = 'fn f() {\n    let s = "}";\n    let c = \'}\'; // }\n' + "    g();\n" * 77 + "}\nfn h();\n"
+    assert rules.long_rust_functions(planted) == ["f (81 lines)"]
+    assert rules.long_rust_functions(planted.replace("    g();\n", "", 1)) == []
+
+
+def test_no_docstring_is_over_600_characters():
+    found = found_in(((p, p.read_text()) for p in python_sources()), rules.long_docstrings)
+    names = {path: [entry.split(" (")[0] for entry in entries] for path, entries in found.items()}
+    assert {path: n for path, n in names.items() if n != LONG_DOCSTRINGS_ALLOWED.get(path)} == {}
+    assert set(LONG_DOCSTRINGS_ALLOWED) <= set(names), "an allowed docstring is short now: drop it from the list"
+    planted = f'"""{"x" * 601}"""\n\n\ndef f():\n    """{"y" * 600}"""\n'
+    assert rules.long_docstrings(planted) == ["<module> (601 characters)"]
+
+
+def test_no_comment_names_an_issue_by_its_number():
+    code = [*python_sources(), *sorted((REPO / "crates").rglob("*.rs")), *sorted(REPO.glob("*.sh")),
+            REPO / "Makefile", *sorted(REPO.glob("*.toml")), *sorted((REPO / "go").rglob("*.go")),
+            *sorted((REPO / "kotlin").rglob("*.kt"))]
+    found = found_in(((p, p.read_text()) for p in code), rules.issue_mentions)
+    assert {path: lines for path, lines in found.items() if path not in ISSUE_NUMBERS_ALLOWED} == {}
+    assert set(ISSUE_NUMBERS_ALLOWED) <= set(found), "an allowed file names no issue now: drop it from the list"
+    assert rules.issue_mentions("x = 1\ny = 2  # since " + "issue" + " 39\n") == [2]
+
+
+def test_architecture_md_is_one_page():
+    assert rules.lines_beyond((REPO / "ARCHITECTURE.md").read_text(), MAX_ARCHITECTURE_LINES) == 0
+    assert rules.lines_beyond("line\n" * 91, MAX_ARCHITECTURE_LINES) == 1

@@ -24,7 +24,7 @@ pub struct CountingSpec {
     /// The pong's process, when it runs on this host.
     pub pong_pid: Option<u32>,
     /// Also system calls, wake-ups and every switch, through `perf_event_open`: their tracepoints
-    /// and events run at every system call and switch, inside the measured loop (+9.7 µs on std's
-    /// 15.8 µs back-to-back TCP p50 here); without, only what the kernel keeps anyway.
+    /// and events run at every system call and switch, inside the measured loop, so they slow the
+    /// round trip they count (docs/sweeps.md, "Counters"); without, only what the kernel keeps anyway.
     pub kernel_events: bool,
 }

@@ -65,6 +65,60 @@ impl MicroSpec {
     }
 }
 
+/// What one repeat of a benchmark asks of the machine at its sizes.
+struct Footprint {
+    ops: u64,
+    /// The most tasks alive at once.
+    peak_tasks: u64,
+    /// Memory besides the tasks' own: the primitives and their queues.
+    extra_bytes: u64,
+    /// The option the memory grows with, and its value.
+    driver: &'static str,
+    units: u64,
+}
+
+fn footprint(bench: Bench, sizes: &Sizes, params: &MicroParams) -> Footprint {
+    let size = |value: Option<u64>| value.unwrap_or_default();
+    let grows = |ops, peak_tasks, extra_bytes, driver, units| Footprint {
+        ops,
+        peak_tasks,
+        extra_bytes,
+        driver,
+        units,
+    };
+    match bench {
+        Bench::SpawnMany | Bench::PingPong | Bench::ChainedSpawn => {
+            let tasks = size(params.tasks);
+            let peak = match bench {
+                Bench::SpawnMany => tasks,
+                Bench::PingPong => 2 * tasks,
+                _ => 2, // a link exits once it has spawned the next
+            };
+            grows(tasks, peak, PRIMITIVE_BYTES * tasks, "--tasks", tasks)
+        }
+        Bench::YieldMany => {
+            let tasks = size(params.tasks);
+            grows(tasks * size(params.yields), tasks, 0, "--tasks", tasks)
+        }
+        Bench::Notify | Bench::Oneshot => {
+            let instances = size(params.instances);
+            let extra = PRIMITIVE_BYTES * instances;
+            grows(instances, 2 * instances, extra, "--instances", instances)
+        }
+        Bench::Channel => {
+            let workers = size(params.workers);
+            let event_type = sizes.event_type.unwrap_or(EventType::Int);
+            let event_size = sizes.event_size.unwrap_or(DEFAULT_EVENT_SIZE);
+            let queued = size(params.queue).saturating_mul(event_bytes(event_type, event_size));
+            let extra = queued
+                .saturating_add(PRIMITIVE_BYTES)
+                .saturating_mul(workers);
+            let ops = workers * size(params.events);
+            grows(ops, 2 * workers, extra, "--workers", workers)
+        }
+    }
+}
+
 /// Resolves and checks the sizes of `bench`; the error is one line naming the option to change.
 pub fn resolve<R: Primitives>(
     bench: Bench,
@@ -73,89 +127,55 @@ pub fn resolve<R: Primitives>(
     timeout: Duration,
 ) -> Result<MicroSpec, String> {
     let params = sizes.params(bench);
-    let size = |value: Option<u64>| value.unwrap_or_default();
-    // `driver` is the option the memory grows with, and `units` its value.
-    let (ops, peak_tasks, extra_bytes, driver, units) = match bench {
-        Bench::SpawnMany | Bench::PingPong | Bench::ChainedSpawn => {
-            let tasks = size(params.tasks);
-            let peak = match bench {
-                Bench::SpawnMany => tasks,
-                Bench::PingPong => 2 * tasks,
-                _ => 2, // a link exits once it has spawned the next
-            };
-            (tasks, peak, PRIMITIVE_BYTES * tasks, "--tasks", tasks)
-        }
-        Bench::YieldMany => {
-            let (tasks, yields) = (size(params.tasks), size(params.yields));
-            (tasks * yields, tasks, 0, "--tasks", tasks)
-        }
-        Bench::Notify | Bench::Oneshot => {
-            let instances = size(params.instances);
-            (
-                instances,
-                2 * instances,
-                PRIMITIVE_BYTES * instances,
-                "--instances",
-                instances,
-            )
-        }
-        Bench::Channel => {
-            let (workers, events, queue) = (
-                size(params.workers),
-                size(params.events),
-                size(params.queue),
-            );
-            let event_type = sizes.event_type.unwrap_or(EventType::Int);
-            let event_size = sizes.event_size.unwrap_or(DEFAULT_EVENT_SIZE);
-            let queued = queue.saturating_mul(event_bytes(event_type, event_size));
-            let per_worker = queued.saturating_add(PRIMITIVE_BYTES);
-            (
-                workers * events,
-                2 * workers,
-                per_worker.saturating_mul(workers),
-                "--workers",
-                workers,
-            )
-        }
-    };
+    let needs = footprint(bench, sizes, &params);
     let mut spec = MicroSpec {
         bench,
         params,
-        ops,
-        peak_tasks,
+        ops: needs.ops,
+        peak_tasks: needs.peak_tasks,
         repeat,
         timeout,
         not_run: None,
     };
-    if let Some(cap) = R::TASK_CAP.filter(|&cap| peak_tasks > cap) {
+    if let Some(cap) = R::TASK_CAP.filter(|&cap| needs.peak_tasks > cap) {
         spec.not_run = Some(format!(
-            "{} runs each task on its own OS thread: {peak_tasks} threads at once is above its cap \
+            "{} runs each task on its own OS thread: {} threads at once is above its cap \
              of {cap}",
-            R::FRAMEWORK
+            R::FRAMEWORK,
+            needs.peak_tasks
         ));
         return Ok(spec);
     }
-    let needed = peak_tasks
-        .saturating_mul(R::TASK_BYTES)
-        .saturating_add(extra_bytes);
-    if let Some(available) = machine::mem_available_bytes() {
-        let allowed = (available as f64 * MEMORY_SHARE) as u64;
-        if needed > allowed {
-            let per_unit = needed.div_ceil(units).max(1);
-            return Err(format!(
-                "{driver} {units}: --bench {} would need about {} ({} B per task, {per_unit} B \
-                 per unit of {driver}), more than {:.0} % of the {} available (MemAvailable); \
-                 use at most {driver} {}",
-                bench.as_str(),
-                gigabytes(needed),
-                R::TASK_BYTES,
-                MEMORY_SHARE * 100.0,
-                gigabytes(available),
-                allowed / per_unit,
-            ));
-        }
-    }
+    check_memory::<R>(bench, &needs)?;
     Ok(spec)
+}
+
+/// Refuses a run whose tasks and primitives would take more than MEMORY_SHARE of `MemAvailable`.
+fn check_memory<R: Primitives>(bench: Bench, needs: &Footprint) -> Result<(), String> {
+    let needed = needs
+        .peak_tasks
+        .saturating_mul(R::TASK_BYTES)
+        .saturating_add(needs.extra_bytes);
+    let Some(available) = machine::mem_available_bytes() else {
+        return Ok(());
+    };
+    let allowed = (available as f64 * MEMORY_SHARE) as u64;
+    if needed <= allowed {
+        return Ok(());
+    }
+    let (driver, units) = (needs.driver, needs.units);
+    let per_unit = needed.div_ceil(units).max(1);
+    Err(format!(
+        "{driver} {units}: --bench {} would need about {} ({} B per task, {per_unit} B \
+         per unit of {driver}), more than {:.0} % of the {} available (MemAvailable); \
+         use at most {driver} {}",
+        bench.as_str(),
+        gigabytes(needed),
+        R::TASK_BYTES,
+        MEMORY_SHARE * 100.0,
+        gigabytes(available),
+        allowed / per_unit,
+    ))
 }
 
 fn gigabytes(bytes: u64) -> String {

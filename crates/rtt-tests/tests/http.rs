@@ -1,4 +1,4 @@
-//! HTTP pongs against clients that break the protocol or stall (issue 31): a malformed request
+//! HTTP pongs against clients that break the protocol or stall: a malformed request
 //! line, a head over the limit, a slowloris, a body cut short, two hundred of them at once. Each
 //! loses its own connection only: an honest client beside them is served, on time, and no dead
 //! client leaves a thread or a socket behind. Raw `TcpStream`s, so that nothing is polite.

@@ -52,6 +52,16 @@ pub enum Flavor {
     CurrentThread,
 }
 
+impl Flavor {
+    /// Its name as the command line and the log spell it.
+    fn name(self) -> &'static str {
+        match self {
+            Flavor::MultiThread => "multi_thread",
+            Flavor::CurrentThread => "current_thread",
+        }
+    }
+}
+
 impl Runtime for Tokio {
     const FRAMEWORK: &'static str = "tokio";
     type Knobs = TokioKnobs;
@@ -67,12 +77,10 @@ impl Runtime for Tokio {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (mut builder, flavor) = match knobs.flavor.unwrap_or(Flavor::MultiThread) {
-            Flavor::MultiThread => (tokio::runtime::Builder::new_multi_thread(), "multi_thread"),
-            Flavor::CurrentThread => (
-                tokio::runtime::Builder::new_current_thread(),
-                "current_thread",
-            ),
+        let flavor = knobs.flavor.unwrap_or(Flavor::MultiThread);
+        let mut builder = match flavor {
+            Flavor::MultiThread => tokio::runtime::Builder::new_multi_thread(),
+            Flavor::CurrentThread => tokio::runtime::Builder::new_current_thread(),
         };
         if let Some(threads) = knobs.threads.threads {
             builder.worker_threads(threads.into());
@@ -86,7 +94,7 @@ impl Runtime for Tokio {
                 builder.global_queue_interval(ticks);
                 ticks.into()
             }
-            (None, "current_thread") => 31.into(),
+            (None, Flavor::CurrentThread) => 31.into(),
             // The multi-threaded scheduler tunes it from how long its tasks run.
             (None, _) => serde_json::Value::from("tuned"),
         };
@@ -96,7 +104,7 @@ impl Runtime for Tokio {
         // Ask tokio rather than guess: under `taskset -c 1` its default is one worker.
         let threads = runtime.metrics().num_workers();
         let main = main(
-            RuntimeInfo::new(flavor, threads)
+            RuntimeInfo::new(flavor.name(), threads)
                 .with("event_interval", event_interval)
                 .with("global_queue_interval", global_queue_interval)
                 .with("max_io_events_per_tick", max_io_events_per_tick),

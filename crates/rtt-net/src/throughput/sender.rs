@@ -121,6 +121,16 @@ async fn send_tcp<R: Runtime>(
         ),
     }
 
+    read_counts::<R>(&mut stream, run, deadline).await
+}
+
+/// Shuts the stream's write side and reads the counts the pong sends before it closes, by `deadline`.
+async fn read_counts<R: Runtime>(
+    stream: &mut R::TcpStream,
+    run: &RunSpec,
+    deadline: Instant,
+) -> anyhow::Result<Counts> {
+    let (address, limit) = (run.target, STALL_LIMIT.as_secs());
     let mut reply = Vec::new();
     let mut buf = vec![0u8; READ_BYTES];
     let counting = async {
