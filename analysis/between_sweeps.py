@@ -1,16 +1,15 @@
-"""The spread between sweeps: how far a series of per-sweep values moves from sweep to sweep, and what it lets one call.
+"""The spread between sweeps: how far a series of per-sweep values moves from sweep to sweep, and what it lets one call."""
 
-A sweep's own interval counts its repeats; the level of a whole sweep moves by more than that on a shared machine
-(Kalibera & Jones 2013: each level of repetition has its own variance, and the sweep is the level above the
-repeats). So a series is judged by the sweeps themselves, each one value (a level's logarithm, or a paired Δ as
-it is), and its spread is theirs:
-- the newest sweep against the sweeps before it: a prediction interval for one more value of the window,
-  mean ± t · √(τ² + se² + s²/n), the level's variance between sweeps, the newest sweep's own (from its
-  repeats) and the window mean's (without sweeps' own intervals, the textbook mean ± t(n−1) · s · √(1 + 1/n));
-- a step between two segments: a t interval for the difference of their means, s the spread within segments,
-  pooled over every segment of the series.
-Each is given on the series' own scale, as a difference (after − before).
-"""
+# A sweep's own interval counts its repeats; the level of a whole sweep moves by more than that on a shared machine
+# (Kalibera & Jones 2013: each level of repetition has its own variance, and the sweep is the level above the
+# repeats). So a series is judged by the sweeps themselves, each one value (a level's logarithm, or a paired Δ as
+# it is), and its spread is theirs:
+# - the newest sweep against the sweeps before it: a prediction interval for one more value of the window,
+#   mean ± t · √(τ² + se² + s²/n), the level's variance between sweeps, the newest sweep's own (from its
+#   repeats) and the window mean's (without sweeps' own intervals, the textbook mean ± t(n−1) · s · √(1 + 1/n));
+# - a step between two segments: a t interval for the difference of their means, s the spread within segments,
+#   pooled over every segment of the series.
+# Each is given on the series' own scale, as a difference (after − before).
 
 import math
 
@@ -52,14 +51,13 @@ def own_se(low, high, repeats, logs: bool) -> np.ndarray:
 def predicted(window, newest: float, confidence: float, window_se=None, newest_se: float = math.nan,
               newest_df: int = 0) -> u.Estimate | None:
     """The newest value minus the window's mean, with the prediction interval's half-width around it: the
-    interval excludes 0 exactly when the newest value falls outside it. None with fewer than MIN_SWEEPS values.
-
-    Sweeps and their repeats as two levels (Kalibera & Jones): the window's spread s² is the sweeps' own
-    variance (their repeats', the mean of window_se²) plus the level's between sweeps, τ² = s² − that (never
-    below 0). A new sweep varies by τ² and by its own repeats' variance, newest_se² where its interval gives it
-    (else a window sweep's), and the window's mean by s²/n; the t quantile's degrees of freedom are
-    Welch–Satterthwaite's for that sum (n − 1 for the window, newest_df for the newest sweep's repeats). Without
-    any sweep's own interval it is the textbook mean ± t(n−1) · s · √(1 + 1/n)."""
+    interval excludes 0 exactly when the newest value falls outside it. None with fewer than MIN_SWEEPS values."""
+    # Sweeps and their repeats as two levels (Kalibera & Jones): the window's spread s² is the sweeps' own
+    # variance (their repeats', the mean of window_se²) plus the level's between sweeps, τ² = s² − that (never
+    # below 0). A new sweep varies by τ² and by its own repeats' variance, newest_se² where its interval gives it
+    # (else a window sweep's), and the window's mean by s²/n; the t quantile's degrees of freedom are
+    # Welch–Satterthwaite's for that sum (n − 1 for the window, newest_df for the newest sweep's repeats). Without
+    # any sweep's own interval it is the textbook mean ± t(n−1) · s · √(1 + 1/n).
     window = np.asarray(window, dtype=float)
     n = len(window)
     if n < MIN_SWEEPS:

@@ -1,8 +1,7 @@
 """Turn a sweep of round-trip-time, throughput or in-process benchmark logs into a summary table and PDF figures.
 
-Reads the logs recursively from DIR (default: the newest sweep in latency-logs/). A point's repeats are pooled:
-each quantile is of all their samples with a 95 % interval across them, and the latency each runtime adds
-over std (Δ, paired by round) gets a verdict: slower, faster, same (within a margin), undecided or unknown.
+Reads the logs under DIR (default: the newest sweep in latency-logs/). The latency each runtime adds over std
+(Δ, paired by round) gets a verdict: slower, faster, same (within a margin), undecided or unknown.
 The table shows the columns a reader needs first (--wide: every column).
 Without a command, parse.py is `parse.py figures --table`: every figure to one PDF and the table on stdout.
 Earlier versions' flags (--summary, --compare, --variance, -t) still work.

@@ -1,12 +1,11 @@
-"""The CI gate of a history (parse.py history --fail-on-change): which series it judges, at what confidence, and its call.
+"""The CI gate of a history (parse.py history --fail-on-change): which series it judges, at what confidence, and its call."""
 
-It judges the series whose newest sweep is the history's newest. Where the history has paired Δs (tracked.DELTAS:
-a runtime against std, a variant against its base, paired by round inside each sweep) it judges those alone: the
-machine's drift between sweeps moves both lines of a pair alike and cancels in their Δ, where it moves every
-level at once. Without them it judges the levels. The family of judged series shares one false-alarm rate,
-FAMILY, split evenly (Bonferroni): each series is judged at 1 − FAMILY / k, whether or not the series move
-together, so that a history of identical sweeps fails the gate in at most FAMILY of histories.
-"""
+# It judges the series whose newest sweep is the history's newest. Where the history has paired Δs (tracked.DELTAS:
+# a runtime against std, a variant against its base, paired by round inside each sweep) it judges those alone: the
+# machine's drift between sweeps moves both lines of a pair alike and cancels in their Δ, where it moves every
+# level at once. Without them it judges the levels. The family of judged series shares one false-alarm rate,
+# FAMILY, split evenly (Bonferroni): each series is judged at 1 − FAMILY / k, whether or not the series move
+# together, so that a history of identical sweeps fails the gate in at most FAMILY of histories.
 
 import pandas as pd
 

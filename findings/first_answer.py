@@ -2,12 +2,12 @@
 
     python3 -m findings.first_answer              # the sweep (a few minutes), then the block
     python3 -m findings.first_answer --no-sweep   # the block again from the newest folder of that sweep
-
-The block holds the command, the sweep's plan line and the table `parse.py table` prints for that folder; the
-first-answer-row block, the table's header and tokio's back-to-back TCP row, for "How to read a row":
-tests/test_docs.py checks that its command still plans the same runs and that its table has today's columns
-and notes. After `make`.
 """
+
+# The block holds the command, the sweep's plan line and the table `parse.py table` prints for that folder; the
+# first-answer-row block, the table's header and tokio's back-to-back TCP row, for "How to read a row":
+# tests/test_docs.py checks that its command still plans the same runs and that its table has today's columns
+# and notes. After `make`.
 
 import argparse
 import json

@@ -2,11 +2,11 @@
 
     python3 -m findings.headline            # rewrite README.md's findings:headline block from docs/findings.md
     python3 -m findings.headline --check    # exit 1 when the block differs from what the page gives
-
-`make findings` runs it after rewriting the page. Each figure is a cell of a table between the page's markers:
-std's back-to-back p50 and what tokio adds (claim5), async-std's and smol's Δ and their verdicts (claim2), and
-what 1000 CPU-bound decoys do (claim4); the date is the `main` sweep's (machine).
 """
+
+# `make findings` runs it after rewriting the page. Each figure is a cell of a table between the page's markers:
+# std's back-to-back p50 and what tokio adds (claim5), async-std's and smol's Δ and their verdicts (claim2), and
+# what 1000 CPU-bound decoys do (claim4); the date is the `main` sweep's (machine).
 
 import argparse
 import re

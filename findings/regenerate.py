@@ -5,9 +5,9 @@ headline, which quotes those blocks (findings/headline.py).
     python3 -m findings.regenerate               # every sweep (docs/findings.md, "The sweeps": how long), then the page
     python3 -m findings.regenerate --no-sweep    # the page again from the newest folder of each sweep
     python3 -m findings.regenerate --only main   # one sweep again, then the page
-
-The network sweep runs in two network namespaces (tests/netns_lab.py): root, iproute2 and openssh-server.
 """
+
+# The network sweep runs in two network namespaces (tests/netns_lab.py): root, iproute2 and openssh-server.
 
 import argparse
 import json

@@ -1,23 +1,22 @@
 #!/usr/bin/env python3
-"""How often `parse.py history --fail-on-change` fails a history of identical sweeps, and how often it calls a planted slowdown.
+"""How often `parse.py history --fail-on-change` fails a history of identical sweeps, and how often it calls a planted slowdown."""
 
-Not a test of `make test` (its sweeps take minutes). `sweep` runs COUNT real sweeps, one after another, each of
-std, an identical variant std-x (`std:pong:--delay-ns 0`) and two planted lines, std-d10 and std-d30, whose pong
-holds each echo 10 % and 30 % of std's p50 (measured first by a pilot sweep), back-to-back over TCP,
-REPEATS=3 DURATION=0.5 WARMUP=0.1, each into DIR/NNN. `analyse` records every sweep into one history
-(DIR/all.sqlite), then makes histories of 6 sweeps out of it, each a copy of that file with only its sweeps and
-lines, and runs the gate on each (analysis.cli.main, as parse.py does):
-- A/A: std and std-x in 6 sweeps; a call is a false alarm.
-- planted 10 % / 30 %: the same 5 sweeps, then a sixth whose std-x is that sweep's std-d10 (std-d30) renamed,
-  its Δ vs std as the sweep's table paired it.
-Histories of consecutive sweeps (disjoint, in the order they ran) come first; `--shuffled N` adds N more, each 6
-sweeps drawn at random from all and put in random order (a replay: they share sweeps, so they are not independent).
-`--before PARSE_PY` runs another suite's parse.py on the same histories, taken down to schema 3 (no Δ rows), for
-the gate as it was (e.g. `git archive COMMIT analysis suite parse.py | tar -x -C /tmp/old`).
-
-  python3 tests/gate_study.py sweep --dir /tmp/study --count 36
-  python3 tests/gate_study.py analyse --dir /tmp/study --shuffled 40
-"""
+# Not a test of `make test` (its sweeps take minutes). `sweep` runs COUNT real sweeps, one after another, each of
+# std, an identical variant std-x (`std:pong:--delay-ns 0`) and two planted lines, std-d10 and std-d30, whose pong
+# holds each echo 10 % and 30 % of std's p50 (measured first by a pilot sweep), back-to-back over TCP,
+# REPEATS=3 DURATION=0.5 WARMUP=0.1, each into DIR/NNN. `analyse` records every sweep into one history
+# (DIR/all.sqlite), then makes histories of 6 sweeps out of it, each a copy of that file with only its sweeps and
+# lines, and runs the gate on each (analysis.cli.main, as parse.py does):
+# - A/A: std and std-x in 6 sweeps; a call is a false alarm.
+# - planted 10 % / 30 %: the same 5 sweeps, then a sixth whose std-x is that sweep's std-d10 (std-d30) renamed,
+#   its Δ vs std as the sweep's table paired it.
+# Histories of consecutive sweeps (disjoint, in the order they ran) come first; `--shuffled N` adds N more, each 6
+# sweeps drawn at random from all and put in random order (a replay: they share sweeps, so they are not independent).
+# `--before PARSE_PY` runs another suite's parse.py on the same histories, taken down to schema 3 (no Δ rows), for
+# the gate as it was (e.g. `git archive COMMIT analysis suite parse.py | tar -x -C /tmp/old`).
+#
+#   python3 tests/gate_study.py sweep --dir /tmp/study --count 36
+#   python3 tests/gate_study.py analyse --dir /tmp/study --shuffled 40
 
 import argparse
 import contextlib
