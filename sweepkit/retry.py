@@ -30,7 +30,7 @@ def measure(sweep, run):
         why = _lost(pongs, outcome)
         if why is None:
             return outcome
-        index = sweep.pending[0] if sweep.pending else sweep.current
+        index = sweep.pending.index if sweep.pending else sweep.current
         sweep.pending, sweep.current = None, index  # this attempt does not count
         sweep.remove_logs(run.stem)
         if attempt > RETRIES:

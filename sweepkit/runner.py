@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from . import costs as costs_mod
-from . import disturbance, icmp_log, local, modes, noise, plan as plan_mod, procs, progress, signals, space, state, summary, table
-from . import looks, probed, retry, staged, traced, tracing, variants
+from . import disturbance, icmp_log, local, modes, plan as plan_mod, procs, progress, signals, space, state, summary, table
+from . import looks, probed, records, retry, staged, traced, tracing, variants
 from .outcome import Outcome
 from .space import WriteFault
 from .spec import Spec
@@ -25,9 +25,7 @@ from .spec import Spec
 # leaves out of sweep.json is at most the last second's statuses, which parse.py does not need to read
 # those logs.
 REWRITE_SHARE = 50
-# A point whose runs the ping's watchdog ended this often is not run again: each such run costs its 15 s, and
-# what it shows (the runtime never ran the measurement to its end) two runs have shown.
-GIVE_UP_AFTER = 2
+GIVE_UP_AFTER = records.GIVE_UP_AFTER  # (sweepkit/records.py; --continue counts them again)
 
 
 class Sweep:
@@ -41,7 +39,7 @@ class Sweep:
         self.ends, self.pongs, self.tmp = ends, pongs, tmp
         self.icmp_addr, self.suite_version = icmp_addr, suite_version
         self.current: int | None = None  # the run being measured: its logs are not final
-        self.pending: tuple | None = None  # (index, outcome, t0, cpu0) of a run that ended, not recorded yet
+        self.pending: records.Ended | None = None  # a run that ended, not recorded yet
         self.run_start: tuple = ()  # the current run's start: time.time() and disturbance.snapshot()
         self.clock = time.time  # the wall clock of the records (a test's own, in tests)
         self.t0 = self.clock()
@@ -165,7 +163,7 @@ class Sweep:
     def ended(self, outcome: Outcome) -> Outcome:
         """The run's binary is over: its logs are final and the run counts, whatever comes next."""
         staged.publish(self.folder, self.doc["runs"][self.current]["stem"])
-        self.pending, self.current = (self.current, outcome, *self.run_start), None
+        self.pending, self.current = records.Ended(self.current, outcome, *self.run_start), None
         return outcome
 
     # -- what the modes' `measure` uses ---------------------------------------------------------------
@@ -201,48 +199,23 @@ class Sweep:
         if self.pending is None:
             return
         with signals.held():
-            index, outcome, t0, (stat0, own0) = self.pending
-            self.pending = None
+            ended, self.pending = self.pending, None
             t1, (stat1, own1) = self.clock(), disturbance.snapshot()
-            run, mode = self.doc["runs"][index], modes.of(self.runs[index].point.kind)
-            stem = self.folder / run["stem"]
-            status, message = outcome.status, outcome.message
-            if outcome.exit_code is not None:
-                fault = space.said(outcome.tails) if outcome.exit_code != 0 else None
-                if fault is not None:  # the sweep stops: faulted() says so
-                    self.remove_logs(run["stem"])
-                    state.settle(run, "failed", f"cannot write {fault.path}: {fault.reason}", t1 - t0)
-                    raise fault
-                limit_s = mode.limit_s(self.spec, self.runs[index].point)
-                status, message = mode.judge(outcome.exit_code, progress.seconds(limit_s), stem)
-            status, message = state.skip_unavailable(status, message, outcome.tails, stem)
-            unfinished = state.unfinished(status, outcome.tails)
-            if unfinished:  # the point's own finding (std with 1 000 timer threads), not a fault of the sweep
-                status, message = "skipped", unfinished
-                point = self.runs[index].point.stem
-                self.unfinished[point] = self.unfinished.get(point, 0) + 1
-                if self.unfinished[point] == GIVE_UP_AFTER:  # each took the watchdog's 15 s: not run again
-                    message += f"; after {GIVE_UP_AFTER} such runs its later rounds are not run"
-                    self.given_up[point] = f"{GIVE_UP_AFTER} of its runs were unfinished"
-                    self.costs.drop(point)
+            run, point = self.doc["runs"][ended.index], self.runs[ended.index].point
+            status, message = records.judge(self, ended, run, t1 - ended.started)
+            status, message = records.learn(self, point.stem, status, message, ended.outcome.tails)
+            mode, stem = modes.of(point.kind), self.folder / run["stem"]
             log = table.read(stem.with_name(f"{stem.name}.json")) if status == "ok" else None
-            run["start_s"] = round(t0 - self.t0, 2)
-            run["disturbance"] = disturbance.measure(stat0, stat1, own0, own1, t1 - t0) | (outcome.ends or {})
-            state.settle(run, status, message, t1 - t0,
+            stat0, own0 = ended.snapshot
+            run["start_s"] = round(ended.started - self.t0, 2)
+            run["disturbance"] = (disturbance.measure(stat0, stat1, own0, own1, t1 - ended.started)
+                                  | (ended.outcome.ends or {}))
+            state.settle(run, status, message, t1 - ended.started,
                          dict(zip(mode.figure_keys, mode.figures(log))) if log is not None else None,
                          table.starved(log) if log is not None else None)
             self.save(throttled=True)
-            self.costs.add(self.runs[index].point.stem, self.clock() - t0)  # start to stop, its record included
-            left = [r.point.stem for r, record in zip(self.runs[index + 1:], self.doc["runs"][index + 1:])
-                    if record["status"] == "planned"]
-            eta = self.costs.left_s(left) if self.costs.seen else None  # else the plan's constant (Mode.eta_s)
-            lines = [progress.progress_line(self.doc, index, t1 - self.t0, self.spec, mode.kind, eta)]
-            if status == "failed":
-                lines += progress.tails(outcome.tails)
-            if noise.due(self.runs, index):  # the first rounds measured the machine's noise: name it if loud
-                round_s = self.costs.left_s(dict.fromkeys(r.point.stem for r in self.runs))
-                lines += filter(None, [noise.line(self.runs, self.doc["runs"], self.doc["repeats"], round_s)])
-            print("\n".join(lines), flush=True)
+            self.costs.add(point.stem, self.clock() - ended.started)  # start to stop, its record included
+            print("\n".join(records.report(self, ended.index, status, ended.outcome, t1 - self.t0)), flush=True)
 
     def out(self, run: plan_mod.Run) -> Path:
         """Where the run's binary writes its logs, which `ended` moves into the folder (sweepkit/staged.py)."""

@@ -11,7 +11,7 @@ import pytest
 
 from sweep_helpers import load_json, require_binaries, run_script, sweep_dir
 
-from sweepkit import (disturbance, entry, knobs, local, modes, outcome, plan, prepare, procs, runner, signals,  # noqa: E402
+from sweepkit import (disturbance, entry, knobs, local, modes, outcome, plan, prepare, procs, records, runner, signals,  # noqa: E402
                       state, summary, table)
 
 RTT_LOG = {"schema": "rtt-log/1", "kind": "rtt", "framework": "tokio", "transport": "tcp",
@@ -161,7 +161,7 @@ def a_sweep(tmp_path, env, flags, monkeypatch):
 
 
 def ended(sweep, index, outcome, t0):
-    sweep.pending = (index, outcome, t0, disturbance.snapshot())
+    sweep.pending = records.Ended(index, outcome, t0, disturbance.snapshot())
 
 
 def test_a_sweep_from_check_to_finish_in_one_process(tmp_path, monkeypatch, capsys):
