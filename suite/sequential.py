@@ -8,6 +8,7 @@ Standard library only: the sweep decides with it as it goes, and the analysis re
 # the one printed where a comparison stopped is valid whichever look stopped it. docs/analysis.md, "Stopping".
 
 import math
+import statistics
 from dataclasses import dataclass, replace
 
 from . import signed_rank
@@ -167,11 +168,6 @@ class Decision:
         return self.look.round if self.look and self.verdict not in (OPEN, UNDECIDED) else None
 
 
-def median(values: list[float]) -> float:
-    ordered, n = sorted(values), len(values)
-    return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
-
-
 def decide(mine: dict[int, float], theirs: dict[int, float], looks: list[Look], *, margin: float, floor: float,
            over: bool, interval=None) -> Decision:
     """A comparison of two lines' values by round (mine − theirs) at each look in turn, until one decides it:
@@ -186,9 +182,9 @@ def decide(mine: dict[int, float], theirs: dict[int, float], looks: list[Look], 
             continue
         seen = len(rounds)
         diffs = [mine[r] - theirs[r] for r in rounds]
-        reference = median([theirs[r] for r in rounds])
+        reference = statistics.median([theirs[r] for r in rounds])
         estimate = interval(diffs, look.confidence)
-        value, low, high = estimate if estimate else (median(diffs), math.nan, math.nan)
+        value, low, high = estimate if estimate else (statistics.median(diffs), math.nan, math.nan)
         last = over and i == len(looks) - 1
         said = verdict(low, value, high, reference, margin=margin, floor=floor, last=last)
         found = Decision(said, look, value, low, high, len(rounds), reference)

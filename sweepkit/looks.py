@@ -74,13 +74,14 @@ class Rotation:
         values = values_by_round(runs, records)
         over = done >= design.maximum
         for c in self.comparisons:
-            if c in self.decisions and self.decisions[c].verdict not in (sequential.OPEN,):
+            if c in self.decisions and self.decisions[c].verdict != sequential.OPEN:
                 continue
             mine, theirs = values.get((c.line, c.setting), {}), values.get((c.against, c.setting), {})
             self.decisions[c] = sequential.decide(mine, theirs, self.looks.taken, margin=design.margin,
                                                   floor=design.floor, over=over)
+        open_ = set(self.open())
         for point in self.points:
-            if point.stem not in self.retired and self._settled(point):
+            if point.stem not in self.retired and self._settled(point, open_):
                 self.retired[point.stem] = done
         return look
 
@@ -103,14 +104,14 @@ class Rotation:
         return [c for c in self.comparisons if self.decisions.get(c) is None or
                 self.decisions[c].verdict == sequential.OPEN]
 
-    def _settled(self, point) -> bool:
+    def _settled(self, point, open_: set) -> bool:
         """Whether no open comparison needs the point: it takes part in none open (std: none open at its setting),
         and a reference with no comparison leaves at the first look."""
         mine = [c for c in self.comparisons if c.setting == point.setting and
                 (point.framework in (c.line, c.against) or point.framework == BASELINE)]
         if not mine:
             return is_reference(point.framework)
-        return all(c not in self.open() for c in mine)
+        return not open_.intersection(mine)
 
     def keeps(self, run) -> bool:
         """Whether a planned run still runs: its point has not left before its round."""
