@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from . import signed_rank
-from .boundaries import Boundaries, level, spent
+from .boundaries import Boundaries, level, spent, z_two_sided
 
 ALPHA = 0.05  # two-sided: the false-call rate of a comparison over all its looks
 # Hwang–Shih–DeCani spending with γ = −2: early looks stop nearly as often as Pocock's, and the most rounds grow by
@@ -23,6 +23,7 @@ FIRST_LOOK = 10  # rounds: the signed-rank interval at the first look's level (9
 LOOKS = 8  # looks planned, about: one every REPEATS / LOOKS rounds, FIRST_LOOK at the least
 MARGIN, MARGIN_P99 = 0.05, 0.10  # `same` within this share of std's p50, p99
 FLOOR = 0.02  # a difference under this share of std's is never called slower or faster
+POWER = 0.80  # the MDE's: the smallest Δ called this often
 
 
 # The three answers a comparison can have, and the one it has while looks remain.
@@ -42,6 +43,9 @@ def verdict(low: float, value: float, high: float, reference: float, *, margin: 
     if -bound < low and high < bound:
         return SAME
     return UNDECIDED if last else OPEN
+
+
+_Z_POWER = z_two_sided(2 * (1 - POWER))  # one-sided z of POWER
 
 
 @dataclass(frozen=True)
@@ -186,13 +190,24 @@ def decide(mine: dict[int, float], theirs: dict[int, float], looks: list[Look], 
         estimate = interval(diffs, look.confidence)
         value, low, high = estimate if estimate else (statistics.median(diffs), math.nan, math.nan)
         last = over and i == len(looks) - 1
-        said = verdict(low, value, high, reference, margin=margin, floor=floor, last=last)
+        # Before the last look `same` must also rule out every Δ the sweep could still call (an inner wedge):
+        # stopping there costs none of the power the design promises at its MDE.
+        early = margin if last or not reference else min(margin, resolvable(low, high, look) / abs(reference))
+        said = verdict(low, value, high, reference, margin=early, floor=floor, last=last)
         found = Decision(said, look, value, low, high, len(rounds), reference)
         if said not in (OPEN, UNDECIDED):
             return found
     if found.verdict == OPEN and over:
         found = replace(found, verdict=UNDECIDED)
     return found
+
+
+def resolvable(low: float, high: float, look: Look, alpha: float = ALPHA) -> float:
+    """The smallest Δ a comparison could still be called at by the most rounds, from its interval at `look`: the
+    standard error it implies, shrunk to the most rounds, times z(1 − α/2) + z(POWER) (the fixed design's MDE, a
+    lower bound on the sequential one's). NaN without an interval."""
+    se = (high - low) / 2 / look.boundary
+    return se * math.sqrt(look.fraction) * (z_two_sided(alpha) + _Z_POWER)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,17 @@ def test_a_tight_zero_is_the_same_and_a_wide_one_stays_undecided_to_the_end():
     assert decide(*deltas(wide), [10, 20], 40, over=False).verdict == "open"
 
 
+def test_before_the_last_look_the_same_must_also_rule_out_what_the_sweep_could_still_call():
+    zero = list(np.random.default_rng(0).normal(0, 6, 80))  # sd 6 % of std's: a look's interval ±2–4 %
+    halfway = decide(*deltas(zero[:40]), [40], 80, over=False)
+    assert -5 < halfway.low and halfway.high < 5  # inside the margin ...
+    assert sequential.verdict(halfway.low, halfway.value, halfway.high, 100.0, margin=0.05, floor=0.02,
+                              last=False) == "same"
+    assert halfway.verdict == "open"  # ... but not outside the MDE that 80 rounds could still call
+    found = decide(*deltas(zero), [40, 80], 80)
+    assert found.verdict == "same" and found.decided_at == 80
+
+
 def test_a_difference_under_the_floor_is_never_slower_but_may_be_the_same():
     mine, theirs = deltas([1 + 0.01 * (r % 2) for r in range(20)])  # +1 %, a tight interval that excludes 0
     assert decide(mine, theirs, [10, 20], 20).verdict == "same"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from suite import sequential, tdist
+from suite import sequential, signed_rank, tdist
 from suite.runtimes import BASELINE
 
 from . import synthetic
@@ -24,7 +24,7 @@ CHUNK = 50
 # The VM of the issue: a Δp50's MDE of about 3 % at 80 rounds (paired rounds share most of their drift), and a
 # harder one, synthetic.VM as it is (a paired Δ's MDE of about 4.6 %).
 MODELS = {"VM, MDE ≈ 3 %": replace(synthetic.VM, shared=0.88), "VM, MDE ≈ 4.6 %": synthetic.VM}
-EFFECTS = (0.0, 1.0, 3.0)  # the planted Δ, in MDEs of the fixed design at REPEATS rounds
+EFFECTS = (0.0, 1.0, 3.0)  # the planted Δ, in MDEs: the sequential design's, as its rows print it
 
 
 @dataclass(frozen=True)
@@ -39,14 +39,6 @@ def p50s(runs: list[np.ndarray]) -> np.ndarray:
     return np.array([r[max(1, math.ceil(0.5 * len(r))) - 1] for r in runs], dtype=np.float64)
 
 
-def mde_share(model, rng, pilot: int = 4000) -> float:
-    """The fixed design's MDE at REPEATS rounds, as a share of the p50: (t(.975) + t(.8)) · sd / √R, sd the spread of
-    a paired round's Δ of log p50."""
-    a, b = synthetic.paired(model, rng, pilot, SIZE)
-    sd = float(np.std(np.log(p50s(a)) - np.log(p50s(b)), ddof=1))
-    return math.exp(tdist.detectable(sd, REPEATS)) - 1
-
-
 def taken(design: sequential.Design) -> list[sequential.Look]:
     """Every look of a design taken in turn (its boundaries depend on no data: computed once a process)."""
     looks = sequential.Looks(design)
@@ -59,14 +51,26 @@ DECIDED, FIXED = sequential.plan("decided", REPEATS), sequential.plan("fixed", R
 LOOKS = {"decided": taken(DECIDED), "fixed": taken(FIXED)}
 
 
-def verdicts(mine: np.ndarray, theirs: np.ndarray) -> tuple[str, int, str]:
-    """(sequential verdict, rounds it ran, fixed design's verdict) of one replay's rounds. decide scans the looks in
-    turn and stops at the first that decides: what the sweep does, the later rounds unread."""
+def printed_mde(mine: np.ndarray, theirs: np.ndarray, look: sequential.Look) -> float:
+    """The MDE a row prints for a comparison that ran to `look` (uncertainty.detectable of its signed-rank
+    interval), as a share of theirs' median."""
+    diffs = list(mine[:look.round] - theirs[:look.round])
+    _, low, high = signed_rank.hodges_lehmann(diffs, look.confidence)
+    factor = tdist.detectable_factor(len(diffs) - 1, look.confidence)
+    return (high - low) / 2 * factor / float(np.median(theirs[:look.round]))
+
+
+def verdicts(mine: np.ndarray, theirs: np.ndarray) -> tuple[str, int, str, float, float]:
+    """(sequential verdict, rounds it ran, fixed design's verdict, the MDE each design's row prints had it run to
+    its last round) of one replay's rounds. decide scans the looks in turn and stops at the first that decides:
+    what the sweep does, the later rounds unread."""
     values = {r + 1: float(v) for r, v in enumerate(mine)}, {r + 1: float(v) for r, v in enumerate(theirs)}
     found = sequential.decide(*values, LOOKS["decided"], margin=DECIDED.margin, floor=DECIDED.floor, over=True)
     first = {r: v for r, v in values[0].items() if r <= REPEATS}, {r: v for r, v in values[1].items() if r <= REPEATS}
     plain = sequential.decide(*first, LOOKS["fixed"], margin=FIXED.margin, floor=FIXED.floor, over=True)
-    return found.verdict, found.look.round if found.decided_at else DECIDED.maximum, plain.verdict
+    rounds = found.look.round if found.decided_at else DECIDED.maximum
+    mdes = printed_mde(mine, theirs, LOOKS["decided"][-1]), printed_mde(mine, theirs, LOOKS["fixed"][-1])
+    return found.verdict, rounds, plain.verdict, *mdes
 
 
 def _synthetic_task(task: tuple[Cell, float, int]) -> list[tuple[str, int, str]]:
@@ -93,18 +97,24 @@ def summarise(found: list[tuple[str, int, str]], planted: float) -> dict:
 
 
 def synthetic_study(replays: int, pool) -> list[str]:
+    """Each model's A/A cell first: the median MDE its rows print (each design's, had it run to its last round) is the
+    unit of the planted Δ of the others, the sequential design's (larger: its last boundary is wider)."""
     lines = ["| model | planted Δ | called: sequential (fixed) | wrong way or A/A called | same | undecided | "
-             "mean rounds (fixed: 80) |", "|---|---|---|---|---|---|---|"]
-    for name, model in MODELS.items():
-        mde = mde_share(model, np.random.default_rng(SEED))
+             "mean rounds (fixed: 80) | MDE printed: sequential (fixed) |", "|---|---|---|---|---|---|---|---|"]
+    for name in MODELS:
+        mde = math.nan
         for effect in EFFECTS:
             cell = Cell(name, effect, replays)
-            tasks = [(cell, effect * mde, start) for start in range(0, replays, CHUNK)]
-            s = summarise([f for chunk in pool.map(_synthetic_task, tasks) for f in chunk], effect)
+            tasks = [(cell, effect * mde if effect else 0.0, start) for start in range(0, replays, CHUNK)]
+            found = [f for chunk in pool.map(_synthetic_task, tasks) for f in chunk]
+            if not effect:
+                mde, fixed_mde = float(np.median([f[3] for f in found])), float(np.median([f[4] for f in found]))
+            s, shift = summarise(found, effect), effect * mde
             q, f = s["sequential"], s["fixed"]
-            lines.append(f"| {name} | {effect:g} MDE ({100 * effect * mde:.1f} %) | {q['called']:.3f} ({f['called']:.3f}) "
+            lines.append(f"| {name} | {effect:g} MDE ({100 * shift:.1f} %) | {q['called']:.3f} ({f['called']:.3f}) "
                          f"| {q['wrong']:.3f} ({f['wrong']:.3f}) | {q['same']:.3f} ({f['same']:.3f}) | "
-                         f"{q['undecided']:.3f} ({f['undecided']:.3f}) | {s['rounds']:.1f} |")
+                         f"{q['undecided']:.3f} ({f['undecided']:.3f}) | {s['rounds']:.1f} | "
+                         f"{100 * mde:.2f} % ({100 * fixed_mde:.2f} %) |")
     return lines
 
 
