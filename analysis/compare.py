@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from suite import dimensions, fmt
+from suite import dimensions, fmt, sequential
 
 from . import quantiles, summary
 from . import uncertainty as u
@@ -22,8 +22,10 @@ COLUMNS = ["framework", "transport", "payload", "interval_s", "tasks", "metric",
            "ratio_low", "ratio_high", "verdict"]
 # After the others, so that a script reading COLUMNS still can: the point's other dimensions where its kind
 # has them (RTT: connections, load; suite/dimensions.py), then the smallest change the comparison could
-# have called (a share of the old value) and its interval's method.
-TAIL = ["mde_pct", "interval_method"]
+# have called (a share of the old value), its interval's method and the margin within which it is `same` (a share
+# of the old value: NEW's MARGIN, MARGIN_P99 for a p99; analysis.md, "Reading a verdict").
+TAIL = ["mde_pct", "interval_method", "margin_pct"]
+TAILS = ("p99",)  # metrics judged against the design's MARGIN_P99
 WORDS = {"connections": " {} conns", "load": " {}"}  # a dimension's value in a point's label
 HEADERS = {"connections": "conns"}  # a dimension's column in the text table; another: its name
 
@@ -79,17 +81,25 @@ def compare(old: pd.DataFrame, new: pd.DataFrame, kind, noise: float = u.NOISE) 
                 a, b = (_values(g, column) for g in (olds[key], fresh))
                 change = u.ratio(b, a) if len(a) and len(b) else u.Estimate(np.nan, np.nan, np.nan, 0, u.WITHIN_RUN)
                 before, after, counts = a.mean() if len(a) else np.nan, b.mean() if len(b) else np.nan, (len(a), len(b))
-            call = (u.verdict(change, 1.0, noise, higher_is_slower=how.lower_is_better, no_change=1.0)
+            margin = _margin(fresh, metric, noise)
+            call = (u.verdict(change, 1.0, noise, margin=margin, higher_is_slower=how.lower_is_better, no_change=1.0)
                     if change.repeats else "unknown")
             mde = max(u.detectable_ratio(change), noise)  # NaN stays NaN: max keeps its first argument
             rows.append({**named, "metric": metric, "old": before, "new": after, "ratio": change.value,
                          "ratio_low": change.low, "ratio_high": change.high, "verdict": call, "label": label(named),
                          "repeats_old": counts[0], "repeats_new": counts[1], "mde_pct": 100 * mde,
-                         "interval_method": u.INTERVAL_METHOD[change.method]})
+                         "interval_method": u.INTERVAL_METHOD[change.method], "margin_pct": 100 * margin})
     only_old = [label(dict(zip(point, k, strict=True))) for k in olds if k not in news]
     only_new = [label(dict(zip(point, k, strict=True))) for k in news if k not in olds]
     table = pd.DataFrame(rows, columns=[*columns(kind), "label", "repeats_old", "repeats_new"])
     return Comparison(table, only_old, only_new, kind, noise, refused)
+
+
+def _margin(runs: pd.DataFrame, metric: str, noise: float) -> float:
+    """Within what share of the old value a ratio is `same`: the margin of the design the NEW sweep's runs ran
+    (sweep.json `design`; the defaults without one), never below the noise threshold (as sequential.verdict)."""
+    schedule = runs["schedule"].iloc[0] if "schedule" in runs else sequential.Schedule()
+    return max(schedule.margin_p99 if metric in TAILS else schedule.margin, noise)
 
 
 def _pooled_ratio(old: pd.DataFrame, new: pd.DataFrame, metric: str, samples: str, q: float):
@@ -139,8 +149,9 @@ def layout(c: Comparison) -> tuple[list[str], list[list[str]], list[str]]:
               f"new/old: ratio of the geometric means over the repeats ({better}), 95 % Welch t interval on "
               "the logarithms (Kalibera & Jones 2013); old, new: arithmetic means"),
              f"verdict: slower/faster when the interval excludes 1 and the change is at least "
-             f"{fmt.percent(c.noise)}; same otherwise, within ±MDE; unknown with one repeat on a side (no spread "
-             "measured)",
+             f"{fmt.percent(c.noise)}; same ±m when it lies within 1 ± m (MARGIN of the new sweep, 5 % unless set; "
+             "MARGIN_P99, 10 %, for a p99); undecided otherwise: the data do not say; unknown with one repeat on a "
+             "side (no spread measured)",
              f"MDE: the smallest change this comparison calls 4 times in 5 (80 % power), from the repeats and their "
              f"spread, never below {fmt.percent(c.noise)}"]
     notes += [f"only in OLD: {name}" for name in c.only_old] + [f"only in NEW: {name}" for name in c.only_new]
@@ -153,8 +164,8 @@ def _mde(pct: float) -> str:
 
 
 def _called(row) -> str:
-    """The verdict; `same` says within what: "same within ±8 %"."""
-    return f"same within ±{row.mde_pct:.0f} %" if row.verdict == "same" and not np.isnan(row.mde_pct) else row.verdict
+    """The verdict; `same` says within what share of the old value: "same ±5 %"."""
+    return f"same ±{row.margin_pct:g} %" if row.verdict == "same" else row.verdict
 
 
 def text(c: Comparison) -> str:
@@ -181,7 +192,7 @@ def csv(c: Comparison) -> str:
             table[column] = table[column].astype("Int64")
     for column in ("ratio", "ratio_low", "ratio_high"):
         table[column] = table[column].astype(float).round(6)
-    table["mde_pct"] = table["mde_pct"].astype(float).round(1)
+    table[["mde_pct", "margin_pct"]] = table[["mde_pct", "margin_pct"]].astype(float).round(1)
     table["interval_s"] = table["interval_s"].map(fmt.plain) if "interval_s" in c.kind.keys else ""
     buffer = io.StringIO()
     table.to_csv(buffer, index=False, lineterminator="\n")

@@ -42,11 +42,14 @@ def compare_pages(comparison, old_name: str, new_name: str, palette: Palette = N
 
 def forest(ax, rows, lower_is_better: bool, noise: float, palette: Palette = NO_VARIANTS) -> None:
     """One row per point: the new/old ratio of each metric with its 95 % interval (first metric
-    filled, second hollow), a vertical line at 1, the noise band shaded, the verdicts on the right."""
+    filled, second hollow), a vertical line at 1, the first metric's margin (`same` within it) and the noise band
+    shaded, the verdicts on the right."""
     labels = list(dict.fromkeys(rows["label"]))
     y_of = {name: i for i, name in enumerate(labels)}
     metrics = list(dict.fromkeys(rows["metric"]))
-    ax.axvspan(1 / (1 + noise), 1 + noise, color="0.92", lw=0, zorder=0)
+    margin = rows.loc[rows["metric"] == metrics[0], "margin_pct"].max() / 100 if metrics else noise
+    ax.axvspan(1 - margin, 1 + margin, color="0.96", lw=0, zorder=0)
+    ax.axvspan(1 / (1 + noise), 1 + noise, color="0.9", lw=0, zorder=0)
     ax.axvline(1, color="0.3", lw=1, zorder=1)
     for i, metric in enumerate(metrics):
         sub = rows[rows["metric"] == metric]
@@ -72,7 +75,8 @@ def forest(ax, rows, lower_is_better: bool, noise: float, palette: Palette = NO_
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
     ax.set_ylim(len(labels) - 0.5, -0.5)
     better = better_when(lower_is_better, "new is faster")
-    ax.set_xlabel(f"new / old, 95 % interval ({better}; shaded: within the noise threshold)")
+    ax.set_xlabel(f"new / old, 95 % interval ({better}; shaded: within the noise threshold, lighter: within "
+                  f"{metrics[0] if metrics else ''}'s margin ±{100 * margin:g} %)")
     ax.grid(True, axis="x", which="major", alpha=0.3)
 
 

@@ -3,8 +3,9 @@
 Each takes tracked.measures' rows (one per point and metric, named by tracked.name) and the sweep's Facts, and
 returns the file's text. BMF (https://bencher.dev/docs/reference/bencher-metric-format, its schema kept as
 schema/bmf.schema.json) has no room for anything but benchmarks: its facts go to `bencher run --hash` and
-`--testbed` (export_note says them). github-action-benchmark's `customSmallerIsBetter` and
-`customBiggerIsBetter` entries carry them in `extra`, Otava's CSV in its attribute columns.
+`--testbed` (export_note says them), and the round at which a comparison was decided has no place in it.
+github-action-benchmark's `customSmallerIsBetter` and `customBiggerIsBetter` entries carry them in `extra`, Otava's
+CSV in its attribute columns (decided_at, decided_at_base: as the RTT table's CSV).
 """
 
 import csv
@@ -16,7 +17,9 @@ import pandas as pd
 
 FORMATS = ("bencher", "github-action-benchmark", "otava")
 GAB_TOOLS = {True: "customSmallerIsBetter", False: "customBiggerIsBetter"}  # by lower_is_better
-ATTRIBUTES = ["commit", "machine", "machine_id", "seed", "kind", "runtime_version", "repeats", "interval_method"]
+ATTRIBUTES = ["commit", "machine", "machine_id", "seed", "kind", "runtime_version", "repeats", "interval_method",
+              "decided_at", "decided_at_base"]
+DECIDED = {"delta-latency": "decided_at", "delta-base-latency": "decided_at_base"}  # a Δ row's attribute column
 
 
 def _finite(value) -> bool:
@@ -39,7 +42,8 @@ def _extra(r, facts) -> str:
     """What github-action-benchmark shows beside a value: how it was measured and which sweep it was."""
     lines = [f"repeats: {r.repeats}; 95 % interval: {r.method}"]
     if r.verdict:
-        lines.append(f"Δp50 vs std: {r.verdict}")
+        decided = f", decided at round {int(r.decided_at)}" if _finite(r.decided_at) else ""
+        lines.append(f"Δp50 vs {r.against or 'std'}: {r.verdict}{decided}")
     lines += [f"{r.runtime} {r.runtime_version}", f"suite {facts.suite_version}", f"machine {facts.machine_name}",
               f"seed {facts.seed if facts.seed is not None else 'unknown'}; sweep started {facts.started_at}"]
     return "\n".join(lines)
@@ -75,9 +79,11 @@ def otava(rows: pd.DataFrame, facts, measures) -> str:
             r = by_measure.get(m)
             values += ["" if r is None or not _finite(v) else f"{v:.6g}" for v in
                        ((r.value, r.low, r.high) if r is not None else (None, None, None))]
+        decided = {column: by_measure[m].decided_at if m in by_measure else None for m, column in DECIDED.items()}
         writer.writerow([facts.started_at, benchmark, *values, facts.suite_version, facts.machine_name,
                          facts.machine_id, "" if facts.seed is None else facts.seed, facts.kind,
-                         first["runtime_version"], first["repeats"], first["method"]])
+                         first["runtime_version"], first["repeats"], first["method"],
+                         *(f"{int(v)}" if _finite(v) else "" for v in decided.values())])
     return buffer.getvalue()
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from suite import sequential
+
 from . import between_sweeps as between
 from . import history_facts, tracked
 from . import uncertainty as u
@@ -28,6 +30,7 @@ from . import uncertainty as u
 # PER_RUN or PAIRED): the p99 of pooled samples is not the mean of the runs' p99s, and the switch is not a change.
 SERIES = ["machine_id", "kind", "benchmark", "measure", "estimator"]
 CHANGES = ("slower", "faster")
+TAIL_MEASURES = ("p99-latency",)  # series whose `same` is within sequential.MARGIN_P99, the others' MARGIN
 TOO_FEW = "too few sweeps"
 
 
@@ -35,7 +38,7 @@ TOO_FEW = "too few sweeps"
 class Change:
     at: int  # the position in its series of the first sweep after the change (the newest: its own)
     estimate: u.Estimate | None  # a level's after / before, a Δ's after − before, with its interval; None: TOO_FEW
-    verdict: str  # slower, faster, same, or TOO_FEW
+    verdict: str  # slower, faster, same (within the margin), undecided, or TOO_FEW
     facts: list[str] = field(default_factory=list)  # what else changed at that sweep: machine, suite, runtime
 
 
@@ -76,13 +79,16 @@ def candidates(values: np.ndarray, floor: float) -> list[int]:
 
 
 def _call(s: Series, change: u.Estimate, reference: float, noise: float) -> tuple[u.Estimate, str]:
-    """A change on the series' scale as shown (a level's as a ratio) and its verdict, `same` below the noise
-    threshold (a level: noise; a Δ: noise × its runtime's level, `reference`)."""
+    """A change on the series' scale as shown (a level's as a ratio) and its verdict (uncertainty.verdict): slower
+    or faster by at least the noise threshold, same within the margin, else undecided; both shares of a level's
+    1, of a Δ's runtime level (`reference`; unknown: no floor and no `same`, as pairing.verdict)."""
+    margin = sequential.MARGIN_P99 if s.key[3] in TAIL_MEASURES else sequential.MARGIN
     if s.paired:
-        return change, u.verdict(change, reference, noise, higher_is_slower=s.lower_is_better)
+        known = reference if math.isfinite(reference) else 0.0
+        return change, u.verdict(change, known, noise, margin=margin, higher_is_slower=s.lower_is_better)
     ratio = u.Estimate(math.exp(change.value), math.exp(change.low), math.exp(change.high), change.repeats,
                        change.method, change.df)
-    return ratio, u.verdict(ratio, 1.0, noise, higher_is_slower=s.lower_is_better, no_change=1.0)
+    return ratio, u.verdict(ratio, 1.0, noise, margin=margin, higher_is_slower=s.lower_is_better, no_change=1.0)
 
 
 def analyse(sweeps: pd.DataFrame, key: tuple, noise: float = u.NOISE, confidence: float = u.CONFIDENCE,

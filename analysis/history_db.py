@@ -2,7 +2,7 @@
 
 A sweep is recorded once, under its identity (its start, seed, machine fingerprint and kind: tracked.Facts),
 with each point's tracked metrics (tracked.measures: value, 95 % interval, the repeats' own values, the runtime's
-version; a paired Δ's rows say which line it is against). The file says it is this suite's (PRAGMA application_id) and which migrations it has had (the
+version, the round that decided its verdict; a paired Δ's rows say which line it is against). The file says it is this suite's (PRAGMA application_id) and which migrations it has had (the
 schema_version table); a file that is not SQLite, another program's database or one from a newer suite is
 refused with one line, and nothing in it is changed. A write is one transaction: a process killed in it leaves
 the file as it was (SQLite's rollback journal).
@@ -42,15 +42,21 @@ MIGRATIONS = (
     # 4: the paired Δs as series of their own (tracked.DELTAS): the line a row's Δ is against, empty for a level;
     # no point recorded before it was a Δ
     """ALTER TABLE points ADD COLUMN against TEXT NOT NULL DEFAULT ''""",
+    # 5: the round of the look that decided a point's verdict (STOP=decided); NULL where none did, and for every
+    # point recorded before it
+    """ALTER TABLE points ADD COLUMN decided_at INTEGER""",
 )
 VERSION = len(MIGRATIONS)
 ESTIMATOR_SINCE = 3  # the schema version that added points.estimator
 AGAINST_SINCE = 4  # and points.against
+DECIDED_SINCE = 5  # and points.decided_at
 DEFAULT = Path("latency-logs") / "history.sqlite"
 POINT_COLUMNS = ("benchmark", "measure", "unit", "lower_is_better", "value", "low", "high", "repeats", "method",
-                 "verdict", "runtime", "runtime_version", "estimator", "against")
-# A column a file of an older schema lacks: the version that added it, and what every older point holds.
-ADDED = {"estimator": (ESTIMATOR_SINCE, "per-run"), "against": (AGAINST_SINCE, "")}
+                 "verdict", "runtime", "runtime_version", "estimator", "against", "decided_at")
+# A column a file of an older schema lacks: the version that added it, and what every older point holds (None:
+# NULL).
+ADDED = {"estimator": (ESTIMATOR_SINCE, "per-run"), "against": (AGAINST_SINCE, ""),
+         "decided_at": (DECIDED_SINCE, None)}
 
 
 class Unusable(UsageError):
@@ -146,6 +152,10 @@ def _insert_points(conn: sqlite3.Connection, sweep_id: int, rows: pd.DataFrame, 
     def nullable(value):
         return None if pd.isna(value) else float(value)
 
+    def added(r, column):
+        value = getattr(r, column)
+        return (None if pd.isna(value) else int(value)) if column == "decided_at" else value
+
     columns = _columns(schema)
     if schema < AGAINST_SINCE:
         rows = rows[rows["against"] == ""]
@@ -153,8 +163,13 @@ def _insert_points(conn: sqlite3.Connection, sweep_id: int, rows: pd.DataFrame, 
         f"INSERT INTO points (sweep_id, {', '.join(columns)}, repeat_values) VALUES ({', '.join('?' * (len(columns) + 2))})",
         [(sweep_id, r.benchmark, r.measure, r.unit, int(r.lower_is_better), float(r.value), nullable(r.low),
           nullable(r.high), int(r.repeats), r.method, r.verdict, r.runtime, r.runtime_version,
-          *(getattr(r, c) for c in columns if c in ADDED),  # the last of POINT_COLUMNS
+          *(added(r, c) for c in columns if c in ADDED),  # the last of POINT_COLUMNS
           json.dumps(r.values)) for r in rows.itertuples()])
+
+
+def _literal(value) -> str:
+    """A column's value for the points of an older schema, in SQL."""
+    return "NULL" if value is None else f"'{value}'"
 
 
 def read(path: Path) -> pd.DataFrame:
@@ -170,7 +185,7 @@ def read(path: Path) -> pd.DataFrame:
             schema = version(conn, path)
             if schema == 0:
                 raise NothingUsable(f"{path} holds no sweep yet: record one (parse.py record -d SWEEP --db {path})")
-            columns = [f"p.{c}" if c in _columns(schema) else f"'{ADDED[c][1]}' AS {c}" for c in POINT_COLUMNS]
+            columns = [f"p.{c}" if c in _columns(schema) else f"{_literal(ADDED[c][1])} AS {c}" for c in POINT_COLUMNS]
             frame = pd.read_sql_query(
                 "SELECT s.id AS sweep, s.started_at, s.seed, s.suite_version, s.machine_id, s.kind, s.machine, "
                 f"{', '.join(columns)}, p.repeat_values FROM points p "
@@ -180,4 +195,5 @@ def read(path: Path) -> pd.DataFrame:
     frame["values"] = frame.pop("repeat_values").map(json.loads)
     frame["machine"] = frame["machine"].map(json.loads)
     frame["lower_is_better"] = frame["lower_is_better"].astype(bool)
+    frame["decided_at"] = pd.to_numeric(frame["decided_at"]).astype("Int64")  # NULL: <NA>
     return frame

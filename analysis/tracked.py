@@ -1,7 +1,8 @@
 """What a sweep gives to tracking over time: each point's tracked metrics by a stable name, and the sweep's facts.
 
 One row per point and metric (the kind's `tracked`: RTT p50 and p99, throughput msg/s, micro ns/op and op/s),
-with its 95 % interval, its repeats' own values, how it was made of them (estimator) and the runtime's version; a
+with its 95 % interval, its repeats' own values, how it was made of them (estimator), the runtime's version, and
+a verdict with the round of the look that decided it (decided_at); a
 metric its samples cannot carry is left out, and said (left_out); a row per paired Δ the kind's table computed
 (Δp50 vs std, vs a variant's base: DELTAS), the series that cancel the machine; and the facts that say which sweep
 it was (start, seed, suite commit, machine fingerprint). The exports (export.py) and the history
@@ -28,7 +29,7 @@ MACHINE = ("host", "cpu_model", "arch", "cpus_online", "kernel", "cpuidle_driver
            "guest_halt_poll_ns", "clocksource")
 UNKNOWN = "unknown"
 COLUMNS = ["benchmark", "measure", "unit", "lower_is_better", "value", "low", "high", "repeats", "method",
-           "verdict", "runtime", "runtime_version", "values", "estimator", "against"]
+           "verdict", "runtime", "runtime_version", "values", "estimator", "against", "decided_at"]
 # How a point's value was made of its runs: a quantile of all their samples pooled (RTT since issue 39), or a
 # statistic of each run combined across them (a mean over repeats: RTT before, throughput and micro). A history
 # keeps the two apart, so that a change of method is never read as a change of the runtime.
@@ -39,19 +40,21 @@ PAIRED = "paired"  # a Δ between two lines of one sweep, paired by round (the k
 @dataclass(frozen=True)
 class Delta:
     """A paired Δ a kind's table may hold for a point (runtime − the line it is against, over the rounds both
-    ran): its measure's name, its columns (COLUMN, COLUMN_low, COLUMN_high) and its verdict's column. The
+    ran): its measure's name, its columns (COLUMN, COLUMN_low, COLUMN_high), its verdict's column and the column
+    of the round of the look that decided it. The
     machine's drift between sweeps moves both lines of a pair alike, so a Δ's series keeps still where a level's
     moves: the series a CI gate should alert on."""
 
     measure: str
     column: str
     verdict: str
+    decided: str
     against: str | None  # the line it is against; None: the point's own `base` (a variant's runtime)
     of: str  # the measure of the level it is a Δ of
 
 
-DELTAS = (Delta("delta-latency", "delta_p50", "verdict", BASELINE, "latency"),
-          Delta("delta-base-latency", "delta_base_p50", "verdict_base", None, "latency"))
+DELTAS = (Delta("delta-latency", "delta_p50", "verdict", "decided_at", BASELINE, "latency"),
+          Delta("delta-base-latency", "delta_base_p50", "verdict_base", "decided_at_base", None, "latency"))
 DELTA_OF = {d.measure: d.of for d in DELTAS}
 
 
@@ -168,7 +171,8 @@ def measures(sweep, kind) -> pd.DataFrame:
                          "verdict": point.get("verdict") or "", "runtime": point["framework"],
                          "runtime_version": versions.get(benchmark, UNKNOWN),
                          "values": repeats[tracked.column].get(benchmark, []),
-                         "estimator": POOLED if tracked.column in pooled else PER_RUN, "against": ""})
+                         "estimator": POOLED if tracked.column in pooled else PER_RUN, "against": "",
+                         "decided_at": _round(point.get("decided_at"))})  # its verdict's, the Δp50 vs std's
         rows += _deltas(point, benchmark, versions.get(benchmark, UNKNOWN))
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -190,8 +194,14 @@ def _deltas(point: dict, benchmark: str, version: str) -> list[dict]:
                                     else point["repeats"]),
                      "method": INTERVAL_METHOD.get(point.get("delta_method"), "paired-by-round"),
                      "verdict": point[delta.verdict], "runtime": point["framework"], "runtime_version": version,
-                     "values": [], "estimator": PAIRED, "against": against})
+                     "values": [], "estimator": PAIRED, "against": against,
+                     "decided_at": _round(point.get(delta.decided))})
     return rows
+
+
+def _round(value) -> int | None:
+    """The round of the look that decided a comparison; None where none did (undecided, or no looks)."""
+    return int(value) if _known(value) else None
 
 
 def _own_values(runs: pd.DataFrame, kind, column: str) -> pd.Series:

@@ -10,11 +10,11 @@ import math
 from dataclasses import dataclass
 
 from suite.percentile import TAIL_BEYOND, min_samples  # noqa: F401  (re-exported: the analysis' rule)
-from suite import signed_rank
+from suite import sequential, signed_rank
 from suite.signed_rank import EXACT_UP_TO, z_quantile  # noqa: F401  (re-exported: the analysis' names)
 from suite.tdist import CONFIDENCE, POWER, detectable_factor, t_quantile
 
-NOISE = 0.02  # default noise threshold: changes below 2 % are called `same`
+NOISE = 0.02  # default noise threshold: a change below 2 % is never called slower or faster
 ACROSS_RUNS = "across runs"
 SIGNED_RANK = "signed rank"
 WITHIN_RUN = "within-run only"
@@ -192,17 +192,12 @@ def detectable_ratio(change: Estimate, confidence: float = CONFIDENCE, power: fl
     return math.exp(half * detectable_factor(change.df, confidence, power)) - 1
 
 
-def verdict(change: Estimate, reference: float, noise: float = NOISE, *,
+def verdict(change: Estimate, reference: float, noise: float = NOISE, *, margin: float = sequential.MARGIN,
             higher_is_slower: bool = True, no_change: float = 0.0) -> str:
-    """`slower`, `faster` or `same` for a change (a difference, no_change 0, or a ratio,
-    no_change 1): `same` when its interval includes no change, or when the change is below
-    `noise` × reference; `unknown` without an interval (one repeat). For throughput, higher is
-    faster: pass higher_is_slower=False."""
+    """suite.sequential.verdict's answer for a change at its last look (a difference, no_change 0, or a ratio,
+    no_change 1 and reference 1): slower or faster, same within ±margin × reference, or undecided; the floor
+    `noise` × reference; `unknown` without an interval (one repeat). For throughput: higher_is_slower=False."""
     if math.isnan(change.low):
         return "unknown"
-    if change.contains(no_change):
-        return "same"
-    if abs(change.value - no_change) < noise * abs(reference):
-        return "same"
-    up = change.value > no_change
-    return "slower" if up == higher_is_slower else "faster"
+    return sequential.verdict(change.low - no_change, change.value - no_change, change.high - no_change, reference,
+                              margin=margin, floor=noise, last=True, higher_is_slower=higher_is_slower)

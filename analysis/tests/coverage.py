@@ -21,7 +21,7 @@ ROUNDS = (80, 14)  # the default sweep's rounds; the throughput and two-host swe
 POINTS = 1_000
 CHUNK = 50  # points a task: small enough that both CPUs stay busy to the end
 SEED = 39
-VERDICTS = {"slower": 1.0, "faster": -1.0, "same": 0.0}
+VERDICTS = {"slower": 1.0, "faster": -1.0, "same": 0.0, "undecided": 0.0}  # a call: 1 or −1
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def _coverage_task(task: tuple[Cell, int]) -> np.ndarray:
 
 
 def _difference_task(task: tuple[Cell, int, int]) -> np.ndarray:
-    """Per point: A/A Δp50 and Δp99 (printed, the interval excludes 0, the verdict: 1 slower, −1 faster, 0 same),
+    """Per point: A/A Δp50 and Δp99 (printed, the interval excludes 0, the verdict: 1 slower, −1 faster, 0 neither),
     and the same six for the planted delay on the first point's pong; NaN where refused."""
     cell, start, every = task
     rng = _seed(cell, 1, start)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from suite import logschema
+from suite import logschema, sequential
 
 OLD_HEADER = "framework,transport,test,count,rate,payload,tasks,value,unit"
 
@@ -199,3 +199,14 @@ def write_sweep_info(folder: Path, **knobs) -> None:
 def read_table(text: str) -> pd.DataFrame:
     """A parse.py CSV table as a DataFrame, an empty cell NaN and every other cell as written."""
     return pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
+
+
+def write_design(folder: Path, design, looks=()) -> None:
+    """A sweep.json's design and the looks its sweep took after the rounds `looks` (suite/sequential.py's records),
+    as a STOP=decided sweep writes them; write_sweep_info first."""
+    taken = sequential.Looks(design)
+    for round_ in looks:
+        taken.add(round_, design.maximum)
+    path = folder / "sweep.json"
+    info = json.loads(path.read_text()) | {"design": design.record(), "looks": [t.record() for t in taken.taken]}
+    path.write_text(json.dumps(info, indent=2))

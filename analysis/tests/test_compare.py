@@ -1,18 +1,22 @@
 """parse.py --compare OLD NEW on synthetic sweeps with realistic run-to-run spread (5 %, 20 repeats):
-no change is `same`, a planted 10 % slowdown is `slower`, unmatched points are listed, --fail-above
-gates, and bad input is one line with the right exit status."""
+no change is `same` (within the margin), a wide interval around 1 `undecided`, a planted 10 % slowdown is
+`slower`, sweeps of either design compare, unmatched points are listed, --fail-above gates, and bad input is one
+line with the right exit status."""
 
 import io
+import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from .conftest import cli, pages
-from .logs import windows, write_repeats, write_throughput
+from suite import sequential
+
+from .logs import windows, write_design, write_repeats, write_sweep_info, write_throughput
 
 COLUMNS = ("framework,transport,payload,interval_s,tasks,metric,old,new,ratio,ratio_low,ratio_high,verdict,"
-           "connections,load,mde_pct,interval_method")
+           "connections,load,mde_pct,interval_method,margin_pct")
 REPEATS, SPREAD = 20, 0.05
 
 
@@ -54,6 +58,39 @@ def test_identical_distributions_are_the_same(capsys, sweeps):
     table, _ = compare_csv(capsys, sweeps / "old", sweeps / "same")
     assert set(table["verdict"]) == {"same"}, table
     assert ((table["ratio_low"] < 1) & (table["ratio_high"] > 1)).all()
+    # Each within its margin (no design in either sweep: the defaults), 5 % for a p50 and 10 % for a p99.
+    margins = {"p50": 100 * sequential.MARGIN, "p99": 100 * sequential.MARGIN_P99}
+    assert (table["margin_pct"] == table["metric"].map(margins)).all()
+    assert (table["ratio_low"] > 1 - table["margin_pct"] / 100).all() and (table["ratio_high"] < 1 + table["margin_pct"] / 100).all()
+
+
+def test_a_wide_interval_around_1_is_undecided_not_same(capsys, tmp_path):
+    """Six rounds of 20 % spread on each side: the p50 ratio's interval holds 1 and reaches far past ±5 %. The data
+    do not say whether the sweeps differ; until the margin, `same` was printed there."""
+    for side, seed in (("old", 1), ("new", 2)):
+        write_repeats(tmp_path / side, "std", "tcp", 0.0, np.random.default_rng(seed).normal(0, 0.2, 6), seed=seed)
+    table, _ = compare_csv(capsys, tmp_path / "old", tmp_path / "new")
+    p50 = table[table["metric"] == "p50"].iloc[0]
+    assert float(p50["ratio_low"]) < 0.95 and 1 < float(p50["ratio_high"]) and p50["verdict"] == "undecided", p50
+    status, out, _ = cli(capsys, "--compare", tmp_path / "old", tmp_path / "new")
+    assert status == 0 and out.splitlines()[2].rstrip().endswith("undecided") and "same" not in out.splitlines()[2]
+
+
+def test_sweeps_of_either_design_compare_and_same_is_within_the_new_sweeps_margin(capsys, sweeps, tmp_path):
+    """OLD as a sweep from before the design (no `design` in its sweep.json), NEW as a STOP=decided one with its
+    looks and MARGIN=20: `same ±20 %` where the ratio lies within 1 ± 20 %; each way round."""
+    new = tmp_path / "decided"
+    write_sweep(new, 4, only=("async-std", 0.0))
+    write_sweep_info(new)
+    write_design(new, sequential.plan("decided", REPEATS, margin=0.20, margin_p99=0.30), looks=[10])
+    old = shutil.copytree(sweeps / "old", tmp_path / "fixed")
+    write_sweep_info(old)
+    table, _ = compare_csv(capsys, old, new)
+    assert len(table) == 8 and set(table["margin_pct"]) == {20.0, 30.0} and set(table["verdict"]) == {"same"}
+    status, out, _ = cli(capsys, "--compare", old, new)
+    assert status == 0 and "same ±20 %" in out and "same ±30 %" in out
+    back, _ = compare_csv(capsys, new, old)  # NEW without a design: the default margins
+    assert set(back["margin_pct"]) == {5.0, 10.0} and len(back) == 8
 
 
 def test_a_planted_10_percent_slowdown_is_slower(capsys, sweeps):

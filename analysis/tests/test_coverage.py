@@ -103,7 +103,7 @@ def test_a_planted_rare_delay_moves_the_p99_and_not_the_p50():
         calls.append((u.verdict(change["p99"], reference[1]), u.verdict(change["p50"], reference[0])))
     assert {p99 for p99, _ in calls} == {"slower"}, calls
     # The median moves by what one sample in 50 shifts it, under 1 %: called at about the A/A rate (6 % in the study).
-    assert sum(p50 != "same" for _, p50 in calls) <= 1, calls
+    assert sum(p50 in ("slower", "faster") for _, p50 in calls) <= 1, calls
 
 
 def test_runs_of_unequal_size_count_as_their_effective_n_and_say_so():

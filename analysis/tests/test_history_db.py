@@ -1,5 +1,7 @@
 """The history file: its schema version and migrations, files it refuses in one line, and a record killed mid-write."""
 
+import csv
+import io
 import json
 import os
 import signal
@@ -10,12 +12,15 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from analysis import history_db, tracked
 from analysis.cli import main
+from suite import sequential
 
-from .logs import write_repeats, write_sweep_info
+from .logs import write_design, write_repeats, write_sweep_info
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,6 +29,11 @@ def small_sweep(folder: Path, started: str, seed: int, median_ns: float = 30_000
     """Two frameworks at one point, three repeats each, and a sweep.json that names its start and seed."""
     for framework in ("std", "tokio"):
         write_repeats(folder, framework, "tcp", 0.001, [0.0, 0.02, -0.01], median_ns=median_ns, n=500, seed=seed)
+    return small_sweep_info(folder, started, seed)
+
+
+def small_sweep_info(folder: Path, started: str, seed: int) -> Path:
+    """The sweep.json of a test sweep that names its start and seed."""
     write_sweep_info(folder)
     info = json.loads((folder / "sweep.json").read_text())
     info |= {"started_at": started, "seed": seed, "cpu_dma_latency": "held at 0 us"}
@@ -55,7 +65,7 @@ def test_a_new_history_says_it_is_ours_and_has_every_migration(tmp_path):
     sweeps, points = rows(db)
     assert len(sweeps) == 1 and len(points) == 5  # std and tokio, p50 and p99; tokio's Δp50 vs std
     deltas = [p for p in points if p[2] == "delta-latency"]
-    assert len(deltas) == 1 and deltas[0][1].startswith("tokio/") and deltas[0][-1] == "std"
+    assert len(deltas) == 1 and deltas[0][1].startswith("tokio/") and deltas[0][-2:] == ("std", 3)  # against, decided_at
 
 
 @pytest.mark.parametrize("older", range(1, history_db.VERSION))
@@ -78,14 +88,18 @@ def test_a_history_of_an_older_version_is_upgraded_and_keeps_its_sweeps(tmp_path
     # A point recorded before the estimator was recorded was a mean of its runs' own statistics; this suite's
     # are quantiles of the samples pooled, and a history keeps the two in separate series.
     made = history.groupby("sweep")["estimator"].agg(set).to_dict()
+    paired = {tracked.PAIRED} if older >= history_db.AGAINST_SINCE else set()
     if older < history_db.ESTIMATOR_SINCE:
         assert made == {1: {tracked.PER_RUN}, 2: {tracked.POOLED, tracked.PAIRED}}
         assert main(["history", "--db", db, "--format", "csv"]) == 0
     else:
-        assert made == {1: {tracked.POOLED}, 2: {tracked.POOLED, tracked.PAIRED}}
+        assert made == {1: {tracked.POOLED} | paired, 2: {tracked.POOLED, tracked.PAIRED}}
     # A suite before the Δ series recorded none; this one records tokio's Δp50 vs std, a series of its own.
     against = history.groupby("sweep")["against"].agg(set).to_dict()
-    assert against == {1: {""}, 2: {"", "std"}}
+    assert against == {1: {""} | ({"std"} if paired else set()), 2: {"", "std"}}
+    # The round that decided a verdict: none recorded before it (NULL), tokio's for the sweep after (its one look).
+    decided = history[history["benchmark"].str.startswith("tokio/")].groupby("sweep")["decided_at"].max()
+    assert (decided[1] is pd.NA) == (older < history_db.DECIDED_SINCE) and decided[2] == 3
 
 
 @pytest.mark.parametrize("older", range(1, history_db.VERSION))
@@ -101,10 +115,12 @@ def test_a_history_of_an_older_version_reads_as_it_is(tmp_path, monkeypatch, cap
     before = db.read_bytes()
     assert main(["history", "--db", db, "--fail-on-change"]) == 0
     out = capsys.readouterr().out
-    assert "std/tcp/64B/1000msg_s/0tasks/1conn/closed" in out and "  delta-latency  " not in out
+    deltas = older >= history_db.AGAINST_SINCE  # a file of a suite that recorded the Δ series
+    assert "std/tcp/64B/1000msg_s/0tasks/1conn/closed" in out and ("  delta-latency  " in out) == deltas
     assert db.read_bytes() == before
     history = history_db.read(db)
-    assert set(history["against"]) == {""} and len(history) == 8
+    assert set(history["against"]) == ({"", "std"} if deltas else {""}) and len(history) == (10 if deltas else 8)
+    assert history["decided_at"].isna().all()  # a column the file lacks: NULL
 
 
 def _refused(tmp_path, db: Path, needle: str) -> None:
@@ -179,3 +195,40 @@ def test_a_record_killed_mid_write_leaves_the_history_as_it_was(tmp_path):
     done = parse("record", "-d", second, "--db", db)  # and the sweep can be recorded again, whole
     assert done.returncode == 0, done.stderr
     assert len(rows(db)[0]) == 2
+
+
+def decided_sweep(folder: Path, started: str, seed: int) -> Path:
+    """std and tokio at one point, 20 rounds, tokio at twice std's RTT, under STOP=decided: the look after round 10
+    decides tokio's Δp50 (the sweep's own `looks`, as it recorded them)."""
+    rng = np.random.default_rng(seed)
+    offsets = rng.normal(0, 0.02, 20)  # a round's drift, shared by its runs
+    for framework, median in (("std", 30_000), ("tokio", 60_000)):
+        write_repeats(folder, framework, "tcp", 0.001, offsets, median_ns=median, n=500, seed=seed)
+    small_sweep_info(folder, started, seed)
+    write_design(folder, sequential.plan("decided", 20), looks=[10])
+    return folder
+
+
+def test_the_round_that_decided_a_comparison_reaches_the_history_and_the_exports(tmp_path):
+    db = tmp_path / "history.sqlite"
+    fixed = small_sweep(tmp_path / "fixed", "2026-01-01T00:00:00Z", 1)  # a sweep without a design, then one with
+    decided = decided_sweep(tmp_path / "decided", "2026-01-02T00:00:00Z", 2)
+    for folder in (fixed, decided):
+        done = parse("record", "-d", folder, "--db", db)
+        assert done.returncode == 0, done.stderr
+    history = history_db.read(db)
+    tokio = history[history["benchmark"].str.startswith("tokio/")].set_index(["sweep", "measure"])["decided_at"]
+    assert tokio[(2, "delta-latency")] == tokio[(2, "latency")] == 10  # the level carries its Δp50's verdict
+    assert tokio[(1, "delta-latency")] == 3  # a sweep without looks decides at its one look, after its last round
+    assert history.loc[history["benchmark"].str.startswith("std/"), "decided_at"].isna().all()  # no comparison
+    shown = parse("history", "--db", db, "--format", "csv")  # both designs read
+    assert shown.returncode == 0 and "tokio/" in shown.stdout, shown.stderr
+    gab, otava = tmp_path / "gab.json", tmp_path / "otava.csv"
+    for form, out in (("github-action-benchmark", gab), ("otava", otava)):
+        done = parse("export", "-d", decided, "--format", form, "-o", out)
+        assert done.returncode == 0, done.stderr
+    extra = {e["name"]: e["extra"] for e in json.loads(gab.read_text())}
+    assert "Δp50 vs std: slower, decided at round 10" in extra["tokio/tcp/64B/1000msg_s/0tasks/1conn/closed (delta-latency)"]
+    rows = {r["benchmark"]: r for r in csv.DictReader(io.StringIO(otava.read_text()))}
+    assert rows["tokio/tcp/64B/1000msg_s/0tasks/1conn/closed"]["decided_at"] == "10"
+    assert rows["std/tcp/64B/1000msg_s/0tasks/1conn/closed"]["decided_at"] == ""

@@ -65,17 +65,24 @@ def test_a_ratio_calls_a_planted_shift_and_not_noise():
     old = 60_000 * np.exp(rng.normal(0, 0.05, 10))
     same = 60_000 * np.exp(rng.normal(0, 0.05, 10))
     slower = 66_000 * np.exp(rng.normal(0, 0.05, 10))
-    assert u.verdict(u.ratio(same, old), 1.0, no_change=1.0) == "same"
+    unchanged = u.ratio(same, old)  # 10 repeats of 5 % spread: an interval about ±5 % wide, holding 1
+    assert unchanged.contains(1.0) and u.verdict(unchanged, 1.0, no_change=1.0, margin=0.10) == "same"
+    assert u.verdict(unchanged, 1.0, no_change=1.0, margin=0.01) == "undecided"  # not within ±1 %: not known
     r = u.ratio(slower, old)
     assert r.low > 1.0 and r.contains(1.1)
     assert u.verdict(r, 1.0, no_change=1.0) == "slower"
     assert u.verdict(u.ratio(old, slower), 1.0, no_change=1.0) == "faster"
 
 
-def test_verdicts_follow_the_noise_threshold_and_the_direction():
+def test_verdicts_follow_the_noise_threshold_the_margin_and_the_direction():
     tiny = u.Estimate(1.01, 1.005, 1.015, 5, u.ACROSS_RUNS)
     assert u.verdict(tiny, 1.0, 0.02, no_change=1.0) == "same"
     assert u.verdict(tiny, 1.0, 0.005, no_change=1.0) == "slower"
+    # An interval around no change is `same` only within the margin; wider, the data do not say.
+    wide = u.Estimate(1.0, 0.9, 1.1, 5, u.ACROSS_RUNS)
+    assert u.verdict(wide, 1.0, no_change=1.0) == "undecided" and u.verdict(wide, 1.0, margin=0.12, no_change=1.0) == "same"
+    assert u.verdict(u.Estimate(2.0, -30.0, 34.0, 5, u.SIGNED_RANK), 100.0) == "undecided"
+    assert u.verdict(u.Estimate(2.0, -3.0, 4.0, 5, u.SIGNED_RANK), 100.0) == "same"
     more_msgs = u.Estimate(1.2, 1.1, 1.3, 5, u.ACROSS_RUNS)
     assert u.verdict(more_msgs, 1.0, higher_is_slower=False, no_change=1.0) == "faster"
     alone = u.paired_shift([70_000], [60_000])
@@ -101,7 +108,7 @@ def test_a_true_difference_of_the_mde_is_called_four_times_in_five(repeats):
     def called_at(effect):
         calls = [u.verdict(u.paired_shift(effect + rng.normal(0, sd, repeats), np.zeros(repeats)), 1.0, 0.0)
                  for _ in range(trials)]
-        return sum(c == "slower" for c in calls) / trials, sum(c != "same" for c in calls) / trials
+        return sum(c == "slower" for c in calls) / trials, sum(c in ("slower", "faster") for c in calls) / trials
 
     assert 0.72 <= called_at(truth)[0] <= 0.86
     assert called_at(2 * truth)[0] >= 0.97
