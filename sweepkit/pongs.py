@@ -90,14 +90,16 @@ class RemotePongs:
         if self.child is None:
             return
         child, self.child = self.child, None
-        ended = child.proc.poll()  # before it was told to stop: by ssh's own failure, or a signal (not the pong's end)
-        if self.dropped is None and ended is not None and (ended == SSH_FAILED or ended < 0):
-            self.dropped = f"the ssh connection to {self.remote} ended during the run (ssh's status {ended})"
         try:  # a line, then EOF: the remote shell kills its pong and ends, and ssh with it
             child.proc.stdin.write(b"stop\n")
             child.proc.stdin.close()
         except OSError:
             pass
+        # Told to stop, ssh ends with the remote shell's status; ssh's own failure (255) or a signal means the
+        # connection ended during the run (a loaded machine may let the ping fail before ssh's end is seen).
+        ended = child.wait(10)
+        if self.dropped is None and ended is not None and (ended == SSH_FAILED or ended < 0):
+            self.dropped = f"the ssh connection to {self.remote} ended during the run (ssh's status {ended})"
         child.finish(10)
 
     def threads(self):
