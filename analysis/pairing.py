@@ -92,18 +92,19 @@ def pair(mine: Mapping, theirs: Mapping, reference: float, *, statistic: Statist
 
 
 def decide(mine: Mapping, theirs: Mapping, reference: float, schedule: sequential.Schedule,
-           noise: float = u.NOISE) -> Paired:
-    """Two lines' values by round (their runs' p50s) compared as the sweep compared them, look by look
-    (suite/sequential.py: the look that decided it, else the last); `reference` (theirs' p50) scales the MDE."""
+           noise: float = u.NOISE, figure: str = "p50") -> Paired:
+    """Two lines' values by round (their runs' p50s, or p99s: `figure`) compared as the sweep compared them, look by
+    look (suite/sequential.py: the look that decided it, else the last); `reference` (theirs') scales the MDE."""
     common = [r for r in mine if r in theirs]
+    margin = schedule.margin_p99 if figure == "p99" else schedule.margin
     if not common:
-        return pair(mine, theirs, reference, noise=noise, margin=schedule.margin)
+        return pair(mine, theirs, reference, noise=noise, margin=margin)
     looks = schedule.through(max(common))
-    found = sequential.decide(dict(mine), dict(theirs), looks, margin=schedule.margin, floor=noise, over=True,
+    found = sequential.decide(dict(mine), dict(theirs), looks, margin=margin, floor=noise, over=True,
                               interval=_shift)
     if found.look is None:  # one round in common: no interval
-        return pair(mine, theirs, reference, noise=noise, margin=schedule.margin)
-    paired = pair(mine, theirs, reference, noise=noise, margin=schedule.margin, confidence=found.look.confidence,
+        return pair(mine, theirs, reference, noise=noise, margin=margin)
+    paired = pair(mine, theirs, reference, noise=noise, margin=margin, confidence=found.look.confidence,
                   through=found.look.round)
     return replace(paired, verdict=found.verdict, decided_at=found.decided_at, look=found.look.round)
 

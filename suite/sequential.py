@@ -22,6 +22,7 @@ INFLATION = 1.08
 FIRST_LOOK = 10  # rounds: the signed-rank interval at the first look's level (99.8 %) needs 10 pairs
 LOOKS = 8  # looks planned, about: one every REPEATS / LOOKS rounds, FIRST_LOOK at the least
 MARGIN, MARGIN_P99 = 0.05, 0.10  # `same` within this share of std's p50, p99
+FIGURES = ("p50", "p99")  # what may decide the stopping (STOP_ON): the runs' p50s always, their p99s if asked
 FLOOR = 0.02  # a difference under this share of std's is never called slower or faster
 POWER = 0.80  # the MDE's: the smallest Δ called this often
 
@@ -79,6 +80,7 @@ class Design:
     floor: float = FLOOR
     spending: str = SPENDING
     alpha: float = ALPHA
+    stop_on: tuple[str, ...] = FIGURES[:1]
 
     @property
     def sequential(self) -> bool:
@@ -95,19 +97,22 @@ class Design:
     def record(self) -> dict:
         return {"stop": self.stop, "first": self.first, "every": self.every, "maximum": self.maximum,
                 "margin": self.margin, "margin_p99": self.margin_p99, "floor": self.floor,
-                "spending": self.spending, "alpha": self.alpha}
+                "spending": self.spending, "alpha": self.alpha, "stop_on": list(self.stop_on)}
+
+    def margin_of(self, figure: str) -> float:
+        return self.margin_p99 if figure == "p99" else self.margin
 
 
 def plan(stop: str, repeats: int, margin: float = MARGIN, margin_p99: float = MARGIN_P99,
-         inflate: bool = True) -> Design:
+         inflate: bool = True, stop_on: tuple[str, ...] = FIGURES[:1]) -> Design:
     """The design of a sweep of REPEATS rounds: STOP=decided looks about LOOKS times, FIRST_LOOK rounds apart at
     the least, up to REPEATS × INFLATION rounds (`inflate`; under a BUDGET its rounds are the most); with too few
     rounds for a look before the last, or STOP=fixed, one look after REPEATS rounds."""
     every = max(FIRST_LOOK, math.ceil(repeats / LOOKS))
     maximum = math.ceil(repeats * INFLATION - 1e-9) if inflate else repeats
     if stop != "decided" or maximum - every < every / 2:
-        return Design(stop, repeats, repeats, repeats, margin, margin_p99)
-    return Design(stop, every, every, maximum, margin, margin_p99)
+        return Design(stop, repeats, repeats, repeats, margin, margin_p99, stop_on=stop_on)
+    return Design(stop, every, every, maximum, margin, margin_p99, stop_on=stop_on)
 
 
 def from_record(record: dict | None) -> Design | None:
@@ -115,7 +120,7 @@ def from_record(record: dict | None) -> Design | None:
     if not isinstance(record, dict):
         return None
     fields = {name: record[name] for name in Design.__dataclass_fields__ if name in record}
-    return Design(**fields)
+    return Design(**fields | {"stop_on": tuple(record.get("stop_on") or FIGURES[:1])})
 
 
 class Looks:

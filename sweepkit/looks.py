@@ -1,7 +1,8 @@
 """STOP=decided: the sweep's comparisons, their verdicts at each planned look, and the lines that leave the rotation."""
 
 # A comparison pairs a line's p50 with std's (or a variant's with its base's) by round, as the analysis does, with
-# suite/sequential.py's decide on the same values: the runs' p50 that their logs hold and sweep.json records. A line
+# suite/sequential.py's decide on the same values: the runs' p50 that their logs hold and sweep.json records (and
+# under STOP_ON=p50,p99 their p99 too, a comparison of its own with MARGIN_P99). A line
 # whose comparisons at a setting are all decided runs there no more; std runs while any comparison of its setting
 # is open; a reference without a comparison (ICMP, busy polling) leaves after the first look. Which runs are left out
 # depends on what was measured, so it is recorded: sweep.json `looks` and `retired`.
@@ -21,15 +22,18 @@ class Comparison:
     line: str
     against: str
     setting: tuple
+    figure: str = "p50"  # the runs' figure compared (sequential.FIGURES)
 
     def label(self) -> str:
         transport, _payload, interval, *rest = self.setting
         rate = "b2b" if float(interval) == 0 else f"{1 / float(interval):g}/s"
-        return f"{self.line}−{self.against} {transport} {rate}" + "".join(f" {v}" for v in rest[:1] if v)
+        tail = f" {self.figure}" if self.figure != "p50" else ""
+        return f"{self.line}−{self.against} {transport} {rate}" + "".join(f" {v}" for v in rest[:1] if v) + tail
 
 
-def comparisons(points, bases: dict[str, str]) -> list[Comparison]:
-    """Every line against std at its setting, and every variant against its base (`bases`: label → base)."""
+def comparisons(points, bases: dict[str, str], figures: tuple[str, ...] = ("p50",)) -> list[Comparison]:
+    """Every line against std at its setting, and every variant against its base (`bases`: label → base), for each
+    of `figures`."""
     at: dict[tuple, set[str]] = {}
     for point in points:
         if not point.skipped:
@@ -37,18 +41,19 @@ def comparisons(points, bases: dict[str, str]) -> list[Comparison]:
     found = []
     for setting, lines in at.items():
         for line in sorted(lines):
-            if BASELINE in lines and line != BASELINE and not is_reference(line):
-                found.append(Comparison(line, BASELINE, setting))
-            if bases.get(line) in lines and bases[line] != BASELINE:
-                found.append(Comparison(line, bases[line], setting))
+            for figure in figures:
+                if BASELINE in lines and line != BASELINE and not is_reference(line):
+                    found.append(Comparison(line, BASELINE, setting, figure))
+                if bases.get(line) in lines and bases[line] != BASELINE:
+                    found.append(Comparison(line, bases[line], setting, figure))
     return found
 
 
-def values_by_round(runs, records, figure: str = "p50_ns") -> dict[tuple, dict[int, float]]:
-    """(framework, setting) → {round: the run's p50} of the runs that ended ok."""
+def values_by_round(runs, records, figure: str = "p50") -> dict[tuple, dict[int, float]]:
+    """(framework, setting) → {round: the run's `figure` (its p50, p99)} of the runs that ended ok."""
     found: dict[tuple, dict[int, float]] = {}
     for run, record in zip(runs, records):
-        value = record.get(figure)
+        value = record.get(f"{figure}_ns")
         if record["status"] == "ok" and isinstance(value, (int, float)):
             found.setdefault((run.point.framework, run.point.setting), {})[run.round] = float(value)
     return found
@@ -60,7 +65,7 @@ class Rotation:
     def __init__(self, design: sequential.Design, points, bases: dict[str, str]):
         self.looks = sequential.Looks(design)
         self.points = [p for p in points if not p.skipped]
-        self.comparisons = comparisons(self.points, bases)
+        self.comparisons = comparisons(self.points, bases, design.stop_on)
         self.decisions: dict[Comparison, sequential.Decision] = {}
         self.retired: dict[str, int] = {}  # point stem → the round after which it runs no more
 
@@ -71,13 +76,13 @@ class Rotation:
     def look(self, design: sequential.Design, done: int, runs, records) -> sequential.Look:
         """The look after round `done`: every open comparison decided or not, and the points that leave."""
         look = self.looks.add(done, design.maximum, final=done >= design.maximum)
-        values = values_by_round(runs, records)
+        values = {figure: values_by_round(runs, records, figure) for figure in design.stop_on}
         over = done >= design.maximum
         for c in self.comparisons:
             if c in self.decisions and self.decisions[c].verdict != sequential.OPEN:
                 continue
-            mine, theirs = values.get((c.line, c.setting), {}), values.get((c.against, c.setting), {})
-            self.decisions[c] = sequential.decide(mine, theirs, self.looks.taken, margin=design.margin,
+            mine, theirs = (values[c.figure].get((name, c.setting), {}) for name in (c.line, c.against))
+            self.decisions[c] = sequential.decide(mine, theirs, self.looks.taken, margin=design.margin_of(c.figure),
                                                   floor=design.floor, over=over)
         open_ = set(self.open())
         for point in self.points:
@@ -92,13 +97,13 @@ class Rotation:
         self.retired = {str(stem): int(r) for stem, r in (doc.get("retired") or {}).items()}
         if not self.looks.taken:
             return
-        values = values_by_round(runs, doc["runs"])
         design, last = self.looks.design, self.looks.taken[-1].round
+        values = {figure: values_by_round(runs, doc["runs"], figure) for figure in design.stop_on}
         for c in self.comparisons:
-            mine, theirs = values.get((c.line, c.setting), {}), values.get((c.against, c.setting), {})
+            mine, theirs = (values[c.figure].get((name, c.setting), {}) for name in (c.line, c.against))
             self.decisions[c] = sequential.decide({r: v for r, v in mine.items() if r <= last},
                                                   {r: v for r, v in theirs.items() if r <= last}, self.looks.taken,
-                                                  margin=design.margin, floor=design.floor, over=False)
+                                                  margin=design.margin_of(c.figure), floor=design.floor, over=False)
 
     def open(self) -> list[Comparison]:
         return [c for c in self.comparisons if self.decisions.get(c) is None or
@@ -121,7 +126,7 @@ class Rotation:
     def record(self) -> dict:
         """sweep.json's `looks` and `retired`, and each comparison's verdict so far."""
         return {"looks": [look.record() for look in self.looks.taken], "retired": dict(self.retired),
-                "decisions": [{"line": c.line, "against": c.against, "setting": list(c.setting),
+                "decisions": [{"line": c.line, "against": c.against, "setting": list(c.setting), "figure": c.figure,
                                "verdict": d.verdict, "decided_at": d.decided_at, "pairs": d.pairs}
                               for c, d in self.decisions.items()]}
 

@@ -158,9 +158,11 @@ def parse(knobs: dict[str, str], given, mode) -> Spec:
 
 
 def design(k: dict[str, str]) -> sequential.Design:
-    """STOP, MARGIN and MARGIN_P99 (percent of std's) as a design over REPEATS rounds; a MODE without STOP: fixed."""
+    """STOP, STOP_ON, MARGIN and MARGIN_P99 (percent of std's) as a design over REPEATS rounds; a MODE without STOP:
+    fixed."""
     return sequential.plan(k.get("STOP", "fixed"), int(k["REPEATS"]), float(k.get("MARGIN", "5")) / 100,
-                           float(k.get("MARGIN_P99", "10")) / 100, inflate=not k["BUDGET"])
+                           float(k.get("MARGIN_P99", "10")) / 100, inflate=not k["BUDGET"],
+                           stop_on=tuple(k.get("STOP_ON", "p50").split(",")))
 
 
 def network_fields(k: dict[str, str]) -> dict:

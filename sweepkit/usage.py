@@ -16,6 +16,8 @@ Knobs (environment variables, with their defaults):
                          (MODE=throughput: {THROUGHPUT_REPEATS}; MODE=micro: 1, each run repeats MICRO_REPEAT times)
   STOP=decided           MODE=rtt: decided: look at every comparison every ~REPEATS/8 rounds and stop
                          each once decided (REPEATS × 1.08 rounds at most); fixed: REPEATS rounds
+  STOP_ON=p50            MODE=rtt: which of the runs' figures decide when a comparison stops: p50, or
+                         p50,p99 (a line then runs until its p99 comparisons are decided too)
   MARGIN=5 MARGIN_P99=10 MODE=rtt: `same` when a Δ's interval lies within ± this % of std's p50, p99
   BUDGET={BUDGET:<16}a wall time (900, 15m, 1.5h) instead of REPEATS: as many rounds as fit,
                          re-planned after each round from what its runs really cost

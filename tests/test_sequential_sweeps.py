@@ -94,7 +94,23 @@ def test_stop_fixed_runs_every_round_in_the_seeds_order_and_decided_runs_a_part_
             assert -0.05 * std < low and high < 0.05 * std
 
 
-@pytest.mark.parametrize("knob, value", [("STOP", "soon"), ("MARGIN", "-1"), ("MARGIN_P99", "100")])
+def test_stop_on_p99_keeps_a_line_running_until_its_p99_comparison_is_decided_too(tmp_path):
+    _, folder, doc = sweep(tmp_path, REPEATS="30", STOP_ON="p50,p99")
+    assert doc["design"]["stop_on"] == ["p50", "p99"]
+    by = {(d["line"], d["figure"]): d for d in doc["decisions"]}
+    assert set(by) == {(line, figure) for line in ("std-d", "std-aa") for figure in ("p50", "p99")}
+    last = doc["looks"][-1]["round"]
+    for line in ("std-d", "std-aa"):
+        stem = next(p["stem"] for p in doc["points"] if p["framework"] == line)
+        settled = [by[(line, figure)]["decided_at"] or last for figure in ("p50", "p99")]
+        assert doc["retired"][stem] == max(settled), (line, by)  # it ran until both were decided
+    row, p99 = table_rows(folder)["std-d"], by[("std-d", "p99")]
+    assert row["verdict"] == "slower" and int(row["decided_at"]) == by[("std-d", "p50")]["decided_at"]
+    if row["verdict_p99"] in ("slower", "faster", "same"):  # the pooled Δp99, read at the look that decided the runs'
+        assert int(row["decided_at_p99"]) == p99["decided_at"]
+
+
+@pytest.mark.parametrize("knob, value", [("STOP", "soon"), ("STOP_ON", "p95"), ("MARGIN", "-1"), ("MARGIN_P99", "100")])
 def test_a_bad_design_knob_is_refused_naming_it(tmp_path, knob, value):
     run = run_script("run-localhost.sh", ["-S"], tmp_path, timeout=60, **(SHORT | {knob: value}))
     assert run.rc == 2 and f"{knob}='{value}'" in run.stderr, run.output

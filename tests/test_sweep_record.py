@@ -36,7 +36,7 @@ def cells(line):
 
 def test_a_point_has_p50_rtt_and_rate_or_p50_throughput(tmp_path):
     write_logs(tmp_path, rtt=RTT_LOG, tput=THROUGHPUT_LOG)
-    assert summary.log_figures(tmp_path / "rtt.json") == (21000, 999.5)
+    assert summary.log_figures(tmp_path / "rtt.json") == (21000, 999.5, 40000)  # p50, rate, and the p99 STOP_ON=p50,p99 decides on
     assert summary.log_figures(tmp_path / "tput.json") == (4.2e6, 2.15)
     assert summary.log_figures(tmp_path / "missing.json") == (None, None)
 

@@ -3,6 +3,7 @@
 # No drawing here: parse.py's table path reads and combines without matplotlib.
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -143,7 +144,7 @@ def tail_columns(name: str) -> dict[str, str]:
     """A tail's Δ columns (delta_p99, …) → its comparison's fields."""
     return {f"delta_{name}": "delta", f"verdict_{name}": "verdict", f"mde_{name}": "mde",
             f"delta_{name}_low": "low", f"delta_{name}_high": "high", f"mde_{name}_pct": "mde_pct",
-            f"delta_{name}_refused": "refused"}
+            f"delta_{name}_refused": "refused", f"decided_at_{name}": "decided_at"}
 
 
 def _fields(found: pairing.Paired | None) -> dict:
@@ -171,7 +172,7 @@ def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Dat
     detectable Δ (pairing.pair; P50_COLUMNS: mde_p50 in ns, NaN with one pair); empty for std and references."""
     against = {row.framework: None if row.framework == BASELINE or is_reference(row.framework) else BASELINE
                for row in table.itertuples()}
-    return _assign(table, paired_p50(table, runs, noise, against), P50_COLUMNS)
+    return _assign(table, paired(table, runs, noise, against), P50_COLUMNS)
 
 
 def with_base_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
@@ -180,16 +181,17 @@ def with_base_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> p
     line that is no variant or whose base was not measured."""
     bases = table.loc[table["variant"].notna(), ["framework", "base"]] if "variant" in table else table.iloc[:0]
     against = {label: base for label, base in bases.itertuples(index=False) if (table["framework"] == base).any()}
-    return _assign(table, paired_p50(table, runs, noise, against), BASE_COLUMNS)
+    return _assign(table, paired(table, runs, noise, against), BASE_COLUMNS)
 
 
-def paired_p50(table: pd.DataFrame, runs: pd.DataFrame, noise: float, against: dict) -> list:
-    """Per point, its Δp50 (a pairing.Paired of the runs' p50s, by round) against the line `against[framework]`
-    names at the same setting; None where it names none, or that line has no p50 there."""
+def paired(table: pd.DataFrame, runs: pd.DataFrame, noise: float, against: dict, figure: str = "p50") -> list:
+    """Per point, its Δ of the runs' `figure` (p50, p99: a pairing.Paired of their values by round, decided as the
+    sweep decided it) against the line `against[framework]` names at the same setting; None where it names none,
+    or that line has no value there."""
     point = list(KEYS)
-    per_round = runs.groupby([*point, "round"], sort=False)["p50"].mean().dropna()
+    per_round = runs.groupby([*point, "round"], sort=False)[figure].mean().dropna()
     rounds = {key: dict(group.droplevel(point).items()) for key, group in per_round.groupby(level=point, sort=False)}
-    p50_of = dict(zip(table[point].itertuples(index=False, name=None), table["p50"]))
+    value_of = dict(zip(table[point].itertuples(index=False, name=None), table[figure]))
     schedule_of = dict(zip(table[point].itertuples(index=False, name=None), table["schedule"]))
     out = []
     for key in table[point].itertuples(index=False, name=None):  # a loop over points
@@ -198,8 +200,8 @@ def paired_p50(table: pd.DataFrame, runs: pd.DataFrame, noise: float, against: d
         theirs = rounds.get(base) if base[0] is not None else None
         # Both lines from one sweep: its looks; else (sweeps read together) one look after their rounds.
         schedule = schedule_of[key] if schedule_of[key] == schedule_of.get(base) else sequential.Schedule()
-        out.append(None if theirs is None else pairing.decide(rounds.get(key, {}), theirs, p50_of[base], schedule,
-                                                              noise))
+        out.append(None if theirs is None else pairing.decide(rounds.get(key, {}), theirs, value_of[base], schedule,
+                                                              noise, figure))
     return out
 
 
@@ -221,8 +223,9 @@ def with_tail_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> p
     point = list(KEYS)
     measured = {key: {r: s for r, s in rounds.items() if len(s)} for key, rounds in samples_by_round(runs).items()}
     for name, q in TAIL_DELTAS.items():
+        stopped = _stopped_on(table, runs, noise, name)
         found = []
-        for row in table.to_dict("records"):  # a loop over points
+        for row, stop in zip(table.to_dict("records"), stopped):  # a loop over points
             framework, *setting = key = tuple(row[c] for c in point)
             base = (BASELINE, *setting)
             theirs = measured.get(base)
@@ -230,12 +233,26 @@ def with_tail_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> p
                 found.append(None)
                 continue
             reference = table.loc[(table[point] == pd.Series(dict(zip(point, base)))).all(axis=1), name]
-            # At the look that decided the Δp50, or its last: its level, the rounds up to it, the tail's margin.
-            look, confidence = row["delta_look"], row["delta_confidence"]
-            found.append(pairing.pair(measured.get(key, {}), theirs, float(reference.iloc[0]) if len(reference)
-                                      else math.nan, statistic=pairing.pooled(name, q), noise=noise,
-                                      margin=row["schedule"].margin_p99,
-                                      confidence=confidence if math.isfinite(confidence) else CONFIDENCE,
-                                      through=int(look) if math.isfinite(look) else None))
+            # At the look that decided the Δp50 (STOP_ON=p50,p99: the runs' p99s), or its last: its level, the
+            # rounds up to it, the tail's margin. The interval is a repeated one: valid whatever stopped the line.
+            look, confidence = (stop.look, stop.confidence) if stop else (row["delta_look"], row["delta_confidence"])
+            tail = pairing.pair(measured.get(key, {}), theirs, float(reference.iloc[0]) if len(reference)
+                                else math.nan, statistic=pairing.pooled(name, q), noise=noise,
+                                margin=row["schedule"].margin_p99,
+                                confidence=confidence if math.isfinite(confidence) else CONFIDENCE,
+                                through=int(look) if look is not None and math.isfinite(look) else None)
+            decided = stop and stop.decided_at is not None and tail.verdict not in ("", "unknown", "undecided")
+            found.append(replace(tail, decided_at=stop.decided_at) if decided else tail)
         table = _assign(table, found, tail_columns(name))
     return table
+
+
+def _stopped_on(table: pd.DataFrame, runs: pd.DataFrame, noise: float, name: str) -> list:
+    """Per point, where a sweep with STOP_ON=p50,p99 decided its runs' `name` (p99) against std's, as it did
+    (a pairing.Paired: its look and level); None where the sweep stopped on its p50s alone."""
+    asked = [name in (row.schedule.design.stop_on if row.schedule.design else ()) for row in table.itertuples()]
+    if not any(asked):
+        return [None] * len(table)
+    against = {row.framework: None if row.framework == BASELINE or is_reference(row.framework) else BASELINE
+               for row in table.itertuples()}
+    return [found if ask else None for found, ask in zip(paired(table, runs, noise, against, name), asked)]

@@ -25,7 +25,8 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
                "mde_p50_ns", "mde_p50_pct", "interval_method", "delta_interval_method", "p9999_ns",
                "delta_p99_ns", "delta_p99_low_ns", "delta_p99_high_ns", "verdict_p99", "mde_p99_ns", "mde_p99_pct",
                "refused", "delta_base_p50_ns", "delta_base_p50_low_ns", "delta_base_p50_high_ns", "verdict_base",
-               "decided_at", "decided_at_base"]  # the round of the look that decided the Δp50, the Δ vs base
+               "decided_at", "decided_at_base", "decided_at_p99"]  # the round of the look that decided the Δp50,
+# the Δ vs base, and the Δp99 where the sweep stopped on it too (STOP_ON=p50,p99)
 # A dimension of suite/dimensions.py that the columns above do not name: a column of its own, after them
 # in CSV, and in the text and Markdown tables of a sweep where it is not its default.
 OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
@@ -219,7 +220,7 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
                  "delta_base_p50", "delta_base_p50_low", "delta_base_p50_high"):
         table[f"{name}_ns"] = integers(points, name)
     table["verdict_p99"], table["verdict_base"] = points["verdict_p99"], points["verdict_base"]
-    for name in ("decided_at", "decided_at_base"):  # the round of the look that decided it
+    for name in ("decided_at", "decided_at_base", "decided_at_p99"):  # the round of the look that decided it
         table[name] = pd.to_numeric(points[name], errors="coerce").astype("Int64")
     table["mde_p99_pct"] = pd.to_numeric(points["mde_p99_pct"], errors="coerce").round(1)
     # The quantiles left empty, and why: "p99: n = 80: too few for p99; …"

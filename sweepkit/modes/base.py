@@ -20,7 +20,7 @@ class Mode:
     """A kind of point: each method is what the sweep does for a point (or a sweep) of this kind."""
 
     kind = ""
-    figure_keys: tuple[str, str] = ("", "")  # a run's two figures in sweep.json (state.settle)
+    figure_keys: tuple[str, ...] = ("", "")  # a run's figures in sweep.json (state.settle): its two shown, then others
     overhead_guess_s = 0.0  # per run, for the estimate before anything ran (docs/sweeps.md, "Time")
     header: list[str] = []  # the closing table's columns for this kind's logs
 
@@ -131,7 +131,7 @@ class Mode:
 
     # -- its logs ---------------------------------------------------------------------------------------
     def figures(self, log: dict) -> tuple:
-        """A log's two figures, as sweep.json records them (figure_keys)."""
+        """A log's figures, as sweep.json records them (figure_keys)."""
         raise NotImplementedError
 
     def row(self, log: dict, run: str) -> list[str]:

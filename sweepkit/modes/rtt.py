@@ -13,6 +13,7 @@ from .base import CSV_ROW_BYTES, JSON_BYTES, Mode
 
 MAX_MIN_MESSAGES = 1_000_000  # a run's window at 10 msg/s would be a day
 STOPS = ("decided", "fixed")
+STOP_ONS = ("p50", "p50,p99")
 MAX_EXTRA_ROUNDS = 50  # TRACE's and PROBED's: each traced run is 2–6 MB of text
 # Points whose runs' cost the plan can only guess (Mode.guessed): their processes start or stop slowly.
 MANY = 100  # decoys or connections from which a run's start and stop cost more than its window
@@ -20,10 +21,13 @@ BACK_TO_BACK_PER_S = 80_000  # the plan's guess of a back-to-back run's round tr
 
 
 def check_design(k: dict, problems: list[str]) -> None:
-    """STOP, MARGIN and MARGIN_P99."""
+    """STOP, STOP_ON, MARGIN and MARGIN_P99."""
     if k["STOP"] not in STOPS:
         problems.append(f"STOP='{k['STOP']}': expected decided (each comparison stops once it is decided, the "
                         "default) or fixed (every point runs every round, REPEATS of them)")
+    if k["STOP_ON"] not in STOP_ONS:
+        problems.append(f"STOP_ON='{k['STOP_ON']}': expected p50 (the runs' p50s decide when a comparison stops, "
+                        "the default) or p50,p99 (their p99s too)")
     for knob in ("MARGIN", "MARGIN_P99"):
         value = k[knob]
         if not (DECIMAL.fullmatch(value) and 0 < float(value) < 100):
@@ -42,7 +46,8 @@ def design_line(spec: Spec) -> str:
     looks = design.rounds()
     shown = ", ".join(map(str, looks)) if len(looks) <= 4 else f"{looks[0]}, {looks[1]}, …, {looks[-1]}"
     most = "under BUDGET" if spec.budget else f"REPEATS={spec.repeats} × {sequential.INFLATION:g}"
-    return (f"  STOP=decided: every Δ vs std (and a variant's vs its base) is looked at after rounds {shown}, and a "
+    which = "every Δp50 and Δp99 of the runs (STOP_ON=p50,p99)" if "p99" in design.stop_on else "every Δ"
+    return (f"  STOP=decided: {which} vs std (and a variant's vs its base) is looked at after rounds {shown}, and a "
             f"line leaves a setting once all its comparisons are decided (slower, faster, or {margins}); at most "
             f"{design.maximum} rounds ({most}); a 5 % false-call rate over all the looks (docs/analysis.md)")
 
@@ -55,7 +60,7 @@ class Rtt(Mode):
         # registry (sweepkit.modes), which sits above both.
         self.reference_modes = references or {}
 
-    figure_keys = ("p50_ns", "achieved_rate")
+    figure_keys = ("p50_ns", "achieved_rate", "p99_ns")  # the p99: what STOP_ON=p50,p99 decides on
     # Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.02 s a runtime's RTT run, its record included.
     overhead_guess_s = 0.03
     header = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
@@ -64,7 +69,8 @@ class Rtt(Mode):
     def defaults(self) -> dict[str, str]:
         # decided: each comparison stops once decided (suite/sequential.py); fixed: every round, REPEATS of them.
         # MARGIN, MARGIN_P99: `same` within this many percent of std's p50, p99.
-        return {"STOP": "decided", "MARGIN": "5", "MARGIN_P99": "10"}
+        # STOP_ON: which of the runs' figures decide when a comparison stops.
+        return {"STOP": "decided", "STOP_ON": "p50", "MARGIN": "5", "MARGIN_P99": "10"}
 
     def fields(self, k: dict[str, str]) -> dict:
         return spec_mod.network_fields(k) | {"size": int(k["SIZE"]), "intervals": tuple(k["INTERVALS"].split()),
@@ -155,8 +161,9 @@ class Rtt(Mode):
         return table.progress(p50, rate, "msg/s") + starved
 
     def figures(self, log: dict) -> tuple:
-        """p50 RTT (ns) and achieved rate (msg/s)."""
-        return (log.get("rtt_ns") or {}).get("p50"), log.get("achieved_rate")
+        """p50 RTT (ns), achieved rate (msg/s) and p99 RTT (ns)."""
+        rtt = log.get("rtt_ns") or {}
+        return rtt.get("p50"), log.get("achieved_rate"), rtt.get("p99")
 
     def row(self, log: dict, run: str = table.UNKNOWN) -> list[str]:
         rtt = log.get("rtt_ns") or {}
