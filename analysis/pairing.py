@@ -100,17 +100,9 @@ def decide(mine: Mapping, theirs: Mapping, reference: float, schedule: sequentia
     if not common:
         return pair(mine, theirs, reference, noise=noise, margin=margin)
     looks = schedule.through(max(common))
-    found = sequential.decide(dict(mine), dict(theirs), looks, margin=margin, floor=noise, over=True,
-                              interval=_shift)
+    found = sequential.decide(dict(mine), dict(theirs), looks, margin=margin, floor=noise, over=True)
     if found.look is None:  # one round in common: no interval
         return pair(mine, theirs, reference, noise=noise, margin=margin)
     paired = pair(mine, theirs, reference, noise=noise, margin=margin, confidence=found.look.confidence,
                   through=found.look.round)
     return replace(paired, verdict=found.verdict, decided_at=found.decided_at, look=found.look.round)
-
-
-def _shift(diffs: list[float], confidence: float) -> tuple[float, float, float]:
-    """The paired shift of differences as sequential.decide takes it: uncertainty.paired_shift's (a t interval for
-    2 to 5 pairs, where the signed-rank test has none at 95 %)."""
-    found = u.paired_shift(diffs, [0.0] * len(diffs), confidence)
-    return found.value, found.low, found.high

@@ -11,7 +11,7 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from . import signed_rank
+from . import signed_rank, tdist
 from .boundaries import Boundaries, level, spent, z_two_sided
 
 ALPHA = 0.05  # two-sided: the false-call rate of a comparison over all its looks
@@ -177,13 +177,25 @@ class Decision:
         return self.look.round if self.look and self.verdict not in (OPEN, UNDECIDED) else None
 
 
+def shift(diffs: list[float], confidence: float) -> tuple[float, float, float] | None:
+    """The paired shift of differences and its interval, as the analysis prints it (uncertainty.paired_shift): the
+    Hodges–Lehmann shift with its signed-rank interval, or where that has none at this level (too few pairs) the
+    mean with its t interval; None with one difference."""
+    found = signed_rank.hodges_lehmann(diffs, confidence)
+    if found is not None or len(diffs) < 2:
+        return found
+    mean = statistics.fmean(diffs)
+    half = tdist.t_quantile(len(diffs) - 1, confidence) * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    return mean, mean - half, mean + half
+
+
 def decide(mine: dict[int, float], theirs: dict[int, float], looks: list[Look], *, margin: float, floor: float,
            over: bool, interval=None) -> Decision:
     """A comparison of two lines' values by round (mine − theirs) at each look in turn, until one decides it:
-    the Hodges–Lehmann shift and its signed-rank interval at the look's level (`interval(diffs, confidence)` →
-    (value, low, high) or None, signed_rank.hodges_lehmann unless told), and its verdict. `over`: no look follows
-    the last, so what is still open there is undecided."""
-    interval = interval or signed_rank.hodges_lehmann
+    the paired shift and its interval at the look's level (`interval(diffs, confidence)` → (value, low, high) or
+    None; `shift` unless told), and its verdict. `over`: no look follows the last, so what is still open there is
+    undecided."""
+    interval = interval or shift
     found, seen = Decision(UNDECIDED if over else OPEN, None, math.nan, math.nan, math.nan, 0, math.nan), 0
     for i, look in enumerate(looks):
         rounds = sorted(r for r in mine if r in theirs and r <= look.round)

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from analysis import uncertainty as u
 from suite import boundaries, sequential, signed_rank
 
 
@@ -110,3 +111,13 @@ def test_the_signed_rank_interval_widens_with_its_level_and_needs_ten_pairs_at_t
     first = sequential.Looks(sequential.plan("decided", 80)).add(10, 87)
     assert signed_rank.critical(10, first.confidence) is not None
     assert signed_rank.critical(9, first.confidence) is None
+
+
+def test_the_sweep_decides_on_the_interval_the_analysis_prints_even_with_too_few_pairs_for_the_signed_rank():
+    rng = np.random.default_rng(7)
+    for n in (2, 5, 6, 9, 10, 17, 40):
+        diffs = list(rng.normal(1.0, 3.0, n))
+        for confidence in (0.95, 0.998):
+            printed = u.paired_shift(diffs, [0.0] * n, confidence)
+            assert sequential.shift(diffs, confidence) == pytest.approx((printed.value, printed.low, printed.high))
+    assert signed_rank.hodges_lehmann(list(rng.normal(0, 1, 9)), 0.998) is None  # where the two once differed
