@@ -58,19 +58,19 @@ def rounds(s: history.Series, levels: pd.Series) -> list | None:
     return out
 
 
-def _since(medians: np.ndarray, noise: float) -> int:
-    """Where the last change before the newest sweep starts (medians: the earlier sweeps' medians of their
-    rounds), found as history.analyse finds one (binary segmentation, a t step over the spread within segments,
-    at least the noise threshold), with two sweeps after it at least; 0 without one."""
-    # One sweep after a step cannot tell a change from a disturbed sweep (a tenth of the sweeps on a shared VM):
-    # it stays in the window, whose robust centre and spread look past it.
-    found = history.candidates(medians, noise / 2)
-    bounds = [0, *found, len(medians)]
-    sd, df = between_sweeps.within_segments(medians, bounds)
-    since = 0
-    for i, at in enumerate(found, start=1):
-        step = between_sweeps.step(medians[bounds[i - 1]:at], medians[at:bounds[i + 1]], sd, df, u.CONFIDENCE)
-        if at <= len(medians) - 2 and step is not None and not step.contains(0) and abs(step.value) >= math.log1p(noise):
+def _since(window: list, noise: float) -> int:
+    """Where the last change before the newest sweep starts (window: the earlier sweeps' rounds): binary
+    segmentation of their medians, as history.analyse finds one, called where the robust step's interval
+    excludes no change by at least the noise threshold, with two sweeps after it at least; 0 without one."""
+    # The step is judged by the sweeps' robust spread, not the spread within the segments the search chose (which
+    # the choice makes small). One sweep after a step cannot tell a change from a disturbed sweep (a tenth of the
+    # sweeps on a shared VM): it stays in the window, whose robust centre and spread look past it.
+    medians = np.array([np.median(r) for r in window])
+    spread, since = between_sweeps.sweep_spread(window, len(window[0])), 0
+    bounds = [0, *history.candidates(medians, noise / 2), len(medians)]
+    for a, at, b in zip(bounds, bounds[1:-1], bounds[2:]):
+        step = between_sweeps.robust_step(window[a:at], window[at:b], spread, len(window) - 1, u.CONFIDENCE)
+        if at <= len(window) - 2 and not step.contains(0) and abs(step.value) >= math.log1p(noise):
             since = at
     return since
 
@@ -82,7 +82,7 @@ def verdict(s: history.Series, levels: pd.Series, level: float, noise: float = u
     if per_sweep is None:
         return s.newest
     last = len(per_sweep) - 1
-    since = _since(np.array([np.median(r) for r in per_sweep[:last]]), noise)
+    since = _since(per_sweep[:last], noise)
     found = between_sweeps.robust_predicted(per_sweep[since:last], per_sweep[last], level)
     if found is None:
         return history.Change(last, None, history.TOO_FEW, s.newest.facts)
