@@ -45,3 +45,12 @@ def test_the_spread_is_never_below_what_the_rounds_imply():
 
 def test_too_few_sweeps_are_not_judged():
     assert between.robust_predicted(WINDOW[:3], np.array([0.5, 0.5, 0.5]), 0.95) is None
+
+
+def test_the_window_is_cut_at_a_step_with_two_sweeps_after_it_not_at_one_disturbed_sweep():
+    from analysis import gate
+
+    flat = [np.array([m - 0.01, m, m + 0.01]) for m in (0.0, 0.01, -0.01, 0.0, 0.005, -0.005)]
+    assert gate._since(flat[:5] + [np.array([0.30, 0.32, 0.31])], 0.02) == 0  # the newest-but-one, disturbed
+    stepped = flat[:4] + [r + 0.2 for r in flat[4:]] + [np.array([0.21, 0.2, 0.19])]
+    assert gate._since(stepped, 0.02) == 4
