@@ -92,11 +92,11 @@ def verdict(s: history.Series, levels: pd.Series, level: float, noise: float = u
     return history.Change(last, ratio, said, s.newest.facts)
 
 
-def verdicts(series: list, points: pd.DataFrame) -> list:
+def verdicts(series: list, points: pd.DataFrame, noise: float = u.NOISE) -> list:
     """The judged series and the gate's verdict on each one's newest sweep, (series, Change), in order."""
     chosen, levels, level = set(judged(points).groupby(history.SERIES, sort=False).groups), _levels(points), \
         confidence(points)
-    return [(s, c) for s in series if s.key in chosen and (c := verdict(s, levels, level)) is not None]
+    return [(s, c) for s in series if s.key in chosen and (c := verdict(s, levels, level, noise)) is not None]
 
 
 def _words(s: history.Series, c: history.Change) -> str:
@@ -106,16 +106,16 @@ def _words(s: history.Series, c: history.Change) -> str:
     return f"{summary.signed(c.estimate.value)} µs" if s.paired else f"×{c.estimate.value:.3f}"
 
 
-def calls(series: list, points: pd.DataFrame) -> list[str]:
+def calls(series: list, points: pd.DataFrame, noise: float = u.NOISE) -> list[str]:
     """The judged series whose newest sweep starts a change, in words, with what else changed at it."""
     out = []
-    for s, c in verdicts(series, points):  # a loop over judged series
+    for s, c in verdicts(series, points, noise):  # a loop over judged series
         if c.verdict in history.CHANGES:
             also = f"; with {', '.join(c.facts)}" if c.facts else ""
             out.append(f"{s.key[2]} {s.key[3]} {_words(s, c)} ({c.verdict}{also})")
     return out
 
 
-def unknown(series: list, points: pd.DataFrame) -> int:
+def unknown(series: list, points: pd.DataFrame, noise: float = u.NOISE) -> int:
     """How many judged series had too few sweeps since their last change to be judged."""
-    return sum(1 for _, c in verdicts(series, points) if c.verdict == history.TOO_FEW)
+    return sum(1 for _, c in verdicts(series, points, noise) if c.verdict == history.TOO_FEW)

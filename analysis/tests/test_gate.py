@@ -54,3 +54,14 @@ def test_the_window_is_cut_at_a_step_with_two_sweeps_after_it_not_at_one_disturb
     assert gate._since(flat[:5] + [np.array([0.30, 0.32, 0.31])], 0.02) == 0  # the newest-but-one, disturbed
     stepped = flat[:4] + [r + 0.2 for r in flat[4:]] + [np.array([0.21, 0.2, 0.19])]
     assert gate._since(stepped, 0.02) == 4
+
+
+def test_the_noise_threshold_holds_for_a_delta_judged_on_its_rounds(tmp_path, capsys):
+    """--noise reaches the gate's own test: a +10 % on one runtime is called at 2 %, not at 15 %."""
+    from .conftest import cli
+    from .test_history import recorded
+
+    db = recorded(tmp_path, capsys, [{"drift": d} for d in (1.0, 1.3, 0.8, 1.2, 0.9)] + [{"slower_x": 1.1}])
+    assert cli(capsys, "history", "--db", db, "--fail-on-change")[0] == 1
+    status, out, err = cli(capsys, "history", "--db", db, "--fail-on-change", "--noise", "15")
+    assert status == 0, out + err
