@@ -60,7 +60,8 @@ def layout(series: list[Series], numbered: pd.DataFrame, confidence: float) -> t
               f"newest vs since last change: the newest sweep against the {confidence:.1%} two-sided prediction "
               f"interval of the sweeps since the last change (mean ± t·s·√(1 + 1/n), n ≥ "
               f"{between_sweeps.MIN_SWEEPS}); parse.py history --fail-on-change exits 1 on slower or faster in the "
-              f"Δ series (the levels without any), {gate.FAMILY:.0%} shared among them"]
+              f"Δ series (the levels without any), {gate.FAMILY:.0%} shared among them, a Δ judged on its sweeps' "
+              f"medians of their per-round paired ratios (robust to one disturbed round), so its call may differ"]
     return headers, body, notes
 
 

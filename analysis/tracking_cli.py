@@ -126,22 +126,22 @@ def cmd_history(asked: request.History) -> int:
         else:
             kit.save(pages, asked.out, f"history — {asked.db.name}")
     if asked.fail_on_change:
-        return _gate(series, points, numbered)
+        return _gate(series, points, numbered, asked.noise)
     return 0
 
 
-def _gate(series: list, points, numbered) -> int:
+def _gate(series: list, points, numbered, noise: float) -> int:
     """The gate's exit status, and its call in words: 1 when a judged series starts a change at the newest sweep;
     a note when some could not be judged (too few sweeps) or the machine changed under it."""
     newest = f"the newest sweep (#{len(numbered)})"
     changed = numbered["changed"].iloc[-1]
     if changed:
         print(f"parse.py: note: {newest} ran with {', '.join(changed)}", file=sys.stderr)
-    unknown = gate.unknown(series, points)
+    unknown = gate.unknown(series, points, noise)
     if unknown:
         print(f"parse.py: note: {unknown} series of {newest} not judged: {history.TOO_FEW} since their last change "
               f"(fewer than {MIN_SWEEPS}) to know their spread", file=sys.stderr)
-    called = gate.calls(series, points)
+    called = gate.calls(series, points, noise)
     if called:
         print(f"parse.py: {newest} starts a change: {'; '.join(called)}", file=sys.stderr)
         return 1

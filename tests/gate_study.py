@@ -14,9 +14,14 @@
 # sweeps drawn at random from all and put in random order (a replay: they share sweeps, so they are not independent).
 # `--before PARSE_PY` runs another suite's parse.py on the same histories, taken down to schema 3 (no Δ rows), for
 # the gate as it was (e.g. `git archive COMMIT analysis suite parse.py | tar -x -C /tmp/old`).
+# `needs` asks what more repeats or sweeps would give: the gate's test of a Δ on its rounds
+# (between_sweeps.robust_predicted, no change points) on DRAWS random histories of LENGTH sweeps, each sweep MERGE
+# consecutive recorded sweeps' rounds together (3 × MERGE repeats: fair for a Δ, whose rounds show no spread
+# between sweeps beyond their own), at each confidence.
 #
 #   python3 tests/gate_study.py sweep --dir /tmp/study --count 36
 #   python3 tests/gate_study.py analyse --dir /tmp/study --shuffled 40
+#   python3 tests/gate_study.py needs --dir /tmp/study --merge 1 2 --length 6 11
 
 import argparse
 import contextlib
@@ -164,6 +169,40 @@ def analyse(directory: Path, shuffled: int, seed: int, before: Path | None = Non
     return 0
 
 
+def _ratios(db: Path, merge: int) -> list[dict]:
+    """Per (merged) sweep, each line's per-round log ratios against std, from the recorded levels' rounds."""
+    import numpy as np
+
+    with closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute("SELECT s.id, p.runtime, p.repeat_values FROM points p JOIN sweeps s ON s.id = p.sweep_id "
+                            "WHERE p.measure = 'latency' ORDER BY s.started_at, s.id").fetchall()
+    by_sweep: dict = {}
+    for sweep_id, runtime, values in rows:
+        by_sweep.setdefault(sweep_id, {})[runtime] = np.array(json.loads(values), dtype=float)
+    sweeps = [{r: np.log(v / s["std"]) for r, v in s.items() if r != "std"} for s in by_sweep.values()]
+    return [{r: np.concatenate([s[r] for s in sweeps[i:i + merge]]) for r in sweeps[i]}
+            for i in range(0, len(sweeps) - merge + 1, merge)]
+
+
+def needs(directory: Path, merges: list[int], lengths: list[int], draws: int, seed: int) -> int:
+    import math
+
+    from analysis.between_sweeps import robust_predicted
+
+    for merge in merges:
+        sweeps = _ratios(_record_all(directory)[0], merge)
+        for length, level in ((n, c) for n in lengths if n < len(sweeps) for c in (0.95, 0.975, 0.99)):
+            rng, called = random.Random(seed), {"std-x": 0, "std-d10": 0, "std-d30": 0}
+            for _ in range(draws):
+                *window, newest = rng.sample(sweeps, length)
+                for line in called:
+                    found = robust_predicted([w["std-x"] for w in window], newest[line], level)
+                    called[line] += not found.contains(0) and abs(math.expm1(found.value)) >= 0.02
+            print(f"{3 * merge} repeats, {length} sweeps, {level:.1%}: " + ", ".join(
+                f"{'A/A' if line == 'std-x' else line} {100 * n / draws:.1f} %" for line, n in called.items()))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -175,9 +214,17 @@ def main(argv=None) -> int:
     read.add_argument("--shuffled", type=int, default=0)
     read.add_argument("--seed", type=int, default=53)
     read.add_argument("--before", type=Path, help="another suite's parse.py: its gate on the same histories")
+    more = commands.add_parser("needs", help="what more repeats or sweeps would give, from the recorded rounds")
+    more.add_argument("--dir", type=Path, required=True)
+    more.add_argument("--merge", type=int, nargs="+", default=[1, 2, 3])
+    more.add_argument("--length", type=int, nargs="+", default=[6, 11, 16])
+    more.add_argument("--draws", type=int, default=2000)
+    more.add_argument("--seed", type=int, default=53)
     args = parser.parse_args(argv)
     if args.command == "sweep":
         return sweep(args.dir, args.count)
+    if args.command == "needs":
+        return needs(args.dir, args.merge, args.length, args.draws, args.seed)
     return analyse(args.dir, args.shuffled, args.seed, args.before)
 
 
