@@ -296,7 +296,8 @@ def test_point_and_run_records_have_the_fields_of_their_kind():
                                    "message"]
     assert plan.Run(rtt, 2).record() == {"stem": "std-tcp-64B-0.001s-0t-r2", "point": "std-tcp-64B-0.001s-0t",
                                          "round": 2, "status": "planned", "start_s": None, "wall_s": None,
-                                         "p50_ns": None, "achieved_rate": None, "starved": None, "message": None}
+                                         "p50_ns": None, "achieved_rate": None, "p99_ns": None, "starved": None,
+                                         "message": None}
     assert list(plan.Run(tput, 1).record())[-3:] == ["msg_per_s_p50", "gbit_per_s_p50", "message"]
 
 
