@@ -99,10 +99,12 @@ tools:
 ## Every check CI runs, lint first
 test: build dev lint test-rust test-go test-python
 
-# The end-to-end tests mostly wait (on pongs, deadlines, stalls planted in echoes), so eight at a
-# time on two CPUs take a third of the time; each holds under load (tests/flake_audit.py).
+# The test harnesses build in the dev profile: the release profile's one codegen unit and LTO made compiling them
+# most of this step. The end-to-end tests still drive the release binaries of target/release/ (`make build`).
+# They mostly wait (on pongs, deadlines, stalls planted in echoes), so eight at a time on two CPUs take a third of
+# the time; each holds under load (tests/flake_audit.py).
 test-rust:
-	$(CARGO) test --release --workspace -- --test-threads 8
+	$(CARGO) test --workspace -- --test-threads 8
 
 ## go vet and go test of go/chanbench, when `go` is installed
 test-go:
