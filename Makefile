@@ -104,7 +104,7 @@ test: build dev lint test-rust test-go test-python
 # They mostly wait (on pongs, deadlines, stalls planted in echoes), so eight at a time on two CPUs take a third of
 # the time; each holds under load (tests/flake_audit.py).
 test-rust:
-	$(CARGO) test --workspace -- --test-threads 8
+	$(CARGO) test --profile harness --workspace -- --test-threads 8
 
 ## go vet and go test of go/chanbench, when `go` is installed
 test-go:
