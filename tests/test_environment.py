@@ -151,24 +151,29 @@ def test_parse_py_without_pandas_or_venv_says_run_make_and_exits_2(tmp_path, ven
     assert "Traceback" not in run.stderr
 
 
+@pytest.fixture(scope="module")
+def installed_helps() -> dict[str, str]:
+    """Each command's help with the packages installed, read once for both cases below: command → its help."""
+    commands = subprocess.run([sys.executable, "-c", "from analysis.cli import COMMANDS; "
+                               "print(' '.join(name for name, _, _ in COMMANDS))"], cwd=REPO, capture_output=True,
+                              text=True, check=True).stdout.split()
+    return {command: subprocess.run([sys.executable, REPO / "parse.py", command, "-h"], capture_output=True,
+                                    text=True, check=True).stdout for command in commands}
+
+
 @pytest.mark.parametrize("venv", ["none", "without pandas"])
-def test_parse_py_help_and_each_commands_help_work_before_make(tmp_path, venv):
+def test_parse_py_help_and_each_commands_help_work_before_make(tmp_path, venv, installed_helps):
     python = fake_python(tmp_path / "plain", marker=False)
     repo = minimal_copy(tmp_path / "repo", python if venv == "without pandas" else None)
     helps = {}
     top = subprocess.run([python, "parse.py", "-h"], cwd=repo, capture_output=True, text=True, timeout=60)
     assert top.returncode == 0 and top.stdout.startswith("usage: parse.py"), top.stderr
-    commands = subprocess.run([sys.executable, "-c", "from analysis.cli import COMMANDS; "
-                               "print(' '.join(name for name, _, _ in COMMANDS))"], cwd=REPO, capture_output=True,
-                              text=True, check=True).stdout.split()
-    assert {"table", "figures", "compare", "history", "phases"} <= set(commands)
-    for command in commands:
+    assert {"table", "figures", "compare", "history", "phases"} <= set(installed_helps)
+    for command, installed in installed_helps.items():
         helps[command] = subprocess.run([python, "parse.py", command, "-h"], cwd=repo, capture_output=True,
                                         text=True, timeout=60)
         assert helps[command].returncode == 0, helps[command].stderr
-        # The same help as with the packages installed.
-        assert helps[command].stdout == subprocess.run([sys.executable, REPO / "parse.py", command, "-h"],
-                                                       capture_output=True, text=True, check=True).stdout
+        assert helps[command].stdout == installed  # the same help as with the packages installed
         assert command in top.stdout
     # Anything but the help still asks for `make`.
     run = subprocess.run([python, "parse.py", "table"], cwd=repo, capture_output=True, text=True, timeout=60)
