@@ -1,6 +1,6 @@
 //! Drives the real binaries for the end-to-end tests: starts pongs on free ports, runs pings
 //! with a deadline, reads back their logs. The binaries are the release ones of the same target
-//! folder (`make` builds them), whichever profile this driver was built in (`make test`: dev).
+//! folder (`make` builds them), whichever profile this driver was built in (`make test`: the harness profile).
 
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses a different part; tests may panic
 
