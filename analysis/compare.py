@@ -25,7 +25,6 @@ COLUMNS = ["framework", "transport", "payload", "interval_s", "tasks", "metric",
 # have called (a share of the old value), its interval's method and the margin within which it is `same` (a share
 # of the old value: NEW's MARGIN, MARGIN_P99 for a p99; analysis.md, "Reading a verdict").
 TAIL = ["mde_pct", "interval_method", "margin_pct"]
-TAILS = ("p99",)  # metrics judged against the design's MARGIN_P99
 WORDS = {"connections": " {} conns", "load": " {}"}  # a dimension's value in a point's label
 HEADERS = {"connections": "conns"}  # a dimension's column in the text table; another: its name
 
@@ -99,7 +98,7 @@ def _margin(runs: pd.DataFrame, metric: str, noise: float) -> float:
     """Within what share of the old value a ratio is `same`: the margin of the design the NEW sweep's runs ran
     (sweep.json `design`; the defaults without one), never below the noise threshold (as sequential.verdict)."""
     schedule = runs["schedule"].iloc[0] if "schedule" in runs else sequential.Schedule()
-    return max(schedule.margin_p99 if metric in TAILS else schedule.margin, noise)
+    return max(schedule.margin_of(metric), noise)
 
 
 def _pooled_ratio(old: pd.DataFrame, new: pd.DataFrame, metric: str, samples: str, q: float):

@@ -96,7 +96,7 @@ def decide(mine: Mapping, theirs: Mapping, reference: float, schedule: sequentia
     """Two lines' values by round (their runs' p50s, or p99s: `figure`) compared as the sweep compared them, look by
     look (suite/sequential.py: the look that decided it, else the last); `reference` (theirs') scales the MDE."""
     common = [r for r in mine if r in theirs]
-    margin = schedule.margin_p99 if figure == "p99" else schedule.margin
+    margin = schedule.margin_of(figure)
     if not common:
         return pair(mine, theirs, reference, noise=noise, margin=margin)
     looks = schedule.through(max(common))

@@ -46,7 +46,7 @@ def verdict(low: float, value: float, high: float, reference: float, *, margin: 
     return UNDECIDED if last else OPEN
 
 
-_Z_POWER = z_two_sided(2 * (1 - POWER))  # one-sided z of POWER
+_Z_MDE = z_two_sided(ALPHA) + z_two_sided(2 * (1 - POWER))  # z(1 − α/2) + z(POWER): an MDE in standard errors
 
 
 @dataclass(frozen=True)
@@ -219,12 +219,12 @@ def decide(mine: dict[int, float], theirs: dict[int, float], looks: list[Look], 
     return found
 
 
-def resolvable(low: float, high: float, look: Look, alpha: float = ALPHA) -> float:
+def resolvable(low: float, high: float, look: Look) -> float:
     """The smallest Δ a comparison could still be called at by the most rounds, from its interval at `look`: the
     standard error it implies, shrunk to the most rounds, times z(1 − α/2) + z(POWER) (the fixed design's MDE, a
     lower bound on the sequential one's). NaN without an interval."""
     se = (high - low) / 2 / look.boundary
-    return se * math.sqrt(look.fraction) * (z_two_sided(alpha) + _Z_POWER)
+    return se * math.sqrt(look.fraction) * _Z_MDE
 
 
 @dataclass(frozen=True)
@@ -246,6 +246,9 @@ class Schedule:
     @property
     def margin_p99(self) -> float:
         return (self.design or Design("fixed", 1, 1, 1)).margin_p99
+
+    def margin_of(self, figure: str) -> float:
+        return (self.design or Design("fixed", 1, 1, 1)).margin_of(figure)
 
 
 def schedule(info: dict) -> Schedule:

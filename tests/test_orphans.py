@@ -58,8 +58,8 @@ def test_kill_9_of_a_two_host_sweep_leaves_no_process_on_either_host(tmp_path):
         argv = lab.in_ns(lab.ns_a, [str(REPO / "run-network.sh"), "--remote", f"root@{lab.addr_b}", "-S"])
         run = Run(argv, script_env(tmp_path / "out", SSH_OPTS=lab.ssh_opts, DURATION="5", INTERVALS="0.001",
                                    PROTOCOLS="tcp")).start()
+        run.expect_line("Logs:", timeout=60)  # past the preflight (on failure: the sweep's output so far)
         wait_until(lambda: any(process_name(p) == "std-pong" for p in lab.pids(lab.ns_b)), 60, "the pong in B")
-        run.expect_line("Logs:", timeout=10)
         assert killed(run) == [], "left on host A"
         deadline = time.monotonic() + GONE_WITHIN_S
         while lab.strays() and time.monotonic() < deadline:

@@ -170,9 +170,13 @@ def with_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.Dat
     """Δp50 = runtime − std at the same setting, each pair std's run of the same setting and round (rounds
     both measured; under ORDER=blocks its block's, seconds apart), with its interval, verdict and minimum
     detectable Δ (pairing.pair; P50_COLUMNS: mde_p50 in ns, NaN with one pair); empty for std and references."""
-    against = {row.framework: None if row.framework == BASELINE or is_reference(row.framework) else BASELINE
-               for row in table.itertuples()}
-    return _assign(table, paired(table, runs, noise, against), P50_COLUMNS)
+    return _assign(table, paired(table, runs, noise, _against_std(table)), P50_COLUMNS)
+
+
+def _against_std(table: pd.DataFrame) -> dict:
+    """Each line → std, what its Δ is against; std and the references → None (no Δ)."""
+    return {row.framework: None if row.framework == BASELINE or is_reference(row.framework) else BASELINE
+            for row in table.itertuples()}
 
 
 def with_base_deltas(table: pd.DataFrame, runs: pd.DataFrame, noise: float) -> pd.DataFrame:
@@ -253,6 +257,4 @@ def _stopped_on(table: pd.DataFrame, runs: pd.DataFrame, noise: float, name: str
     asked = [name in (row.schedule.design.stop_on if row.schedule.design else ()) for row in table.itertuples()]
     if not any(asked):
         return [None] * len(table)
-    against = {row.framework: None if row.framework == BASELINE or is_reference(row.framework) else BASELINE
-               for row in table.itertuples()}
-    return [found if ask else None for found, ask in zip(paired(table, runs, noise, against, name), asked)]
+    return [found if ask else None for found, ask in zip(paired(table, runs, noise, _against_std(table), name), asked)]
