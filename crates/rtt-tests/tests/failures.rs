@@ -285,9 +285,30 @@ fn the_executable_started_under_its_own_name_names_its_links(runtime: &str) {
     assert!(output.stdout.is_empty(), "{runtime}-rtt ran a role anyway");
 }
 
+/// A datagram lost in the warm-up is waited for until the measured window opens, not for the
+/// whole --udp-timeout (1 s here, ten times the window), and its late reply counts for nothing:
+/// in closed load, and in open load with one message in flight.
+fn a_datagram_lost_in_the_warm_up_leaves_the_window_measured(runtime: &str) {
+    for load in ["--interval 0", "--load open --window 1 --interval 0.0001"] {
+        let echo = LossyEcho::holding(|count| count == 3);
+        let args = format!(
+            "--address {} --protocol udp {load} --warmup 0.1 --duration 0.1",
+            echo.address
+        );
+        let run = ping(runtime, &args, Duration::from_secs(20));
+        assert_eq!(run.code(), Some(0), "{runtime} {load}: {}", run.stderr);
+        let json = run.json();
+        let (sent, received) = (uint(json, "sent"), uint(json, "received"));
+        assert!(received > 0 && received == sent, "{runtime} {load}: {json}");
+        let (lost, stale) = (uint(json, "lost"), uint(json, "out_of_order"));
+        assert_eq!((lost, stale), (0, 0), "{runtime} {load}: {json}");
+    }
+}
+
 for_each_runtime!(
     the_executable_started_under_its_own_name_names_its_links,
     udp_ping_survives_lost_datagrams,
+    a_datagram_lost_in_the_warm_up_leaves_the_window_measured,
     a_pong_killed_mid_run_fails_the_run_but_keeps_its_samples,
     no_pong_is_a_clear_failure,
     invalid_options_exit_2_naming_the_option,

@@ -48,7 +48,7 @@ async fn over_stream<R: Runtime, L: Link>(
 /// One UDP socket under closed load (each datagram has its own deadline).
 pub(super) async fn udp<R: Runtime>(socket: R::UdpSocket, part: Connection) -> Outcome {
     let mut recorder = part.timeline.recorder();
-    let mut link = UdpLink::new(socket, part.target, part.payload, part.udp_timeout);
+    let mut link = UdpLink::new(socket, &part);
     let result = exchange_loop::<R, _>(&mut link, part, &mut recorder).await;
     (recorder, result)
 }

@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail};
 
 use rtt_core::runtime::{STALL_LIMIT, TcpIo, TcpRead, UdpIo, timed_out};
 
+use super::timeline::Connection;
 use crate::{
     http::client::{EchoRequest, ResponseReader, Tally},
     wire::{self, MAX_UDP_PAYLOAD, Protocol},
@@ -239,17 +240,23 @@ pub(super) struct UdpLink<U> {
     socket: U,
     address: SocketAddr,
     timeout: Duration,
+    /// A reply lost in the warm-up is waited for until then at most, never into the window.
+    measure_start: Instant,
+    /// The warm-up's sequences are those below this: their late replies count for nothing.
+    warmup_seqs: u64,
     message: Vec<u8>,
     echo: Vec<u8>,
 }
 
 impl<U: UdpIo> UdpLink<U> {
-    pub fn new(socket: U, address: SocketAddr, size: usize, timeout: Duration) -> Self {
+    pub fn new(socket: U, part: &Connection) -> Self {
         Self {
             socket,
-            address,
-            timeout,
-            message: wire::message(size),
+            address: part.target,
+            timeout: part.udp_timeout,
+            measure_start: part.timeline.measure_start,
+            warmup_seqs: 0,
+            message: wire::message(part.payload),
             // Any datagram fits, so a reply of the wrong size is seen as such.
             echo: vec![0; MAX_UDP_PAYLOAD + 1],
         }
@@ -267,7 +274,11 @@ impl<U: UdpIo> Link for UdpLink<U> {
         let sent;
         (sent, self.message) = self.socket.send(take(&mut self.message), size).await;
         sent.map_err(|e| udp_error(e, address, "sending to"))?;
-        let deadline = sent_at + self.timeout;
+        let mut deadline = sent_at + self.timeout;
+        if sent_at < self.measure_start {
+            deadline = deadline.min(self.measure_start);
+            self.warmup_seqs = seq + 1;
+        }
         let mut stale = 0;
         loop {
             let received;
@@ -279,8 +290,10 @@ impl<U: UdpIo> Link for UdpLink<U> {
                 }
                 // A late reply to an earlier, already-lost message (or a stray datagram): never
                 // credited to this one.
-                Ok(Some(_)) => {
-                    stale += 1;
+                Ok(Some(len)) => {
+                    let echoed = udp_echo_seq(&self.echo[..len], size);
+                    let of_warmup = matches!(echoed, Some(earlier) if earlier < self.warmup_seqs);
+                    stale += u64::from(!of_warmup);
                     continue;
                 }
                 Ok(None) => Answer::Lost,

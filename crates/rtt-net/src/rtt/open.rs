@@ -5,11 +5,7 @@
 //! so it never measures the messages that should have gone meanwhile (coordinated omission);
 //! here they are sent, late or held back, and their wait counts.
 
-use std::{
-    net::SocketAddr,
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::{net::SocketAddr, sync::Arc, time::Instant};
 
 use anyhow::anyhow;
 
@@ -113,28 +109,14 @@ pub(super) async fn udp<R: Runtime>(
     part: Connection,
     window: u32,
 ) -> Outcome {
-    let Connection {
-        target: address,
-        payload: size,
-        pacer,
-        timeline,
-        udp_timeout,
-        ..
-    } = part;
+    let (address, timeline) = (part.target, part.timeline);
     let socket = Arc::new(socket);
     let in_flight = Arc::new(InFlight::new(window));
-    let receiver = R::spawn(receive_udp(
-        socket.clone(),
-        in_flight.clone(),
-        timeline,
-        size,
-        udp_timeout,
-        address,
-    ));
+    let receiver = R::spawn(receive_udp(socket.clone(), in_flight.clone(), part));
     let mut transmit = UdpTransmit { socket, address };
-    let message = Message::raw(size);
-    let sent = send_on_schedule::<R, _>(&mut transmit, in_flight, pacer, timeline, message).await;
-    merge(sent, receiver.await)
+    let message = Message::raw(part.payload);
+    let sent = send_on_schedule::<R, _>(&mut transmit, in_flight, part.pacer, timeline, message);
+    merge(sent.await, receiver.await)
 }
 
 /// The receiver's samples with the sender's counts; the first error of the two.
@@ -219,21 +201,27 @@ async fn receive_http<Rd: TcpRead>(
 
 /// Receives the echoes of a UDP socket: the oldest message's reply must come within the
 /// timeout of its send, or it is lost; a reply to a later message means the ones before it are
-/// lost; anything else (a late reply to a lost message, a stray datagram) is set aside.
+/// lost; anything else (a late reply to a lost message, a stray datagram) is set aside. A reply
+/// lost in the warm-up is waited for until the measured window opens, never into it (a deadline
+/// already past for each message sent late to catch up would send them all at once).
 async fn receive_udp<U: UdpIo>(
     socket: Arc<U>,
     in_flight: Arc<InFlight>,
-    timeline: Timeline,
-    size: usize,
-    timeout: Duration,
-    address: SocketAddr,
+    part: Connection,
 ) -> Outcome {
+    let (timeline, size, address) = (part.timeline, part.payload, part.target);
     let mut recorder = timeline.recorder();
     // Any datagram fits, so a reply of the wrong size is seen as such.
     let mut echo = vec![0; MAX_UDP_PAYLOAD + 1];
+    let mut first_measured = None; // the warm-up's sequences are below it
     while let Some(flight) = in_flight.oldest().await {
         let received;
-        let deadline = flight.sent_at + timeout;
+        let mut deadline = flight.sent_at + part.udp_timeout;
+        if flight.measured {
+            first_measured.get_or_insert(flight.seq);
+        } else if flight.sent_at < timeline.measure_start {
+            deadline = deadline.min(timeline.measure_start); // not for the late sends that catch up
+        }
         (received, echo) = socket.recv_until(echo, deadline).await;
         let at = Instant::now();
         match received {
@@ -251,6 +239,7 @@ async fn receive_udp<U: UdpIo>(
                         recorder.lost += u64::from(earlier.measured);
                     }
                 }
+                Some(seq) if first_measured.is_some_and(|first| seq < first) => {} // the warm-up's
                 _ => recorder.out_of_order += u64::from(flight.measured),
             },
             Err(e) => {

@@ -367,9 +367,9 @@ fn parse_csv(text: &str) -> Rows {
         .unzip()
 }
 
-/// A UDP echo server that holds back every 4th datagram of each peer and sends it only after
-/// that peer's next one arrives, long after the ping gave up on it: a loss followed by a late,
-/// stale reply, on every socket of a ping.
+/// A UDP echo server that holds back some datagrams of each peer (every 4th, or the ones `held`
+/// picks by their count from 1) and sends each only after that peer's next one arrives, long after
+/// the ping gave up on it: a loss followed by a late, stale reply, on every socket of a ping.
 pub struct LossyEcho {
     pub address: String,
     stop: Arc<AtomicBool>,
@@ -377,6 +377,10 @@ pub struct LossyEcho {
 
 impl LossyEcho {
     pub fn start() -> Self {
+        Self::holding(|count| count % 4 == 0)
+    }
+
+    pub fn holding(held: fn(u64) -> bool) -> Self {
         let socket = UdpSocket::bind("127.0.0.1:0").expect("binds");
         socket
             .set_read_timeout(Some(Duration::from_millis(20)))
@@ -391,13 +395,13 @@ impl LossyEcho {
                 let Ok((len, peer)) = socket.recv_from(&mut buf) else {
                     continue;
                 };
-                let (count, held) = peers.entry(peer).or_default();
+                let (count, kept) = peers.entry(peer).or_default();
                 *count += 1;
-                if let Some(stale) = held.take() {
+                if let Some(stale) = kept.take() {
                     let _ = socket.send_to(&stale, peer);
                 }
-                if *count % 4 == 0 {
-                    *held = Some(buf[..len].to_vec());
+                if held(*count) {
+                    *kept = Some(buf[..len].to_vec());
                 } else {
                     let _ = socket.send_to(&buf[..len], peer);
                 }
