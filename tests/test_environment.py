@@ -87,7 +87,9 @@ def test_make_installs_into_a_venv_where_the_system_python_refuses_and_parse_py_
         assert "externally-managed-environment" in refused.stdout + refused.stderr, refused
     repo, folder = clean_copy(tmp_path / "repo"), logs(tmp_path / "logs")
     before, env = snapshot(python), user_env(python)
-    env["PIP_NO_COMPILE"] = "1"  # where the packages go is the question, not their bytecode (CPU the suite shares)
+    # Where the packages go is the question, not their bytecode (CPU the suite shares). PIP_COMPILE=0, as
+    # PIP_NO_COMPILE=1 reads inverted (pip maps a --no-X flag's variable onto X: it compiles).
+    env["PIP_COMPILE"] = "0"
 
     make = subprocess.run([MAKE, "python"], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
     assert make.returncode == 0, make.stdout + make.stderr
