@@ -4,7 +4,7 @@
 # Not a test of `make test` (its sweeps take minutes). `sweep` runs COUNT real sweeps, one after another, each of
 # std, an identical variant std-x (`std:pong:--delay-ns 0`) and two planted lines, std-d10 and std-d30, whose pong
 # holds each echo 10 % and 30 % of std's p50 (measured first by a pilot sweep), back-to-back over TCP,
-# REPEATS=3 DURATION=0.5 WARMUP=0.1, each into DIR/NNN. `analyse` records every sweep into one history
+# REPEATS=3 (--repeats) DURATION=0.5 WARMUP=0.1, each into DIR/NNN. `analyse` records every sweep into one history
 # (DIR/all.sqlite), then makes histories of 6 sweeps out of it, each a copy of that file with only its sweeps and
 # lines, and runs the gate on each (analysis.cli.main, as parse.py does):
 # - A/A: std and std-x in 6 sweeps; a call is a false alarm.
@@ -40,15 +40,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # a script under tests/: the packages sit at the root
 
-KNOBS = {"REPEATS": "3", "DURATION": "0.5", "WARMUP": "0.1", "INTERVALS": "0", "PROTOCOLS": "tcp", "PROBED": "0"}
+KNOBS = {"REPEATS": "3", "DURATION": "0.5", "WARMUP": "0.1", "INTERVALS": "0", "PROTOCOLS": "tcp", "PROBED": "0",
+         "STOP": "fixed"}  # every round of every line, as a CI job that records a history runs
 SWEEP_TIMEOUT_S = 300
 LENGTH = 6  # sweeps per history
 POINT = "tcp/64B/b2b/0tasks/1conn/closed"
 
 
-def _sweep(out: Path, variants: str) -> Path:
-    """One real sweep of std and `variants` into `out`; the folder it made."""
-    env = os.environ | KNOBS | {"OUT_DIR": str(out), "VARIANTS": variants}
+def _sweep(out: Path, variants: str, repeats: int) -> Path:
+    """One real sweep of std and `variants` into `out`, `repeats` rounds; the folder it made."""
+    env = os.environ | KNOBS | {"OUT_DIR": str(out), "VARIANTS": variants, "REPEATS": str(repeats)}
     done = subprocess.run([str(REPO / "run-localhost.sh"), "-S"], env=env, capture_output=True, text=True,
                           timeout=SWEEP_TIMEOUT_S)
     if done.returncode != 0:
@@ -67,11 +68,11 @@ def _p50(folder: Path, label: str) -> float:
     return float(rows[0]["p50_ns"])
 
 
-def sweep(directory: Path, count: int) -> int:
+def sweep(directory: Path, count: int, repeats: int) -> int:
     directory.mkdir(parents=True, exist_ok=True)
     plan = directory / "plan.json"
     if not plan.exists():  # else: more sweeps of the plan already made
-        p50 = _p50(_sweep(directory / "pilot", "std-x=std:pong:--delay-ns 0"), "std")
+        p50 = _p50(_sweep(directory / "pilot", "std-x=std:pong:--delay-ns 0", repeats), "std")
         plan.write_text(json.dumps({"std_p50_ns": p50, "delays_ns": {s: round(p50 * s / 100) for s in (10, 30)}}))
     p50, delays = json.loads(plan.read_text()).values()
     variants = " ".join(["std-x=std:pong:--delay-ns 0"] + [f"std-d{s}=std:pong:--delay-ns {d}" for s, d in
@@ -80,7 +81,7 @@ def sweep(directory: Path, count: int) -> int:
     started = time.monotonic()
     done = len(list(directory.glob("[0-9][0-9][0-9]")))
     for k in range(done, done + count):
-        _sweep(directory / f"{k:03d}", variants)
+        _sweep(directory / f"{k:03d}", variants, repeats)
         print(f"sweep {k + 1}/{count} done, {time.monotonic() - started:.0f} s", flush=True)
     return 0
 
@@ -209,6 +210,7 @@ def main(argv=None) -> int:
     run = commands.add_parser("sweep", help="run the real sweeps")
     run.add_argument("--dir", type=Path, required=True)
     run.add_argument("--count", type=int, default=36)
+    run.add_argument("--repeats", type=int, default=3, help="rounds a sweep (`needs` reads 3-round sweeps)")
     read = commands.add_parser("analyse", help="the gate on histories made of them")
     read.add_argument("--dir", type=Path, required=True)
     read.add_argument("--shuffled", type=int, default=0)
@@ -222,7 +224,7 @@ def main(argv=None) -> int:
     more.add_argument("--seed", type=int, default=53)
     args = parser.parse_args(argv)
     if args.command == "sweep":
-        return sweep(args.dir, args.count)
+        return sweep(args.dir, args.count, args.repeats)
     if args.command == "needs":
         return needs(args.dir, args.merge, args.length, args.draws, args.seed)
     return analyse(args.dir, args.shuffled, args.seed, args.before)
