@@ -82,7 +82,7 @@ def sweep(directory: Path, count: int, repeats: int) -> int:
     done = len(list(directory.glob("[0-9][0-9][0-9]")))
     for k in range(done, done + count):
         _sweep(directory / f"{k:03d}", variants, repeats)
-        print(f"sweep {k + 1}/{count} done, {time.monotonic() - started:.0f} s", flush=True)
+        print(f"sweep {k + 1 - done}/{count} done ({k + 1} in {directory}), {time.monotonic() - started:.0f} s", flush=True)
     return 0
 
 
