@@ -48,7 +48,6 @@ class Lab:
         self.veth_a, self.veth_b = f"rtva{tag}", f"rtvb{tag}"
         self.addr_a, self.addr_b = f"{subnet}.1", f"{subnet}.2"
         self.sshd = None
-        self.made_privsep = False
         self.ssh_opts = ""
 
     # -- setup ---------------------------------------------------------------------------------
@@ -80,10 +79,9 @@ class Lab:
             "KbdInteractiveAuthentication no", "UsePAM no", "StrictModes no", "PrintMotd no",
             "UseDNS no", "MaxStartups 100", "",
         ]))
-        privsep = Path("/run/sshd")  # sshd insists on it; the Debian service normally makes it
-        if not privsep.exists():
-            privsep.mkdir(mode=0o755, parents=True)
-            self.made_privsep = True
+        # sshd insists on it at every connection; the Debian service makes it and so do we, and we
+        # leave it: removing it at one lab's `down()` cut off every other lab's sshd still serving.
+        Path("/run/sshd").mkdir(mode=0o755, parents=True, exist_ok=True)
         log = open(d / "sshd.log", "w")
         self.sshd = subprocess.Popen(
             ["ip", "netns", "exec", self.ns_b, SSHD, "-D", "-e", "-f", str(d / "sshd_config")],
@@ -125,11 +123,6 @@ class Lab:
             self.sshd.wait(timeout=10)
         for ns in (self.ns_a, self.ns_b):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-        if self.made_privsep:
-            try:
-                Path("/run/sshd").rmdir()
-            except OSError:
-                pass
         for name in ("host_key", "client_key"):
             for suffix in ("", ".pub"):
                 (self.dir / f"{name}{suffix}").unlink(missing_ok=True)

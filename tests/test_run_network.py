@@ -3,6 +3,7 @@ in B. Skipped (and said so) when not root or when `ip netns` does not work here.
 
 import os
 import signal
+import subprocess
 
 import pytest
 
@@ -194,3 +195,19 @@ def test_an_interrupted_network_sweep_stops_the_remote_pong(lab, tmp_path):
     assert (first["status"], second["status"]) == ("ok", "interrupted")
     check_log_pair(folder, first["stem"], "std", "tcp")
     assert not list(folder.glob(f"{second['stem']}.*"))
+
+
+def test_a_lab_taken_down_leaves_another_labs_sshd_serving(tmp_path):
+    # The labs of parallel tests share sshd's privilege-separation directory; a teardown that
+    # removed it (the first lab made it) cut off the other labs' sshd: a sweep there then waited for B.
+    first = Lab(tmp_path / "first", subnet="10.203.8").up()
+    second = Lab(tmp_path / "second", subnet="10.203.9")
+    try:
+        second.up()
+        first.down()
+        argv = second.in_ns(second.ns_a, ["ssh", *second.ssh_opts.split(), f"root@{second.addr_b}", "echo", "ok"])
+        after = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        assert (after.returncode, after.stdout) == (0, "ok\n"), after.stderr
+    finally:
+        first.down()
+        second.down()
