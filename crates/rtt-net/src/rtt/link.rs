@@ -1,13 +1,7 @@
 //! One message out, its echo back: the part of the RTT exchange that differs between TCP (the
 //! echo must carry the sequence sent) and UDP (a reply has a deadline; stale ones are set aside).
 
-use std::{
-    future::Future,
-    io,
-    mem::take,
-    net::SocketAddr,
-    time::{Duration, Instant},
-};
+use std::{future::Future, io, mem::take, net::SocketAddr, time::Instant};
 
 use anyhow::{anyhow, bail};
 
@@ -238,12 +232,10 @@ pub(super) fn udp_echo_seq(echo: &[u8], size: usize) -> Option<u64> {
 
 pub(super) struct UdpLink<U> {
     socket: U,
-    address: SocketAddr,
-    timeout: Duration,
-    /// A reply lost in the warm-up is waited for until then at most, never into the window.
-    measure_start: Instant,
-    /// The warm-up's sequences are those below this: their late replies count for nothing.
-    warmup_seqs: u64,
+    /// Its target, timeout and timeline.
+    part: Connection,
+    /// The first sequence sent in the window: a late reply to one before it is the warm-up's.
+    first_measured: Option<u64>,
     message: Vec<u8>,
     echo: Vec<u8>,
 }
@@ -252,10 +244,8 @@ impl<U: UdpIo> UdpLink<U> {
     pub fn new(socket: U, part: &Connection) -> Self {
         Self {
             socket,
-            address: part.target,
-            timeout: part.udp_timeout,
-            measure_start: part.timeline.measure_start,
-            warmup_seqs: 0,
+            part: *part,
+            first_measured: None,
             message: wire::message(part.payload),
             // Any datagram fits, so a reply of the wrong size is seen as such.
             echo: vec![0; MAX_UDP_PAYLOAD + 1],
@@ -269,15 +259,14 @@ impl<U: UdpIo> Link for UdpLink<U> {
     }
 
     async fn exchange(&mut self, seq: u64, sent_at: Instant) -> anyhow::Result<Echo> {
-        let address = self.address;
+        let (address, timeline) = (self.part.target, self.part.timeline);
         let size = self.message.len();
         let sent;
         (sent, self.message) = self.socket.send(take(&mut self.message), size).await;
         sent.map_err(|e| udp_error(e, address, "sending to"))?;
-        let mut deadline = sent_at + self.timeout;
-        if sent_at < self.measure_start {
-            deadline = deadline.min(self.measure_start);
-            self.warmup_seqs = seq + 1;
+        let deadline = timeline.reply_deadline(sent_at, self.part.udp_timeout);
+        if sent_at >= timeline.measure_start {
+            self.first_measured.get_or_insert(seq);
         }
         let mut stale = 0;
         loop {
@@ -292,7 +281,7 @@ impl<U: UdpIo> Link for UdpLink<U> {
                 // credited to this one.
                 Ok(Some(len)) => {
                     let echoed = udp_echo_seq(&self.echo[..len], size);
-                    let of_warmup = matches!(echoed, Some(earlier) if earlier < self.warmup_seqs);
+                    let of_warmup = matches!((echoed, self.first_measured), (Some(seq), Some(first)) if seq < first);
                     stale += u64::from(!of_warmup);
                     continue;
                 }

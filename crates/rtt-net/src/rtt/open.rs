@@ -201,9 +201,7 @@ async fn receive_http<Rd: TcpRead>(
 
 /// Receives the echoes of a UDP socket: the oldest message's reply must come within the
 /// timeout of its send, or it is lost; a reply to a later message means the ones before it are
-/// lost; anything else (a late reply to a lost message, a stray datagram) is set aside. A reply
-/// lost in the warm-up is waited for until the measured window opens, never into it (a deadline
-/// already past for each message sent late to catch up would send them all at once).
+/// lost; anything else (a late reply to a lost message, a stray datagram) is set aside.
 async fn receive_udp<U: UdpIo>(
     socket: Arc<U>,
     in_flight: Arc<InFlight>,
@@ -216,11 +214,9 @@ async fn receive_udp<U: UdpIo>(
     let mut first_measured = None; // the warm-up's sequences are below it
     while let Some(flight) = in_flight.oldest().await {
         let received;
-        let mut deadline = flight.sent_at + part.udp_timeout;
+        let deadline = timeline.reply_deadline(flight.sent_at, part.udp_timeout);
         if flight.measured {
             first_measured.get_or_insert(flight.seq);
-        } else if flight.sent_at < timeline.measure_start {
-            deadline = deadline.min(timeline.measure_start); // not for the late sends that catch up
         }
         (received, echo) = socket.recv_until(echo, deadline).await;
         let at = Instant::now();
@@ -239,7 +235,8 @@ async fn receive_udp<U: UdpIo>(
                         recorder.lost += u64::from(earlier.measured);
                     }
                 }
-                Some(seq) if first_measured.is_some_and(|first| seq < first) => {} // the warm-up's
+                seq if matches!((seq, first_measured), (Some(seq), Some(first)) if seq < first) => {
+                }
                 _ => recorder.out_of_order += u64::from(flight.measured),
             },
             Err(e) => {

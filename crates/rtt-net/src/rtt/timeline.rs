@@ -38,6 +38,18 @@ impl Timeline {
         }
     }
 
+    /// Until when the reply to a datagram sent at `sent_at` is waited for: the timeout, but never
+    /// into the window for one sent in the warm-up (a loss there must not eat the window). By the
+    /// send, not the due time: capped, late sends catching up would all go at once and overflow.
+    pub fn reply_deadline(&self, sent_at: Instant, timeout: Duration) -> Instant {
+        let deadline = sent_at + timeout;
+        if sent_at < self.measure_start {
+            deadline.min(self.measure_start)
+        } else {
+            deadline
+        }
+    }
+
     /// A connection's recorder, for this run's measured window.
     pub fn recorder(&self) -> Recorder {
         let mut recorder = Recorder::new();
@@ -59,4 +71,37 @@ pub(super) struct Connection {
     pub window: Option<u32>,
     /// UDP: how long a datagram's reply is waited for before it counts as lost.
     pub udp_timeout: Duration,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warm_up_datagram_is_waited_for_until_the_window_opens_at_most() {
+        let (start, ms) = (Instant::now(), Duration::from_millis);
+        let timeline = Timeline {
+            start,
+            measure_start: start + ms(100),
+            end: start + ms(300),
+            deadline: start + ms(400),
+        };
+        let deadline =
+            |sent: u64, timeout: u64| timeline.reply_deadline(start + ms(sent), ms(timeout));
+        assert_eq!(
+            deadline(10, 1000),
+            start + ms(100),
+            "sent in the warm-up: capped"
+        );
+        assert_eq!(
+            deadline(95, 2),
+            start + ms(97),
+            "its own timeout comes first"
+        );
+        assert_eq!(
+            deadline(100, 1000),
+            start + ms(1100),
+            "sent in the window: the whole timeout"
+        );
+    }
 }
