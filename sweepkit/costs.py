@@ -54,6 +54,12 @@ class Costs:
         """What runs of these points (a stem per run still to come) will take."""
         return sum(self.of(stem) for stem in stems)
 
+    def as_fixed(self, stems, retired: dict[str, int], done: int, elapsed_s: float) -> tuple[float, float]:
+        """A round of every point (`stems`) and the time `done` rounds would have taken, as if none had left the
+        rotation: a retired point's runs skipped since its last round (`retired`: stem → that round) at its cost."""
+        skipped_s = sum(max(done - after, 0) * self.of(stem) for stem, after in retired.items())
+        return self.left_s(stems), elapsed_s + skipped_s
+
     def costliest(self, stems, count: int = COSTLIEST) -> list[tuple[str, float]]:
         """The points (of `stems`) whose runs cost most, with a run's cost."""
         return sorted(((stem, self.of(stem)) for stem in dict.fromkeys(stems) if stem in self.seen),

@@ -137,10 +137,13 @@ class Sweep:
         spec, doc = self.spec, self.doc
         order = {p["stem"]: i for i, p in enumerate(doc["points"])}
         points = sorted({r.point.stem: r.point for r in self.runs}.values(), key=lambda p: order[p.stem])
-        running = [p for p in points if not (self.rotation and p.stem in self.rotation.retired)]
-        round_s = self.costs.left_s(p.stem for p in running)
+        # The fixed design's rounds, every point's runs counted: a point that left the rotation (STOP=decided) saves
+        # its time and buys the others no rounds, so the most rounds, and each look's information fraction, never
+        # grow with what was decided.
+        retired = self.rotation.retired if self.rotation else {}
+        round_s, elapsed_s = self.costs.as_fixed([p.stem for p in points], retired, done, self.clock() - self.t0)
         reserved = probed.reserve_s(self.costs, points, spec)  # the probed runs after the rounds (PROBED)
-        fitted = costs_mod.fit(spec.budget_s - reserved, self.clock() - self.t0, done, round_s, spec.repeats)
+        fitted = costs_mod.fit(spec.budget_s - reserved, elapsed_s, done, round_s, spec.repeats)
         before = spec.repeats
         if fitted.rounds == before:
             return

@@ -111,6 +111,19 @@ def test_stop_on_p99_keeps_a_line_running_until_its_p99_comparison_is_decided_to
         assert int(row["decided_at_p99"]) == p99["decided_at"]
 
 
+def test_under_a_budget_a_line_that_leaves_buys_the_others_no_rounds(tmp_path):
+    # std-d is decided at the first look; std-aa, identical to std, stays open for several looks more.
+    _, _, doc = sweep(tmp_path, REPEATS="", BUDGET="30s")
+    first = doc["looks"][0]["round"]
+    assert doc["retired"]["std-d-tcp-64B-0s-0t"] == first < doc["repeats"]
+    replans = doc["budget"]["replans"]
+    at_first = ([r["rounds_after"] for r in replans if r["after_round"] <= first] or [doc["budget"]["rounds"]])[-1]
+    # The fixed design's rounds, within a round's wobble: counting only the lines still running, a third fewer
+    # runs a round would have grown the most rounds by half of those left.
+    assert doc["repeats"] <= at_first + 2, replans
+    fractions = [look["fraction"] for look in doc["looks"]]
+    assert fractions == sorted(set(fractions)), doc["looks"]  # each look adds information, none goes back
+
 @pytest.mark.parametrize("knob, value", [("STOP", "soon"), ("STOP_ON", "p95"), ("MARGIN", "-1"), ("MARGIN_P99", "100")])
 def test_a_bad_design_knob_is_refused_naming_it(tmp_path, knob, value):
     run = run_script("run-localhost.sh", ["-S"], tmp_path, timeout=60, **(SHORT | {knob: value}))
