@@ -54,18 +54,36 @@ def parse_args(argv) -> Request:
 
 # -- the sweeps ------------------------------------------------------------------------------------------------
 
+INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal.SIGHUP}  # a sweep's status once stopped
+
+
+def stopped(signum, _frame):
+    """SIGINT, SIGTERM or SIGHUP: raised where this process waits, so that its sweep is stopped too (a second signal
+    it ignores), and nothing follows; the shell's exit status after such a signal."""
+    raise SystemExit(128 + signum)
+
+
 def wait(proc: subprocess.Popen, deadline_s: float) -> int:
-    """The sweep's exit status; past its deadline it is stopped as Ctrl-C would (it stops its own ends)."""
+    """The sweep's exit status; past its deadline, or when this process is stopped, it is stopped as Ctrl-C would
+    (it stops its own ends): a sweep never outlives the regeneration that started it."""
     try:
         return proc.wait(timeout=deadline_s)
     except subprocess.TimeoutExpired:
         print(f"findings: {proc.args[0]} passed its deadline of {deadline_s:.0f} s: stopping it", file=sys.stderr)
-        proc.send_signal(signal.SIGTERM)
-        try:
-            return proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            return proc.wait()
+        return end(proc)
+    except BaseException:
+        print(f"findings: stopped: stopping {proc.args[0]}; the page stays as it was", file=sys.stderr)
+        end(proc)
+        raise
+
+
+def end(proc: subprocess.Popen) -> int:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
 
 
 def run_sweep(name: str, out_dir: Path) -> int:
@@ -247,7 +265,12 @@ def main(argv=None) -> int:
     failed, start = [], time.monotonic()
     for name in asked.sweeps:
         began = time.monotonic()
-        if run_sweep(name, asked.out_dir) != 0:
+        status = run_sweep(name, asked.out_dir)
+        if status in INTERRUPTED:  # stopped from outside (its folder says so, and --continue goes on from there)
+            print(f"findings: sweep {name} was stopped (exit {status}): no further sweep, the page as it was",
+                  file=sys.stderr)
+            return status
+        if status != 0:
             failed.append(name)
         print(f"findings: sweep {name} took {duration(time.monotonic() - began)} (about {BY_NAME[name].minutes:g} min "
               "stated)", file=sys.stderr, flush=True)
@@ -271,4 +294,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    for caught in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(caught, stopped)
     sys.exit(main())

@@ -1,8 +1,10 @@
 """No process outlives its sweep: after kill -9 of the sweep's own PID (not its group), its pongs, pings and
-helpers end within 2 s, on this host and on host B of a two-host sweep."""
+helpers end within 2 s, on this host and on host B of a two-host sweep; and a findings regeneration stopped with
+SIGTERM stops its sweep."""
 
 import os
 import signal
+import sys
 import time
 
 import pytest
@@ -67,3 +69,21 @@ def test_kill_9_of_a_two_host_sweep_leaves_no_process_on_either_host(tmp_path):
         assert [(pid, process_name(pid)) for pid in lab.strays()] == [], "left on host B"
     finally:
         lab.down()
+
+
+def test_stopping_the_findings_regeneration_stops_its_sweep_and_runs_no_other(tmp_path):
+    require_binaries("std", "tokio")
+    page = tmp_path / "findings.md"
+    page.write_text((REPO / "docs" / "findings.md").read_text())
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "findings.regenerate", "--only", "main", "--only", "pacing", "--page", str(page),
+            "--out-dir", str(out)]
+    run = started(argv, dict(os.environ), {"std-pong", "tokio-pong", "asyncstd-pong", "smol-pong", "busy-poll-pong"})
+    os.kill(run.proc.pid, signal.SIGTERM)  # as a CI job's timeout or `kill` would: not its group
+    assert run.proc.wait(timeout=30) == 128 + signal.SIGTERM
+    deadline = time.monotonic() + GONE_WITHIN_S
+    while session_pids(run.proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert [(pid, process_name(pid)) for pid in session_pids(run.proc.pid)] == [], "left after the regeneration stopped"
+    assert page.read_text() == (REPO / "docs" / "findings.md").read_text()
+    assert [p.name for p in out.iterdir()] == ["main"], "a sweep started after the one stopped"
