@@ -6,7 +6,7 @@
 
 # `make findings` runs it after rewriting the page. Each figure is a cell of a table between the page's markers:
 # std's back-to-back p50 and what tokio adds (claim5), async-std's and smol's Δ and their verdicts (claim2), and
-# what 1000 CPU-bound decoys do (claim4); the date is the `main` sweep's (machine).
+# what 1000 CPU-bound decoys do (claim4); the date and the idle setting are the `main` sweep's (machine).
 
 import argparse
 import re
@@ -70,6 +70,8 @@ def figures(findings: str) -> dict[str, str]:
              for fw in ("tokio", "async-std", "smol")}
     return {
         "date": cell(machine, "started (UTC)", sweep="main").split(" ")[0],
+        "idle": cell(machine, "cpuidle driver, states", sweep="main").split(" ")[0],
+        "tune": cell(machine, "TUNE: /dev/cpu_dma_latency", sweep="main").split(":")[0],
         "std": cell(tokio, "std p50 µs [95 %]", link="loopback", transport="tcp", **{"msg/s": "∞"}),
         "tokio": delta(cell(tokio, "tokio − std µs [95 %], verdict", link="loopback", transport="tcp",
                             **{"msg/s": "∞"})),
@@ -84,7 +86,7 @@ def figures(findings: str) -> dict[str, str]:
 def headline(findings: str) -> str:
     """The block's body: a few sentences, every figure from the page."""
     f = figures(findings)
-    return (f"Measured on this suite's 2-vCPU VM (sweep `main`, {f['date']}, idle CPUs held awake by `TUNE=1`):\n"
+    return (f"Measured on this suite's 2-vCPU VM (sweep `main`, {f['date']}, cpuidle `{f['idle']}`, `{f['tune']}`):\n"
             f"back-to-back over TCP, std's p50 is {f['std']} µs.\n"
             f"tokio adds {f['tokio']} µs, async-std {f['async-std']} µs and smol {f['smol']} µs.\n"
             f"Over TCP and UDP, 10 msg/s to back-to-back, async-std is `slower` than std at {f['slower async-std']} "

@@ -200,7 +200,7 @@ def command_lines(names, folders=None) -> str:
     for name in names:
         sweep = BY_NAME[name]
         where = f" (inside namespace A of the lab; B is {LAB_SUBNET}.2)" if sweep.network else ""
-        body.append(f"Sweep `{name}`, {sweep.about}; about {sweep.minutes:g} min here{took((folders or {}).get(name))}"
+        body.append(f"Sweep `{name}`, {sweep.about}; {sweep.bound} {sweep.minutes:g} min here{took((folders or {}).get(name))}"
                     f"{where}:\n\n"
                     f"```sh\n{sweep.command()}\n```\n")
     return "\n".join(body)
@@ -253,7 +253,7 @@ def bodies(folders: dict[str, Path], figures: Path, link: str) -> dict[str, str]
         out["machine"] = machine.table(folders) + "\nThe system check's warnings as each sweep started:\n\n" + \
             machine.warnings(folders)
     out["sweeps"] = command_lines((n.name for n in SWEEPS), folders) + \
-        f"\nIn all about {sum(s.minutes for s in SWEEPS):g} min of sweeps, one after another.\n"
+        f"\nIn all about {sum(s.minutes for s in SWEEPS):g} min of sweeps at most, one after another.\n"
     return out
 
 
