@@ -142,7 +142,10 @@ fn udp_ping_survives_lost_datagrams(runtime: &str) {
         );
         ping(runtime, &args, Duration::from_secs(20))
     };
-    let (control, run) = (against(LossyEcho::holding(|_| false)), against(LossyEcho::start()));
+    let (control, run) = (
+        against(LossyEcho::holding(|_| false)),
+        against(LossyEcho::start()),
+    );
     assert_eq!(run.code(), Some(0), "{runtime}: {}", run.stderr);
     // The losses cost the run one timeout past its end at most (50 ms; 500 ms for the noise),
     // against the same ping with nothing lost.
