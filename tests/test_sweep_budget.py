@@ -56,7 +56,6 @@ def test_the_rounds_that_fit_are_the_most_whose_projected_end_is_within_the_budg
     assert costs.fit(60, 10, 1, 5, planned=12).rounds == 11 and costs.fit(60, 10, 1, 5, planned=13).rounds == 11
 
 
-
 def test_a_point_that_left_the_rotation_saves_its_time_and_buys_the_others_no_rounds():
     learned = costs.Costs({"std": 1.0, "tokio": 1.0, "smol": 1.0})
     for stem in ("std", "tokio", "smol"):
@@ -69,6 +68,7 @@ def test_a_point_that_left_the_rotation_saves_its_time_and_buys_the_others_no_ro
     assert costs.fit(60, elapsed_s, 10, round_s).rounds == 16
     assert costs.fit(60, 34.0, 10, 2.0).rounds == 23
     assert learned.as_fixed(["std", "tokio"], {}, 10, 20.0) == (2.0, 20.0)  # nothing left: the sweep as it ran
+
 
 def test_the_replan_line_says_the_rounds_before_and_after_and_the_costliest_points():
     said = costs.line("6m", costs.Fit(14, False, 355), 48, 1, 25.1, 7.4, [("std-timers-1000t", 15.4), ("b", 1.2)])

@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail};
 
 use rtt_core::runtime::{STALL_LIMIT, TcpIo, TcpRead, UdpIo, timed_out};
 
-use super::timeline::Connection;
+use super::timeline::{Connection, of_warmup};
 use crate::{
     http::client::{EchoRequest, ResponseReader, Tally},
     wire::{self, MAX_UDP_PAYLOAD, Protocol},
@@ -281,8 +281,7 @@ impl<U: UdpIo> Link for UdpLink<U> {
                 // credited to this one.
                 Ok(Some(len)) => {
                     let echoed = udp_echo_seq(&self.echo[..len], size);
-                    let of_warmup = matches!((echoed, self.first_measured), (Some(seq), Some(first)) if seq < first);
-                    stale += u64::from(!of_warmup);
+                    stale += u64::from(!of_warmup(echoed, self.first_measured));
                     continue;
                 }
                 Ok(None) => Answer::Lost,

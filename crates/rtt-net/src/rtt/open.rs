@@ -18,7 +18,7 @@ use super::{
         udp_error,
     },
     sender::{Message, TcpTransmit, UdpTransmit, send_on_schedule},
-    timeline::{Connection, Outcome, Timeline},
+    timeline::{Connection, Outcome, Timeline, of_warmup},
 };
 use crate::{
     http::client::{EchoRequest, ResponseReader},
@@ -235,8 +235,7 @@ async fn receive_udp<U: UdpIo>(
                         recorder.lost += u64::from(earlier.measured);
                     }
                 }
-                seq if matches!((seq, first_measured), (Some(seq), Some(first)) if seq < first) => {
-                }
+                seq if of_warmup(seq, first_measured) => {}
                 _ => recorder.out_of_order += u64::from(flight.measured),
             },
             Err(e) => {

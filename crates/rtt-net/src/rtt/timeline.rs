@@ -58,6 +58,12 @@ impl Timeline {
     }
 }
 
+/// Whether a reply's sequence is the warm-up's: below the first sent in the window (`first_measured`,
+/// none until then). Such a late reply counts for nothing, not as out of order.
+pub(super) fn of_warmup(seq: Option<u64>, first_measured: Option<u64>) -> bool {
+    matches!((seq, first_measured), (Some(seq), Some(first)) if seq < first)
+}
+
 /// One connection's share of the run: all its task needs, and nothing of the others'.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Connection {
@@ -103,5 +109,13 @@ mod tests {
             start + ms(1100),
             "sent in the window: the whole timeout"
         );
+    }
+
+    #[test]
+    fn a_late_reply_is_the_warm_ups_only_below_the_first_sequence_sent_in_the_window() {
+        assert!(of_warmup(Some(2), Some(3)));
+        assert!(!of_warmup(Some(3), Some(3)), "the first measured one");
+        assert!(!of_warmup(Some(2), None), "no measured one sent yet");
+        assert!(!of_warmup(None, Some(3)), "a stray datagram");
     }
 }
