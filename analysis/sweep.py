@@ -107,6 +107,7 @@ def collect(folder: Path, kind, filters: Filters, with_time: bool, warn, noise: 
     runs, shapes = _tidy(pd.DataFrame(rows), shapes, kind, palette, warn)
     runs["one_end"] = runs["framework"].map(_one_end_variants(found.infos))
     runs["disturbed"] = runs["source"].map(lambda source: Path(source).name).map(_disturbed_runs(found.infos))
+    runs["empty"] = runs["source"].map(_empty_runs(found.infos)).fillna(0).astype(int)
     schedules = {str(path.parent): sequential.schedule(info) for path, info in found.infos.items()}
     runs["schedule"] = runs["source"].map(lambda source: schedules.get(str(Path(source).parent), sequential.Schedule()))
     runs["host_warnings"] = runs["source"].map(lambda source: Path(source).parent / load.SWEEP_INFO).map(
@@ -159,6 +160,14 @@ def order(infos: dict) -> str | None:
     return orders.pop() if len(orders) == 1 else None
 
 
+def _empty_runs(infos: dict):
+    """A run's log → how many runs of its point in its sweep held no sample, even measured again (sweep.json
+    points[].empty): runs its point's estimate lost."""
+    by_point = {(str(path.parent), p["stem"]): p.get("empty") or 0 for path, info in infos.items()
+                if isinstance(info, dict) for p in info.get("points") or () if isinstance(p, dict) and "stem" in p}
+    return lambda source: by_point.get((str(Path(source).parent), _point_stem(Path(source)).name))
+
+
 def _disturbed_runs(infos: dict) -> dict[str, str]:
     """Log stem → why, for each run its sweep flagged as disturbed (sweep.json runs[].disturbed)."""
     return {r["stem"]: r["disturbed"] for info in infos.values() for r in info.get("runs") or ()
@@ -201,6 +210,11 @@ def _why_nothing(folder: Path, kind, found: load.Found, seen: list, tried: int, 
     others = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
     if others:
         return f"no {name} logs in {folder} (it holds {others} logs; choose them with -k)"
+    none = unmeasured(found.infos, filters)
+    if none:  # a sweep ran and kept no log: each point says why (sweep.json points[].message)
+        return (f"no {name} log in {folder}: its sweep measured none of its points; " +
+                "; ".join(f"{p['stem']}: {p['message']}" for p in none[:3]) +
+                (f"; and {len(none) - 3} more (sweep.json)" if len(none) > 3 else ""))
     return (f"no {name} logs found in {folder}: run a sweep first (e.g. ./run-localhost.sh -S -t) "
             f"or point -d at a folder of logs")
 

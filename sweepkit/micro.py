@@ -110,7 +110,7 @@ class MicroPoint:
         return {"stem": self.stem, "framework": self.framework, "bench": self.bench,
                 "sizes": {name.replace("-", "_"): value for name, value in self.sizes},
                 "estimated_s": self.estimated_s, "status": "skipped" if self.skipped else "planned",
-                "repeats_ok": 0, "message": self.skipped}
+                "repeats_ok": 0, "empty": 0, "message": self.skipped}
 
 
 def check_counts(k: dict, name: str, what: str, example: str, problems: list[str]) -> None:

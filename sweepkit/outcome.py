@@ -12,3 +12,4 @@ class Outcome:
     message: str | None = None
     tails: tuple = ()  # stderr files, shown when the run failed
     ends: dict | None = None  # each local end's threads late in the run (disturbance.threads), by end
+    empty: str | None = None  # why its window held no sample, every retry's too (sweepkit/retry.py)

@@ -71,14 +71,14 @@ class Point:
                         for word in (d.option(end), str(self.get(d.name)))))
 
     def record(self) -> dict:
-        """The point's entry in sweep.json, before it runs; its status and repeats_ok follow its runs."""
+        """The point's entry in sweep.json, before it runs; its status, repeats_ok and empty follow its runs."""
         entry = {"stem": self.stem, "framework": self.framework, "transport": self.transport,
                  "payload": self.payload}
         if self.interval is not None:
             entry["interval_s"] = float(self.interval)
         entry |= {d.name: self.get(d.name) for d in applying(self.kind)}
         return entry | {"status": "skipped" if self.skipped else "planned", "repeats_ok": 0,
-                        "message": self.skipped}
+                        "empty": 0, "message": self.skipped}
 
 
 @dataclass(frozen=True)

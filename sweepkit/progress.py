@@ -152,11 +152,12 @@ def closing_lines(doc: dict, sweep_dir) -> list[str]:
             lines.append(f"{full} of {len(points)} points have all {doc['repeats']} repeats")
         short = [f"{p['stem']}: {p['message']}" for p in points if p["status"] in ("partial", "failed", "interrupted")]
     failed = [f"{r['stem']}: {r['message']}" for r in runs if r["status"] == "failed"]
+    empty = [f"{r['stem']}: {r['message']}" for r in runs if r["status"] == "empty"]
     connections = {p["stem"]: p.get("connections") for p in points}
     starved = [f"{r['stem']}: {r['starved']} of {connections[r['point']]} connections got under half the median "
                "replies" for r in runs if r.get("starved")]
     for title, items in (("Skipped", listed), ("Incomplete", short), ("Starved connections", starved),
-                         ("FAILED", failed)):
+                         ("Held no sample, measured again and still empty", empty), ("FAILED", failed)):
         if items:
             lines.append(f"{title} ({len(items)}):")
             lines += [f"  {item}" for item in items]

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from . import modes, noise, progress, space, state
+from . import modes, noise, progress, retry, space, state
 from .outcome import Outcome
 
 # A point whose runs the ping's watchdog ended this often is not run again: each such run costs its 15 s, and
@@ -35,6 +35,9 @@ def judge(sweep, ended: Ended, run: dict, took_s: float) -> tuple[str, str | Non
             raise fault
         mode = modes.of(point.kind)
         status, message = mode.judge(outcome.exit_code, progress.seconds(mode.limit_s(sweep.spec, point)), stem)
+    if status == "ok" and outcome.empty:  # measured again and still nothing: its logs hold no estimate
+        sweep.remove_logs(run["stem"])
+        return "empty", f"{outcome.empty} (and in its {retry.RETRIES} retries)"
     return state.skip_unavailable(status, message, outcome.tails, stem)
 
 

@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 SCHEMA = "rtt-sweep/2"
-STATUSES = ("ok", "failed", "skipped", "interrupted", "planned")  # of a run
+# Of a run; empty: its binary ended well but its window held no sample, after its retries (sweepkit/retry.py).
+STATUSES = ("ok", "empty", "failed", "skipped", "interrupted", "planned")
 # Of a point, from its runs: every repeat ok; some ok, not all; none ok, as the runs say.
-POINT_STATUSES = ("ok", "partial", "failed", "skipped", "interrupted", "planned")
+POINT_STATUSES = ("ok", "partial", "empty", "failed", "skipped", "interrupted", "planned")
 # The order of sweep.json's keys; keys not listed (none today) would follow the scalars.
 ORDER = ("schema", "status", "kind", "mode", "command", "target", "remote", "remote_dir", "frameworks",
          "variants", "repeats", "seed", "pinning", "nice", "started_at", "estimated_s", "finished_at", "wall_s", "measured_s",
@@ -35,8 +36,9 @@ def load(path) -> dict:
 
 
 def tally(doc: dict) -> None:
-    """Each point's status and repeats_ok from its runs. A point with no run was skipped by the plan and
-    keeps its reason; otherwise its message says how many repeats it has when that is not all."""
+    """Each point's status, repeats_ok and empty (its runs whose windows held no sample) from its runs. A point with
+    no run was skipped by the plan and keeps its reason; otherwise its message says how many repeats it has when that
+    is not all, and how many of the others held no sample."""
     by_point: dict[str, list[dict]] = {}
     for run in doc.get("runs", []):
         by_point.setdefault(run["point"], []).append(run)
@@ -45,21 +47,25 @@ def tally(doc: dict) -> None:
         if not runs:
             continue
         statuses = [r["status"] for r in runs]
-        ok = statuses.count("ok")
-        point["repeats_ok"] = ok
+        ok, empty = statuses.count("ok"), statuses.count("empty")
+        point["repeats_ok"], point["empty"] = ok, empty
         if ok == len(runs):
             point["status"], point["message"] = "ok", None
             continue
         if ok:
             point["status"] = "partial"
         else:
-            point["status"] = next((s for s in ("failed", "interrupted", "planned") if s in statuses), "skipped")
+            point["status"] = next((s for s in ("failed", "interrupted", "empty", "planned") if s in statuses),
+                                   "skipped")
         if point["status"] == "skipped":
             point["message"] = runs[0]["message"]
         elif point["status"] == "planned":
             point["message"] = None
+        elif point["status"] == "empty" and empty == len(runs):
+            point["message"] = f"all {empty} runs held no sample; the first: {runs[0]['message']}"
         else:
-            point["message"] = f"{ok} of {len(runs)} repeats"
+            held = f" ({empty} held no sample)" if empty else ""
+            point["message"] = f"{ok} of {len(runs)} repeats{held}"
 
 
 def save(path, doc: dict) -> None:

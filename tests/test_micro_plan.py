@@ -184,7 +184,8 @@ def test_a_micro_run_has_the_binary_s_arguments_and_its_time_limit():
 def test_point_and_run_records_say_the_bench_its_sizes_and_a_time_guess():
     (point,) = planned("S", BENCHES="channel", MICRO_WORKERS="100", MICRO_EVENT_TYPES="int")
     record = point.record()
-    assert list(record) == ["stem", "framework", "bench", "sizes", "estimated_s", "status", "repeats_ok", "message"]
+    assert list(record) == ["stem", "framework", "bench", "sizes", "estimated_s", "status", "repeats_ok", "empty",
+                            "message"]
     assert record["sizes"] == {"event_type": "int", "workers": 100} and record["estimated_s"] > 0.3
     assert plan.Run(point, 1).record() == {"stem": "std-channel-int-w100-r1", "point": "std-channel-int-w100",
                                            "round": 1, "status": "planned", "start_s": None, "wall_s": None,

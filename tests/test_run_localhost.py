@@ -172,7 +172,7 @@ def test_a_signal_in_round_two_stops_its_children_and_keeps_every_finished_run(t
     assert not list(folder.glob(f"{last}.*")), "the unfinished run was left"
     assert {p["stem"]: (p["status"], p["repeats_ok"]) for p in sweep["points"]} == {
         finished[2][1]: ("ok", 2), last[:-3]: ("partial", 1)}
-    assert sweep["counts"] == {"ok": 3, "failed": 0, "skipped": 0, "interrupted": 1, "planned": 0}
+    assert sweep["counts"] == {"ok": 3, "empty": 0, "failed": 0, "skipped": 0, "interrupted": 1, "planned": 0}
 
 
 BAD_KNOBS = [

@@ -290,13 +290,14 @@ def test_point_and_run_records_have_the_fields_of_their_kind():
     rtt, tput = planned("S", INTERVALS="0.001", PROTOCOLS="tcp")[0], planned("S", MODE="throughput",
                                                                               SIZES="8", PROTOCOLS="tcp")[0]
     assert list(rtt.record()) == ["stem", "framework", "transport", "payload", "interval_s", "tasks", "connections",
-                                  "load", "status", "repeats_ok", "message"]
+                                  "load", "status", "repeats_ok", "empty", "message"]
     assert rtt.record()["interval_s"] == 0.001
     assert list(tput.record()) == ["stem", "framework", "transport", "payload", "tasks", "status", "repeats_ok",
-                                   "message"]
+                                   "empty", "message"]
     assert plan.Run(rtt, 2).record() == {"stem": "std-tcp-64B-0.001s-0t-r2", "point": "std-tcp-64B-0.001s-0t",
                                          "round": 2, "status": "planned", "start_s": None, "wall_s": None,
-                                         "p50_ns": None, "achieved_rate": None, "p99_ns": None, "starved": None,
+                                         "p50_ns": None, "achieved_rate": None, "p99_ns": None, "samples": None,
+                                         "starved": None,
                                          "message": None}
     assert list(plan.Run(tput, 1).record())[-3:] == ["msg_per_s_p50", "gbit_per_s_p50", "message"]
 

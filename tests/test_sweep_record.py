@@ -36,7 +36,7 @@ def cells(line):
 
 def test_a_point_has_p50_rtt_and_rate_or_p50_throughput(tmp_path):
     write_logs(tmp_path, rtt=RTT_LOG, tput=THROUGHPUT_LOG)
-    assert summary.log_figures(tmp_path / "rtt.json") == (21000, 999.5, 40000)  # p50, rate, and the p99 STOP_ON=p50,p99 decides on
+    assert summary.log_figures(tmp_path / "rtt.json") == (21000, 999.5, 40000, 10)  # p50, rate, the p99, n
     assert summary.log_figures(tmp_path / "tput.json") == (4.2e6, 2.15)
     assert summary.log_figures(tmp_path / "missing.json") == (None, None)
 
@@ -107,13 +107,14 @@ def test_sweep_json_names_the_results_of_each_kind_of_run_and_tallies_the_points
                     "gbit_per_s_p50": 2.15, "message": None}
     first, skipped, rtt = doc["points"][0], doc["points"][3], doc["points"][-1]
     assert first == {"stem": "std-tcp-64B-throughput-0t", "framework": "std", "transport": "tcp", "payload": 64,
-                     "tasks": 0, "status": "partial", "repeats_ok": 1, "message": "1 of 2 repeats"}
+                     "tasks": 0, "status": "partial", "repeats_ok": 1, "empty": 0,
+                     "message": "1 of 2 repeats"}
     assert skipped["status"] == "skipped" and "65507" in skipped["message"]
     assert not any(r["point"] == skipped["stem"] for r in doc["runs"]), "a skipped point has no run"
     assert rtt["interval_s"] == 0.001 and (rtt["status"], rtt["repeats_ok"]) == ("ok", 1)
     assert doc["runs"][-1]["p50_ns"] == 21000 and doc["runs"][-1]["achieved_rate"] == 999.5
-    assert doc["counts"] == {"ok": 2, "failed": 0, "skipped": 0, "interrupted": 0, "planned": 5}
-    assert doc["point_counts"] == {"ok": 1, "partial": 1, "failed": 0, "skipped": 1, "interrupted": 0,
+    assert doc["counts"] == {"ok": 2, "empty": 0, "failed": 0, "skipped": 0, "interrupted": 0, "planned": 5}
+    assert doc["point_counts"] == {"ok": 1, "partial": 1, "empty": 0, "failed": 0, "skipped": 1, "interrupted": 0,
                                    "planned": 2}
     assert not list(tmp_path.glob(".*tmp")), "the temporary file is renamed over sweep.json"
 

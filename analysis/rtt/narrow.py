@@ -57,19 +57,21 @@ def _notes(points: pd.DataFrame, body: list[list[str]], noise: float) -> list[st
     used = [(True, QUANTILES), (True, INTERVAL), ("[–]" in said, OPEN), ((points["repeats"] == 1).any(), WITHIN_RUN),
             ("too few" in said, TOO_FEW), ((points["verdict"] != "").any(), DELTA.format(noise=fmt.percent(noise))),
             (points["missed_rate"].any(), MISSED), ("∞" in said, table.BACK_TO_BACK)]
-    disturbed = "disturbed" in points and bool(points["disturbed"].fillna(0).astype(bool).any())
-    marks = table.marks(False, not points["complete"].all(), disturbed, False)
+    disturbed, empty = (name in points and bool(points[name].fillna(0).astype(bool).any())
+                        for name in ("disturbed", "empty"))
+    marks = table.marks(False, not points["complete"].all(), disturbed, False, empty)
     notes = [note for shown, note in used if shown] + marks + [WIDE]
     return [line for note in notes for line in textwrap.wrap(note, WIDTH, subsequent_indent="  ")]
 
 
 def cells(points: pd.DataFrame, noise: float) -> tuple[list[str], list[list[str]], list[str]]:
     """The narrow table's headers, a row per point and its notes (the variants' and hosts' notes kept whole)."""
-    headers, body, _ = table.cells(points, noise)
+    headers, body, notes = table.cells(points, noise)
+    unmeasured = [note for note in notes if note.startswith("× ")]  # why a point has no figures, whole
     body = _marked(headers, body)
     keep = _shown(headers, body)
     body = [[row[i] for i in keep] for row in body]
-    said = [*variant_notes(points), *host_notes(points)]  # whole, each line wrapped as its own indent says
+    said = [*unmeasured, *variant_notes(points), *host_notes(points)]  # whole, each line wrapped as its indent says
     wrapped = [line for note in said for line in textwrap.wrap(note, WIDTH, initial_indent="",
                                                                subsequent_indent=" " * (len(note) - len(note.lstrip()) + 2))]
     return [SHORT.get(headers[i], headers[i]) for i in keep], body, _notes(points, body, noise) + wrapped

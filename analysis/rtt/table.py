@@ -25,8 +25,8 @@ CSV_COLUMNS = ["framework", "transport", "payload", "interval_s", "target_rate",
                "mde_p50_ns", "mde_p50_pct", "interval_method", "delta_interval_method", "p9999_ns",
                "delta_p99_ns", "delta_p99_low_ns", "delta_p99_high_ns", "verdict_p99", "mde_p99_ns", "mde_p99_pct",
                "refused", "delta_base_p50_ns", "delta_base_p50_low_ns", "delta_base_p50_high_ns", "verdict_base",
-               "decided_at", "decided_at_base", "decided_at_p99"]  # the round of the look that decided the Δp50,
-# the Δ vs base, and the Δp99 where the sweep stopped on it too (STOP_ON=p50,p99)
+               "decided_at", "decided_at_base", "decided_at_p99", "empty"]  # the round of the look that decided the Δp50,
+# the Δ vs base, and the Δp99 where the sweep stopped on it too (STOP_ON=p50,p99); the runs that held no sample
 # A dimension of suite/dimensions.py that the columns above do not name: a column of its own, after them
 # in CSV, and in the text and Markdown tables of a sweep where it is not its default.
 OTHERS = [name for name in DIMENSIONS if name not in CSV_COLUMNS]
@@ -136,7 +136,7 @@ def _with_base(headers: list[str], body: list[list[str]], points: pd.DataFrame) 
 
 def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], list[str]]:
     """The table for people: latencies in µs, rates with k/M; and the footnotes it needs."""
-    lines, missed, partial, old, disturbed = [], False, False, False, False
+    lines, missed, partial, old, disturbed, empty = [], False, False, False, False, False
     for p in points.itertuples():  # a loop over points, not samples
         achieved = "–" if pd.isna(p.achieved_rate) else fmt.si(p.achieved_rate)
         if p.missed_rate:
@@ -149,6 +149,9 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
         if getattr(p, "disturbed", 0):
             name += " ‡"
             disturbed = True
+        if getattr(p, "empty", 0):
+            name += " ∅"
+            empty = True
         old |= p.format == "2022 CSV"
         delta = "" if not p.verdict else interval(p.delta_p50, p.delta_p50_low, p.delta_p50_high, signed)
         lines.append([name, p.transport, str(p.payload), fmt.rate_label(p.interval_s), achieved,
@@ -156,16 +159,18 @@ def rows(points: pd.DataFrame, noise: float = 0.02) -> tuple[list[list[str]], li
                       quantile(p, "p999", bare=True), fmt.us(p.max), delta, detectable(p), called(p, noise), decided(p),
                       tail_delta(p, "p99"), p.verdict_p99, fmt.count(p.lost)])
     notes = [METHOD_NOTE, VERDICT_NOTE.format(noise=fmt.percent(noise)), "n, lost: summed; max: the largest",
-             *marks(missed, partial, disturbed, old), BACK_TO_BACK]
+             *marks(missed, partial, disturbed, old, empty), BACK_TO_BACK]
     return lines, notes + variant_notes(points) + host_notes(points)
 
 
-def marks(missed: bool, partial: bool, disturbed: bool, old: bool) -> list[str]:
-    """The footnotes of the marks some row carries: !, *, ‡, –."""
+def marks(missed: bool, partial: bool, disturbed: bool, old: bool, empty: bool = False) -> list[str]:
+    """The footnotes of the marks some row carries: !, *, ‡, ∅, –."""
     said = [(missed, f"! achieved rate more than {int(100 * MISSED_BY)} % off the target (below or above it)"),
             (partial, "* a run ended early (\"complete\": false); its samples are shown"),
             (disturbed, "‡ a repeat ran while other processes or the hypervisor took far more CPU than in the rest "
                         "of its round (sweep.json runs[].disturbed); kept in the figures"),
+            (empty, "∅ a run's window held no sample, nor did its 2 retries (sweep.json points[].empty, the CSV's "
+                    "empty): the point's figures pool its other runs, its repeats say how many"),
             (old, "– not recorded by the 2022 suite")]
     return [note for used, note in said if used]
 
@@ -229,6 +234,7 @@ def csv(points: pd.DataFrame, noise: float = 0.02) -> str:
     table["refused"] = ["; ".join(v for v in row if v) for row in said]  # a loop over points
     table["lost"] = integers(points, "lost")
     table["starved"] = integers(points, "starved")
+    table["empty"] = integers(points, "empty") if "empty" in points else 0  # logs without a sweep.json: none known
     table["mde_p50_ns"] = integers(points, "mde_p50")
     table["mde_p50_pct"] = pd.to_numeric(points["mde_p50_pct"], errors="coerce").round(1)
     table["interval_method"] = points["method"].map(u.INTERVAL_METHOD).fillna("")

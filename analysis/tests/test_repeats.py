@@ -58,7 +58,7 @@ def test_csv_keeps_its_columns_and_adds_exactly_the_interval_and_connection_colu
     table = csv_table(capsys, "-d", paired_dir)
     assert ",".join(CSV_COLUMNS).endswith(
         f",lost,{NEW_COLUMNS},{CONNECTION_COLUMNS},{SENSITIVITY_COLUMNS},{TAIL_COLUMNS},{BASE_COLUMNS},"
-        "decided_at,decided_at_base,decided_at_p99")
+        "decided_at,decided_at_base,decided_at_p99,empty")
     assert list(table.columns) == CSV_COLUMNS
 
 

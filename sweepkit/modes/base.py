@@ -121,6 +121,11 @@ class Mode:
         """ok or failed (or skipped), and why, from the exit status and the logs."""
         return state.ping_outcome(exit_code, limit_s, stem)
 
+    def empty(self, log: dict) -> str | None:
+        """Why a log its binary wrote whole holds no sample the point can use (sweepkit/empty.py), or
+        None when it holds one: such a run is measured again (sweepkit/retry.py)."""
+        return None
+
     def run_bytes(self, point, spec: Spec) -> int:
         """About what one run of the point writes (sweepkit.space)."""
         raise NotImplementedError

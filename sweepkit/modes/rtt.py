@@ -4,7 +4,7 @@ import shlex
 
 from suite import fmt as style, sequential
 
-from .. import carry, plan, table
+from .. import carry, empty, plan, table
 from ..checks import DECIMAL, MAX_UDP_SIZE, payload
 from ..selection import has_pong
 from .. import spec as spec_mod
@@ -60,7 +60,8 @@ class Rtt(Mode):
         # registry (sweepkit.modes), which sits above both.
         self.reference_modes = references or {}
 
-    figure_keys = ("p50_ns", "achieved_rate", "p99_ns")  # the p99: what STOP_ON=p50,p99 decides on
+    # the p99: what STOP_ON=p50,p99 decides on; samples: whether a point's runs carry the quantiles it prints (looks)
+    figure_keys = ("p50_ns", "achieved_rate", "p99_ns", "samples")
     # Measured on the 2-core test machine (docs/sweeps.md, "Time"): 0.02 s a runtime's RTT run, its record included.
     overhead_guess_s = 0.03
     header = ["framework", "transport", "target/s", "achieved/s", "tasks", "conns", "load", "run", "n", "p50 µs",
@@ -160,10 +161,14 @@ class Rtt(Mode):
         starved = f"   {run['starved']}/{connections or table.UNKNOWN} conns starved" if run.get("starved") else ""
         return table.progress(p50, rate, "msg/s") + starved
 
+    def empty(self, log: dict) -> str | None:
+        """A run without one round trip in its window has no p50 for the comparisons to pair."""
+        return None if (log.get("rtt_ns") or {}).get("n") else empty.why(log, "no round trip in its window")
+
     def figures(self, log: dict) -> tuple:
-        """p50 RTT (ns), achieved rate (msg/s) and p99 RTT (ns)."""
+        """p50 RTT (ns), achieved rate (msg/s), p99 RTT (ns) and the round trips in the window."""
         rtt = log.get("rtt_ns") or {}
-        return rtt.get("p50"), log.get("achieved_rate"), rtt.get("p99")
+        return rtt.get("p50"), log.get("achieved_rate"), rtt.get("p99"), rtt.get("n")
 
     def row(self, log: dict, run: str = table.UNKNOWN) -> list[str]:
         rtt = log.get("rtt_ns") or {}

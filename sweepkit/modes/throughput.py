@@ -2,7 +2,7 @@
 
 from suite import fmt as style
 
-from .. import table
+from .. import empty, table
 from .. import spec as spec_mod
 from ..spec import Spec
 from ..checks import MAX_TCP_SIZE, MAX_UDP_SIZE, MAX_UDP_THROUGHPUT_S, payload
@@ -91,6 +91,11 @@ class Throughput(Mode):
         msgs, gbit = run["msg_per_s_p50"], run["gbit_per_s_p50"]
         return (f"p50 {table.si(msgs):>10} msg/s   "
                 f"{table.si(gbit):>8} Gb/s")
+
+    def empty(self, log: dict) -> str | None:
+        """A run whose pong counted no window, or no message in them, has no rate."""
+        counted = log.get("windows") and (log.get("msg_per_s") or {}).get("p50") is not None
+        return None if counted else empty.why(log, "no message counted in its window")
 
     def figures(self, log: dict) -> tuple:
         """p50 msg/s and p50 Gb/s."""
