@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from suite import percentile
 from suite.tdist import t_quantile
 
 from . import uncertainty as u
@@ -41,17 +42,7 @@ def label(name: str) -> str:
     return f"{prefix.replace('_', ' ')}p{shown}"
 
 
-def effective_n(sizes) -> int:
-    """How many samples runs of these sizes are worth when each run weighs the same: R² / Σ 1/n_r, R times
-    the sizes' harmonic mean (Kish's effective sample size); the plain total when the sizes are equal."""
-    sizes = np.asarray([s for s in sizes if s > 0], dtype=np.float64)
-    if len(sizes) == 0:
-        return 0
-    return int(math.floor(len(sizes) ** 2 / np.sum(1.0 / sizes) + 1e-6))
-
-
-def carried(sizes, q: float) -> bool:
-    return effective_n(sizes) >= u.min_samples(q)
+effective_n, carried = percentile.effective_n, percentile.carried  # one rule for the sweep and the analysis
 
 
 def _pooled(runs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

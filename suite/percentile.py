@@ -35,3 +35,16 @@ def min_samples(q: float) -> int:
     printed"). The analysis refuses by it (analysis/quantiles.py), the sweep's plan foretells it (sweepkit/carry.py)."""
     # 1 − 0.9999 is 0.99999999999989e-4 in binary: without the slack p99.99 would need 100 001.
     return max(1, math.ceil(TAIL_BEYOND / min(q, 1 - q) - 1e-6)) if 0 < q < 1 else 1
+
+
+def effective_n(sizes) -> int:
+    """How many samples runs of these sizes are worth when each run weighs the same: R² / Σ 1/n_r, R times the
+    sizes' harmonic mean (Kish's effective sample size); the plain total when the sizes are equal. What the
+    analysis refuses a pooled quantile by, and the sweep keeps a point running until (sweepkit/looks.py)."""
+    sizes = [s for s in sizes if s > 0]
+    return math.floor(len(sizes) ** 2 / sum(1.0 / s for s in sizes) + 1e-6) if sizes else 0
+
+
+def carried(sizes, q: float) -> bool:
+    """Whether runs of these sizes, pooled, carry the q-quantile (min_samples)."""
+    return effective_n(sizes) >= min_samples(q)

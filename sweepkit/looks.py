@@ -4,12 +4,14 @@
 # suite/sequential.py's decide on the same values: the runs' p50 that their logs hold and sweep.json records (and
 # under STOP_ON=p50,p99 their p99 too, a comparison of its own with MARGIN_P99). A line
 # whose comparisons at a setting are all decided runs there no more; std runs while any comparison of its setting
-# is open; a reference without a comparison (ICMP, busy polling) leaves after the first look. Which runs are left out
-# depends on what was measured, so it is recorded: sweep.json `looks` and `retired`.
+# is open; a reference without a comparison (ICMP, busy polling) leaves after the first look. And no point leaves
+# before its runs' samples carry the quantiles the table prints for it (p50; p99 too under STOP_ON=p50,p99): a
+# comparison decided at round 10 of runs of one message each would leave the line's own p50 unprinted. Which runs
+# are left out depends on what was measured, so it is recorded: sweep.json `looks` and `retired`.
 
 from dataclasses import dataclass
 
-from suite import sequential
+from suite import percentile, sequential
 from suite.fmt import duration
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
@@ -49,6 +51,18 @@ def comparisons(points, bases: dict[str, str], figures: tuple[str, ...] = ("p50"
     return found
 
 
+QUANTILES = {"p50": 0.5, "p99": 0.99}  # the figures STOP_ON names, as quantiles
+
+
+def samples_by_point(runs, records) -> dict[str, list[int]]:
+    """Point stem → the samples of each of its runs that ended ok (sweep.json runs[].samples)."""
+    found: dict[str, list[int]] = {}
+    for run, record in zip(runs, records):
+        if record["status"] == "ok" and isinstance(record.get("samples"), int):
+            found.setdefault(run.point.stem, []).append(record["samples"])
+    return found
+
+
 def values_by_round(runs, records, figure: str = "p50") -> dict[tuple, dict[int, float]]:
     """(framework, setting) → {round: the run's `figure` (its p50, p99)} of the runs that ended ok."""
     found: dict[tuple, dict[int, float]] = {}
@@ -84,9 +98,10 @@ class Rotation:
             mine, theirs = (values[c.figure].get((name, c.setting), {}) for name in (c.line, c.against))
             self.decisions[c] = sequential.decide(mine, theirs, self.looks.taken, margin=design.margin_of(c.figure),
                                                   floor=design.floor, over=over)
-        open_ = set(self.open())
+        open_, samples = set(self.open()), samples_by_point(runs, records)
         for point in self.points:
-            if point.stem not in self.retired and self._settled(point, open_):
+            carried = all(percentile.carried(samples.get(point.stem, ()), QUANTILES[f]) for f in design.stop_on)
+            if point.stem not in self.retired and carried and self._settled(point, open_):
                 self.retired[point.stem] = done
         return look
 
