@@ -131,9 +131,10 @@ class Spec:
 
     def window(self, interval: str | None) -> Seconds:
         """A run's measured window at `interval` (None: not paced): DURATION, or MIN_MESSAGES × the interval where
-        that is longer, so that a run at a low rate holds at least MIN_MESSAGES messages."""
-        if self.min_messages and interval is not None and float(interval) > 0:
-            longer = round(self.min_messages * float(interval), 6)
+        that is longer, so that a run at a low rate holds at least MIN_MESSAGES messages; and never under one
+        interval, which a window shorter than could hold no send at all (an empty run, measured again for nothing)."""
+        if interval is not None and float(interval) > 0:
+            longer = round(max(self.min_messages, 1) * float(interval), 6)
             if longer > self.duration.s:
                 return Seconds(f"{longer:g}", longer)
         return self.duration
