@@ -48,7 +48,8 @@ def design_line(spec: Spec) -> str:
     most = "under BUDGET" if spec.budget else f"REPEATS={spec.repeats} × {sequential.INFLATION:g}"
     which = "every Δp50 and Δp99 of the runs (STOP_ON=p50,p99)" if "p99" in design.stop_on else "every Δ"
     return (f"  STOP=decided: {which} vs std (and a variant's vs its base) is looked at after rounds {shown}, and a "
-            f"line leaves a setting once all its comparisons are decided (slower, faster, or {margins}); at most "
+            f"line leaves a setting once all its comparisons are decided (slower, faster, or {margins}) and its runs "
+            f"carry its own {' and '.join(design.stop_on)}; at most "
             f"{design.maximum} rounds ({most}); a 5 % false-call rate over all the looks (docs/analysis.md)")
 
 
