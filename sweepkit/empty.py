@@ -1,11 +1,11 @@
 """Why a run whose binary ended well holds no sample: what its log's counts and both ends' counters say."""
 
-# A window with no round trip is no measurement, but it is not a failure of the suite either: a runtime whose
-# decoys hold its worker for the whole window, or a machine that gave the ping no CPU, both leave one. The counters
-# tell them apart, so the reason says which they show (docs/reading.md, "A run that held no sample").
+# A window with no round trip is no measurement, and it is not the suite's failure either: a closed loop sends each
+# message after the echo of the last, so a warm-up echo held past the window leaves it with nothing, and a ping
+# that ends well. The counters say what they can of why (docs/reading.md, "A run that held no sample").
 
-# From this share of its window on a CPU, an end was busy: its own work held it. Below it, an end was waiting (for a
-# reply that did not come) or not run at all, which its counters cannot tell apart.
+# From this share of its window on a CPU, an end was busy. Below it, it was idle or waiting for a CPU: its counters
+# cannot tell those apart (a spinning decoy keeps a ping busy whatever its connections do).
 BUSY = 0.25
 
 
@@ -38,17 +38,19 @@ def busy(log: dict, end: str) -> bool | None:
 
 
 def cause(log: dict, sent: int | None) -> str:
-    """What the counters point at: the ping's runtime, the pong, or neither end."""
-    ping, pong = busy(log, "ping"), busy(log, "pong")
-    if ping:
-        decoys = f" (its {log['tasks']} decoys)" if log.get("tasks") else ""
-        return (f"the ping was on a CPU and {'sent nothing' if not sent else 'got no reply'}: its runtime ran other "
-                f"work{decoys} than its connections")
+    """What the counts and counters show: what the ping waited for, and whether the pong ran meanwhile."""
+    if sent:
+        lead = f"none of the {sent} messages sent in the window was answered in it"
+    else:
+        lead = ("nothing was sent in the window: each connection still awaited the echo of a warm-up message (a closed "
+                "loop sends after each echo), or never ran")
+    pong, ping = busy(log, "pong"), busy(log, "ping")
+    if pong is None:
+        return f"{lead}; the pong was not counted"
     if pong:
-        return "the ping waited while the pong was on a CPU: the pong held the reply"
-    if ping is None:
-        return "no counters to tell why"
-    return "neither end was busy: a reply was waited for and did not come, or the machine ran neither end"
+        return f"{lead}; the pong was on a CPU: it held the echo"
+    either = ", nor the ping" if ping is False else ""
+    return f"{lead}; the pong hardly ran{either}: idle, or waiting for a CPU others held (counters cannot tell which)"
 
 
 def why(log: dict, samples: str) -> str:

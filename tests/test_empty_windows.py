@@ -97,12 +97,16 @@ def test_each_mode_names_a_log_without_a_sample_and_only_such_a_log():
     starved = {"rtt_ns": {"n": 0}, "sent": 0, "received": 0, "tasks": 2, "counters": counters}
     assert rtt.empty(starved) == ("no round trip in its window; sent 0, received 0; ping 137 ms of CPU in its 204 ms "
                                   "window (1564 involuntary, 0 voluntary switches); pong 2 ms of CPU in its 204 ms "
-                                  "window: the ping was on a CPU and sent nothing: its runtime ran other work (its 2 "
-                                  "decoys) than its connections")
+                                  "window: nothing was sent in the window: each connection still awaited the echo of "
+                                  "a warm-up message (a closed loop sends after each echo), or never ran; the pong "
+                                  "hardly ran: idle, or waiting for a CPU others held (counters cannot tell which)")
     assert rtt.empty({"rtt_ns": {"n": 1}}) is None
-    assert rtt.empty({"rtt_ns": {"n": 0}}).endswith("no counters to tell why")
+    assert rtt.empty({"rtt_ns": {"n": 0}}).endswith("the pong was not counted")
     idle = counters | {"ping": counters["ping"] | {"cpu_ns": {"value": 1_000_000}}}
-    assert empty.cause({"counters": idle}, 1).startswith("neither end was busy")
+    assert empty.cause({"counters": idle}, 3).startswith("none of the 3 messages sent in the window was answered")
+    assert ", nor the ping:" in empty.cause({"counters": idle}, 3)
+    held = counters | {"pong": counters["pong"] | {"cpu_ns": {"value": 150_000_000}}}
+    assert empty.cause({"counters": held}, 0).endswith("; the pong was on a CPU: it held the echo")
     assert throughput.empty({"windows": 0, "msg_per_s": {}}).startswith("no message counted in its window")
     assert throughput.empty({"windows": 4, "msg_per_s": {"p50": 1.0}}) is None
     assert modes.of("micro").empty({}) is None
