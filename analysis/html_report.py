@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from suite import fmt
+from suite import dimensions, fmt
 
 from . import pages as kit
 
@@ -44,10 +44,11 @@ class Table:
     facets: dict[str, list[str]]  # a filter's name (one lowercase word) → each row's value
 
 
-def anchors(points: pd.DataFrame, keys) -> list[str]:
-    """An id per point from the values of its keys (tokio-tcp-64-0.001-0-1-closed), unique in the page."""
-    return unique_ids([fmt.plain(v) if isinstance(v, float) else str(v) for v in values if not pd.isna(v)]
-                      for values in points[list(keys)].itertuples(index=False))  # a loop over points
+def id_words(points: pd.DataFrame, keys) -> list[list[str]]:
+    """The words of each point's id: the values of its keys (tokio, tcp, 64, 0.001, 0, 1, closed), a key it
+    lacks (NaN) left out; unique_ids makes them ids."""
+    return [[fmt.plain(v) if isinstance(v, float) else str(v) for v in values if not pd.isna(v)]
+            for values in points.reindex(columns=list(keys)).itertuples(index=False)]  # a loop over points
 
 
 def unique_ids(rows) -> list[str]:
@@ -65,12 +66,27 @@ def unique_ids(rows) -> list[str]:
 
 
 def point_table(kind, sweep) -> Table:
-    """The summary table of a sweep of `kind` (a Kind), as its text table has it, with its filters."""
+    """The summary table of a sweep of `kind` (a Kind), as its text table has it, with its filters.
+
+    A kind's table may end with a row per point the sweep planned and measured no run of (rtt's: `ping ×`,
+    summary.unmeasured); such a row is named, filtered and sorted as a measured one, from its sweep.json record."""
     points = sweep.points
     headers, rows, notes = kind.cells(points, sweep.noise)
-    facets = {name: [write(v) for v in points[column]] for name, (column, write) in FACETS.items()
-              if column in points and points[column].nunique() > 1}
-    return Table(list(headers), rows, list(notes), anchors(points, kind.keys), facets)
+    unmeasured = _unmeasured(points, len(rows) - len(points))
+    facets = {}
+    for name, (column, write) in FACETS.items():
+        values = [*points[column], *unmeasured.get(column, [])] if column in points else []
+        if len({v for v in values if not pd.isna(v)}) > 1:
+            facets[name] = [fmt.UNKNOWN if pd.isna(v) else write(v) for v in values]
+    ids = unique_ids(id_words(points, kind.keys) + id_words(unmeasured, kind.keys))
+    return Table(list(headers), rows, list(notes), ids, facets)
+
+
+def _unmeasured(points: pd.DataFrame, count: int) -> pd.DataFrame:
+    """The sweep.json records of the last `count` rows of a table (sweep.collect's `unmeasured`), each dimension a
+    record lacks (ICMP's connections) at its default, as a measured point's log is read."""
+    records = (points.attrs.get("unmeasured") or [])[:count]
+    return pd.DataFrame([{**record, **{d.name: d.read(record) for d in dimensions.DIMENSIONS}} for record in records])
 
 
 def _points(artist) -> int:

@@ -27,6 +27,7 @@ from .spec import Spec
 from .state import hosts
 
 VALUED = ("--remote", "--remote-dir", "--target", "--peer")
+LONG = ("--check", "--continue", "--help")  # both scripts' long options (--continue: resume.py's, read before these)
 
 
 class Usage(Exception):
@@ -43,9 +44,9 @@ def short_flags(arg: str, show_usage) -> str:
     return letters
 
 
-def unknown_option(arg: str, known: str) -> Usage:
+def unknown_option(arg: str, known: tuple[str, ...]) -> Usage:
     """A long option the script does not take (never read as a bundle of flag letters: --check is not -c -h)."""
-    return Usage(f"unknown option {arg}: this script's long options are {known}; "
+    return Usage(f"unknown option {arg}: this script's long options are {', '.join(known[:-1])} and {known[-1]}; "
                  "the runtimes are chosen with one-letter flags such as -asStP")
 
 
@@ -58,7 +59,7 @@ def localhost_args(prog: str, argv: list[str]) -> tuple[str, bool]:
         elif arg == "--check":
             check = True
         elif arg.startswith("--"):
-            raise unknown_option(arg, "--check and --help")
+            raise unknown_option(arg, LONG)
         elif arg.startswith("-"):
             flags += short_flags(arg, lambda: show(usage.localhost(prog)))
         else:
@@ -67,8 +68,7 @@ def localhost_args(prog: str, argv: list[str]) -> tuple[str, bool]:
 
 
 def network_args(prog: str, argv: list[str]) -> dict:
-    """--remote, --remote-dir, --target, --peer (VALUE or =VALUE), --serve, --check and the flag letters; which
-    of remote, peer or serve this is (--check: none needed)."""
+    """VALUED's options (VALUE or =VALUE), --serve, --check and the flag letters; which of remote, peer or serve."""
     given, args = {"flags": "", "serve": False, "check": False}, list(argv)
     while args:
         arg = args.pop(0)
@@ -88,7 +88,7 @@ def network_args(prog: str, argv: list[str]) -> dict:
         elif arg == "--check":
             given["check"] = True
         elif arg.startswith("--"):
-            raise unknown_option(arg, "--remote, --remote-dir, --target, --serve, --peer, --check and --help")
+            raise unknown_option(arg, (*VALUED, "--serve", *LONG))
         elif arg.startswith("-"):
             given["flags"] += short_flags(arg, lambda: show(usage.network(prog)))
         else:

@@ -3,6 +3,7 @@ the refusal of unknown long options in both scripts, and the settings and warnin
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -162,16 +163,28 @@ def test_check_across_hosts_without_remote_checks_this_host_as_the_pings(tmp_pat
     assert not (tmp_path / "out").exists()
 
 
+LOCALHOST_LONG = "--check, --continue and --help"
+NETWORK_LONG = "--remote, --remote-dir, --target, --peer, --serve, --check, --continue and --help"
+
+
 @pytest.mark.parametrize("name, args, known", [
-    ("run-localhost.sh", ["--chek"], "--check and --help"),
-    ("run-localhost.sh", ["-S", "--dry-run"], "--check and --help"),
-    ("run-network.sh", ["--remote", "b", "--chek"], "--peer, --check and --help"),
+    ("run-localhost.sh", ["--chek"], LOCALHOST_LONG),
+    ("run-localhost.sh", ["-S", "--dry-run"], LOCALHOST_LONG),
+    ("run-network.sh", ["--remote", "b", "--chek"], NETWORK_LONG),
+    ("run-network.sh", ["--serve", "--continu"], NETWORK_LONG),
 ])
 def test_an_unknown_long_option_is_refused_not_read_as_flag_letters(name, args, known):
     run = script(name, *args)
     assert run.returncode == 2 and run.stdout == "", run.stdout
-    assert f"unknown option {args[-1]}: this script's long options are" in run.stderr and known in run.stderr
+    assert run.stderr.startswith(f"{name}: unknown option {args[-1]}: this script's long options are {known}; "
+                                 "the runtimes are chosen with one-letter flags such as -asStP\n"), run.stderr
     assert f"Try {name} -h." in run.stderr
+
+
+@pytest.mark.parametrize("name, known", [("run-localhost.sh", LOCALHOST_LONG), ("run-network.sh", NETWORK_LONG)])
+def test_the_refusal_lists_every_long_option_the_usage_names(name, known):
+    synopsis = script(name, "-h").stdout.split("\n\n")[0]  # the Usage: lines, before the first blank line
+    assert set(re.findall(r"--[a-z-]+", synopsis)) | {"--help"} == set(re.findall(r"--[a-z-]+", known)), synopsis
 
 
 def test_a_sweep_records_each_hosts_settings_and_prints_its_warnings(tmp_path):
