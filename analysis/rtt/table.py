@@ -92,10 +92,12 @@ def tail_delta(point, name: str) -> str:
 
 
 def detectable(point) -> str:
-    """The minimum detectable Δp50, "12.3 (14 %)"; empty where there is no Δ or no spread to size it."""
+    """The minimum detectable Δp50, "12.3 (14 %)"; empty where there is no Δ or no spread to size it, its share
+    left out where std's p50 is refused."""
     if not point.verdict or pd.isna(point.mde_p50):
         return ""
-    return f"{fmt.us(point.mde_p50)} ({point.mde_p50_pct:.0f} %)"
+    share = "" if pd.isna(point.mde_p50_pct) else f" ({point.mde_p50_pct:.0f} %)"
+    return fmt.us(point.mde_p50) + share
 
 
 def called(point, noise: float) -> str:
