@@ -41,8 +41,10 @@ def test_a_loud_level_spins_and_level_zero_only_sleeps():
     quiet_cpu, quiet_wall = _children_cpu_s(0.0, 2.0)
     loud_cpu, loud_wall = _children_cpu_s(1.0, 2.0)
     assert quiet_wall < 10 and loud_wall < 10, "both stop at their deadline"
-    # The control is level 0 in the same test: its tree pays only the interpreter's start and sleeps.
-    assert loud_cpu > quiet_cpu + 0.5 * loud * 2.0, (loud_cpu, quiet_cpu, loud)
+    # The control is level 0 in the same test: its tree pays only the interpreter's start and sleeps. A spinner
+    # gets the CPU time it asks for only on an idle CPU: beside `stress-ng --cpu 2` it got 0.49 s of the 0.82 s its
+    # duty asks, so the bound is a quarter of that, still far above a tree that only sleeps.
+    assert loud_cpu > quiet_cpu + 0.25 * loud * 2.0, (loud_cpu, quiet_cpu, loud)
 
 
 def test_sigterm_stops_the_generator_and_every_spinner():

@@ -4,7 +4,7 @@ every RTT dimension over TCP and HTTP (it needs main's http binaries: it fails, 
 import ast
 import re
 
-from sweep_helpers import REPO, check_log_pair, require_binaries, run_script, sweep_dir
+from sweep_helpers import REPO, check_log_pair, load_json, require_binaries, run_script, sweep_dir
 
 from suite import palette, transports  # noqa: E402
 from sweepkit import commands, knobs, network, plan, pongs, usage  # noqa: E402
@@ -94,6 +94,16 @@ def test_served_http_pongs_take_the_ports_after_every_tcp_and_udp_pong():
     assert re.search(r"PROTOCOLS='http udp tcp' BASE_PORT=9009 \./run-network\.sh --peer", lines[-1]), lines
 
 
+def logged(folder, doc, run: dict) -> bool:
+    """Whether a run measured (its logs checked by the caller); else it must be one the sweep measured again and named
+    empty: a loaded machine can hold a pong off its CPU for a whole window three times running (docs/reading.md)."""
+    if run["status"] == "ok":
+        return True
+    assert run["status"] == "empty" and run["message"].startswith("no round trip in its window"), run
+    assert [r["run"] for r in doc["retries"]].count(run["stem"]) == 2 and not (folder / f"{run['stem']}.json").exists()
+    return False
+
+
 def test_a_real_sweep_runs_every_rtt_dimension_over_http(tmp_path):
     require_binaries("std", "tokio")
     run = run_script("run-localhost.sh", ["-tS"], tmp_path, timeout=400, PROTOCOLS="tcp http",
@@ -101,11 +111,15 @@ def test_a_real_sweep_runs_every_rtt_dimension_over_http(tmp_path):
                      WARMUP="0.05", TUNE="0")
     assert run.rc == 0, run.output
     folder = sweep_dir(tmp_path)
-    for framework in ("std", "tokio"):
-        for stem in ("0.002s-0t", "0s-0t", "0.002s-2t-3c-open", "0s-2t-3c"):
-            log = check_log_pair(folder, f"{framework}-http-64B-{stem}-r1", framework, "http")
-            assert log["http"]["method"] == "POST" and log["http"]["path"] == "/echo", log["http"]
-            assert log["http"]["body_bytes"] == 64 and set(log["http"]["statuses"]) == {"200"}
-            if stem.endswith("open"):
-                assert log["load"] == "open" and log["window"] == 1
-            check_log_pair(folder, f"{framework}-tcp-64B-{stem}-r1", framework, "tcp")
+    doc = load_json(folder / "sweep.json")
+    status = {r["stem"]: r for r in doc["runs"]}
+    for stem in ("0.002s-0t", "0s-0t", "0.002s-2t-3c-open", "0s-2t-3c"):
+        for transport in ("http", "tcp"):
+            measured = [fw for fw in ("std", "tokio") if logged(folder, doc, status[f"{fw}-{transport}-64B-{stem}-r1"])]
+            assert measured, (stem, transport, "neither runtime measured it")  # each dimension, over each transport
+            for framework in measured:
+                log = check_log_pair(folder, f"{framework}-{transport}-64B-{stem}-r1", framework, transport)
+                if transport == "http":
+                    assert log["http"]["method"] == "POST" and log["http"]["path"] == "/echo", log["http"]
+                    assert log["http"]["body_bytes"] == 64 and set(log["http"]["statuses"]) == {"200"}
+                    assert not stem.endswith("open") or (log["load"] == "open" and log["window"] == 1)

@@ -167,9 +167,10 @@ def test_a_decided_sweep_killed_after_a_look_continues_from_its_looks(tmp_path):
 
 
 def test_a_line_decided_before_its_p50_is_carried_runs_until_it_is(tmp_path):
-    # At 10 msg/s a run of 0.05 s holds one round trip, and a p50 needs 20 pooled samples: a delay of 1 ms is
-    # decided at round 10, and each line still runs until its own p50 is carried.
-    run, folder, doc = sweep(tmp_path, REPEATS="30", INTERVALS="0.1", VARIANTS="std-d=std:pong:--delay-ns 1000000")
+    # At 10 msg/s a run holds one round trip (its window: one interval), and a p50 needs 20 pooled samples: a delay
+    # of 50 ms, far above what a loaded machine's wake-ups add to a round trip, is decided before round 20, and each
+    # line still runs until its own p50 is carried.
+    run, folder, doc = sweep(tmp_path, REPEATS="30", INTERVALS="0.1", VARIANTS="std-d=std:pong:--delay-ns 50000000")
     decision, = doc["decisions"]
     assert decision["verdict"] == "slower", decision
     samples: dict[str, list[int]] = {}
