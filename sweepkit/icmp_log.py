@@ -22,9 +22,12 @@ at the slot of the schedule it is nearest. ping prints RTTs in
 microseconds (three decimals of a millisecond), so that is their resolution. Percentiles are
 analysis/percentile.py's nearest rank, as in rtt-core; the log is checked against the logs'
 JSON schema. Loss is counted between the first and last sequence number answered in the window.
+Exit status 0: a log with replies; EMPTY: a whole log with no reply in the window from a ping that got
+replies (the sweep measures such a run again); 1: anything else.
 """
 
 EDGE_S = 1e-9  # both edges a nanosecond early: k × interval is a float (3 × 0.1 = 0.30000000000000004)
+EMPTY = 3  # the log is whole and its window holds no reply, though ping got some (its exit status 0, or stopped)
 SEQ_MODULUS = 65536  # icmp_seq is 16 bits: a long run at -i 0 wraps it many times
 # A CSV row's cells by column of the schema's header: one stream of echoes is connection 0, and ping
 # keeps no schedule of its own to correct for, so latency_ns is empty as in a runtime's closed loop.
@@ -178,7 +181,7 @@ def main(argv=None):
         return 1
     if received == 0:
         print(f"{args.raw}: no ICMP echo reply in the measured window", file=sys.stderr)
-        return 1
+        return EMPTY if args.exit_status in (0, 124) else 1
     return 0
 
 

@@ -110,3 +110,4 @@ def test_each_mode_names_a_log_without_a_sample_and_only_such_a_log():
     assert throughput.empty({"windows": 0, "msg_per_s": {}}).startswith("no message counted in its window")
     assert throughput.empty({"windows": 4, "msg_per_s": {"p50": 1.0}}) is None
     assert modes.of("micro").empty({}) is None
+    assert modes.of("icmp").empty({"rtt_ns": {"n": 0}}) == "no echo reply in its window, only outside it"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sweep_helpers import REPO
 
-from sweepkit import icmp_log  # noqa: E402
+from sweepkit import icmp_log, modes  # noqa: E402
 
 from suite import logschema  # noqa: E402
 
@@ -105,6 +105,14 @@ def test_no_reply_in_the_window_is_a_failure_with_an_incomplete_log(tmp_path):
     assert rc == 1
     assert log["complete"] is False and log["rtt_ns"]["n"] == 0
     assert csv == ["seq,t_ns,rtt_ns,conn,latency_ns"]
+
+
+def test_replies_only_outside_the_window_are_an_empty_window_to_measure_again(tmp_path):
+    # Two replies in the warm-up, none in the window, ping ended well: the sweep's empty run, not a failure.
+    rc, log, _ = convert(tmp_path, ping_output([(100.0, 1, 0.05), (100.05, 2, 0.05)]),
+                         "--interval", "0.1", "--warmup", "0.1", "--duration", "0.1", "--exit-status", "0")
+    assert rc == icmp_log.EMPTY and log["rtt_ns"]["n"] == 0
+    assert modes.of("icmp").empty(log) == "no echo reply in its window, only outside it"
 
 
 def test_it_runs_on_a_python_without_third_party_packages(tmp_path):

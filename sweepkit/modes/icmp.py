@@ -4,7 +4,7 @@ import signal
 import subprocess
 import time
 
-from .. import commands, disturbance, procs
+from .. import commands, disturbance, icmp_log, procs
 from ..outcome import Outcome
 from ..spec import Spec
 from .rtt import Rtt
@@ -43,6 +43,10 @@ class Icmp(Rtt):
     def run_fields(self) -> dict:
         return dict.fromkeys(self.figure_keys)  # one stream of echoes: no connection starves
 
+    def empty(self, log: dict) -> str | None:
+        """The kernel answers ICMP: no pong, no counters; what is known is that ping got replies, none in the window."""
+        return None if (log.get("rtt_ns") or {}).get("n") else "no echo reply in its window, only outside it"
+
     def measure(self, sweep, run) -> Outcome:
         """The system ping at the point's interval, its output converted to the suite's log pair."""
         interval, size, addr = run.point.interval, str(sweep.spec.size), sweep.icmp_addr
@@ -71,7 +75,7 @@ class Icmp(Rtt):
             converted = sweep.convert(raw, sweep.out(run), err, interval, started, code)
         finally:
             raw.unlink(missing_ok=True)
-        if converted == 0:
+        if converted in (0, icmp_log.EMPTY):  # a whole log; one with no reply in its window is measured again
             return sweep.ended(Outcome(status="ok", ends=ends))
         return sweep.ended(Outcome(status="failed", message=f"ICMP ping to {addr} gave no usable replies",
                                    tails=(err,)))
