@@ -56,6 +56,9 @@ DEFAULTS = {
     "PING_EXTRA": "",  # extra arguments for every *-ping, e.g. "--decoy sleep"
     "PONG_EXTRA": "",  # extra arguments for every *-pong, e.g. "--threads 1"
     "VARIANTS": "",  # extra lines of a runtime with other options: sweepkit/variants.py
+    # The cargo profile a version variant (BASE@VERSION) is built in: release, the measured one; harness, the tests'
+    # lighter one, whose lines are marked as no measurement (sweepkit/versions.py: PROFILES).
+    "VERSION_PROFILE": "release",
 }
 # Fewer, longer runs: MODE=throughput's, which was measured with them, and
 # run-network.sh's, where each run pays an ssh handshake of a few tenths of a second (docs/sweeps.md).

@@ -44,7 +44,7 @@ def check(environ, flags: str, context: str, ends: list[str], prog: str) -> tupl
               file=sys.stderr)
         raise SystemExit(1)
     if not spec.dry_run:  # a dry run prints the plan and builds nothing
-        checked.variants = [build(v, context, prog) for v in checked.variants]
+        checked.variants = [build(v, context, prog, spec.version_profile) for v in checked.variants]
     refused = variants.refusals(checked.variants, spec.bin_dir, mode.binary_ends(ends), spec.mode)
     if refused:
         print(*(f"{prog}: {problem}" for problem in refused), "Nothing was started.", sep="\n", file=sys.stderr)
@@ -54,9 +54,9 @@ def check(environ, flags: str, context: str, ends: list[str], prog: str) -> tupl
     return checked, spec, doc
 
 
-def build(variant: variants.Variant, context: str, prog: str) -> variants.Variant:
-    """A version variant with its build (sweepkit/versions.py: made on first use, else cargo's no-op), any other
-    as it is; a version that cannot be built ends the sweep here in one line, exit 2, before anything runs."""
+def build(variant: variants.Variant, context: str, prog: str, profile: versions.Profile) -> variants.Variant:
+    """A version variant with its build in PROFILE (sweepkit/versions.py: made on first use, else cargo's no-op), any
+    other as it is; a version that cannot be built ends the sweep here in one line, exit 2, before anything runs."""
     if not variant.version:
         return variant
     name = f"VARIANTS: {variant.label}={variant.base}@{variant.version}"
@@ -64,7 +64,7 @@ def build(variant: variants.Variant, context: str, prog: str) -> variants.Varian
         if context != "localhost":
             raise versions.BuildRefused("a version variant runs on one host: use ./run-localhost.sh")
         record = versions.build(SUITE_DIR, variant.entry, variant.version,
-                                lambda line: print(f"{prog}: {name}: {line}", flush=True))
+                                lambda line: print(f"{prog}: {name}: {line}", flush=True), profile)
     except versions.BuildRefused as refused:
         print(f"{prog}: {name}: {refused}", "Nothing was started.", sep="\n", file=sys.stderr)
         raise SystemExit(2) from None

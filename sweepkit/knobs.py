@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from suite import runtimes
 
-from . import modes, spec as spec_mod, variants as variants_mod
+from . import modes, spec as spec_mod, variants as variants_mod, versions
 from .defaults import DEFAULTS, MAY_BE_EMPTY, MICRO_DEFAULTS, NETWORK_DEFAULTS  # noqa: F401  (MICRO_DEFAULTS handed on)
 from .selection import has_pong, select
 
@@ -69,4 +69,20 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
                                             drops=mode.drops_entries)
     if result.usage is None:
         mode.check(result, environ, context)
+        check_version_profile(result)
     return result
+
+
+def check_version_profile(result: Checked) -> None:
+    """VERSION_PROFILE: one of versions.PROFILES; one that is not the measured profile is said, since the version
+    variants' lines it builds look like any other."""
+    name = result.knobs["VERSION_PROFILE"]
+    profile = versions.PROFILES.get(name)
+    if profile is None:
+        result.errors.append(f"VERSION_PROFILE='{name}': expected release (the profile the binaries are measured in) "
+                             "or harness (the tests': unoptimised, a version variant built only to see it run)")
+    elif not profile.measured and any(v.version for v in result.variants):
+        labels = " ".join(v.label for v in result.variants if v.version)
+        result.warnings.append(f"VERSION_PROFILE={name}: the version variants ({labels}) are built in cargo's {name} "
+                               "profile, not the measured binaries' release: their lines show that they run, not how "
+                               "fast")

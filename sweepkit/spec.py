@@ -14,6 +14,7 @@ from typing import Any
 from suite import sequential
 
 from .dimensions import applying
+from .versions import PROFILES, RELEASE, Profile
 
 BUDGET = re.compile(r"([0-9]+(?:[.][0-9]+)?)([smh]?)")
 UNIT_S = {"": 1, "s": 1, "m": 60, "h": 3600}
@@ -92,6 +93,7 @@ class Spec:
     probed: int = 0  # MODE=rtt's PROBED: after the rounds, this many runs of each point counting system calls too
     # How its comparisons are decided (STOP, MARGIN, MARGIN_P99: MODE=rtt's): the rounds it may run and its looks.
     design: sequential.Design | None = None
+    version_profile: Profile = RELEASE  # VERSION_PROFILE: the cargo profile a version variant is built in
 
     @property
     def rounds(self) -> int:
@@ -155,7 +157,8 @@ def parse(knobs: dict[str, str], given, mode) -> Spec:
                 ping_grace=seconds(k["PING_GRACE"]), pong_cpus=k["PONG_CPUS"], ping_cpus=k["PING_CPUS"],
                 ping_extra=tuple(k["PING_EXTRA"].split()), pong_extra=tuple(k["PONG_EXTRA"].split()),
                 ssh_opts=tuple(k.get("SSH_OPTS", "").split()),
-                base_port=int(k["BASE_PORT"]) if "BASE_PORT" in k else None, design=design(k), **mode.fields(k))
+                base_port=int(k["BASE_PORT"]) if "BASE_PORT" in k else None, design=design(k),
+                version_profile=PROFILES[k["VERSION_PROFILE"]], **mode.fields(k))
 
 
 def design(k: dict[str, str]) -> sequential.Design:

@@ -4,8 +4,9 @@
 # the crates the runtime's binary needs, its root Cargo.toml the suite's with only the runtime's crate
 # (runtimes.json's `crate`) pinned, its own Cargo.lock (seeded from the suite's, so every other crate stays
 # at the suite's versions, but those runtimes.json's `pins_below` holds at an older era's; rtt-core's build.rs
-# reads this one, so the logs name the version that ran) and its own target/. The suite's Cargo.lock and
-# target/release are never touched. A second sweep finds cargo's no-op. build.json records what was built;
+# reads this one, so the logs name the version that ran) and its own target/, the binaries in target/<profile>/
+# (VERSION_PROFILE: `release`, the measured binaries' profile, or the tests' lighter one). The suite's Cargo.lock and
+# target/ are never written. A second sweep finds cargo's no-op. build.json records what was built, in which profile;
 # sweep.json's variant entry holds a copy.
 
 import datetime
@@ -17,13 +18,28 @@ import shutil
 import subprocess
 import time
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import procs
 
-BUILD_LIMIT_S = 1800  # a cold build takes about 2 min on 2 vCPUs; a hung cargo must still end
+BUILD_LIMIT_S = 1800  # a cold build takes minutes; a hung cargo must still end
 LOCK_LIMIT_S = 1800  # another sweep building the same version first
 ROLES = ("ping", "pong", "micro")  # the links `make` gives each runtime's executable (rtt_core::roles)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The cargo profile a version variant is built in (VERSION_PROFILE), one of Cargo.toml's: `release`, the one the
+    suite's binaries are measured in, or `harness`, the test harnesses' (unoptimised, no LTO: a build that shows that
+    the version builds and runs, quickly, and whose figures say nothing of its speed)."""
+
+    name: str  # cargo's --profile, and the folder under target/ its binaries land in
+    measured: bool  # whether it is the measured binaries' profile
+
+
+RELEASE = Profile("release", measured=True)
+PROFILES = {p.name: p for p in (RELEASE, Profile("harness", measured=False))}
 
 
 class BuildRefused(Exception):
@@ -115,10 +131,10 @@ def suite_commit(suite: Path) -> str:
     return head + ("-modified" if changed else "")
 
 
-def build(suite: Path, entry, version: str, say) -> dict:
+def build(suite: Path, entry, version: str, say, profile: Profile = RELEASE) -> dict:
     """Builds (or finds built) the runtime ENTRY (runtimes.json's) against its crate at VERSION (a release, or
-    path:DIR) and returns the build's record, its binaries in record["bin_dir"]; or raises BuildRefused. `say` prints
-    the one line a build shows."""
+    path:DIR) in PROFILE and returns the build's record, its binaries in record["bin_dir"]; or raises BuildRefused.
+    `say` prints the one line a build shows, which names a profile other than the measured one."""
     runtime, prefix, crate = entry.label, entry.binary_prefix, entry.crate
     where = folder(suite, runtime, version)
     path = checkout(crate, version.removeprefix("path:")) if version.startswith("path:") else None
@@ -128,7 +144,8 @@ def build(suite: Path, entry, version: str, say) -> dict:
         _lock(held, where)
         seed = _workspace(suite, where, prefix, manifest((suite / "Cargo.toml").read_text(encoding="utf-8"), crate,
                                                          str(path) if path else version))
-        say(f"building {prefix}-rtt on {crate} {version} in {where} (cargo: minutes the first time, a second once built)")
+        say(f"building {prefix}-rtt on {crate} {version} in {where}{unmeasured(profile)} (cargo: minutes the first "
+            "time, a second once built)")
         started, log = time.monotonic(), where / "build.log"
         log.write_bytes(b"")  # this build's output only: its refusal and `compiled` read it
         cargo = ["--manifest-path", where / "Cargo.toml"]
@@ -139,16 +156,17 @@ def build(suite: Path, entry, version: str, say) -> dict:
             if code == 0 and locked(where / "Cargo.lock", name) != pinned:
                 code = _cargo(["update", "-p", name, "--precise", pinned, *cargo], log)
         # -v: the log says why cargo rebuilt a crate ("Dirty ...") or that it was "Fresh".
-        if code == 0 and not (where / "target").exists():
-            _seed_target(suite, where, runtime)
+        if code == 0 and not (where / "target" / profile.name).exists():
+            _seed_target(suite, where, runtime, profile.name)
         if code == 0:
-            code = _cargo(["build", "-v", "--release", "--bin", f"{prefix}-rtt", "--target-dir", where / "target", *cargo], log)
+            code = _cargo(["build", "-v", "--profile", profile.name, "--bin", f"{prefix}-rtt", "--target-dir",
+                           where / "target", *cargo], log)
         output = log.read_text(encoding="utf-8", errors="replace")
         if code == procs.TIMED_OUT:
             raise BuildRefused(f"cargo did not end within {BUILD_LIMIT_S} s (its output: {log})")
         if code != 0:
             raise BuildRefused(f"{crate}@{version} {why_failed(output)} (cargo's output: {log})")
-        bin_dir = where / "target" / "release"
+        bin_dir = where / "target" / profile.name
         for role in ROLES:
             link = bin_dir / f"{prefix}-{role}"
             link.unlink(missing_ok=True)
@@ -158,9 +176,18 @@ def build(suite: Path, entry, version: str, say) -> dict:
                   "path": str(path) if path else None, "commit": commit, "dirty": dirty, "folder": str(where),
                   "bin_dir": str(bin_dir), "compiled": "Compiling " in output,
                   "build_s": round(time.monotonic() - started, 1), "seed_lock": seed, "pins": pins,
+                  "profile": profile.name, "measured_profile": profile.measured,
                   "checked_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}
         (where / "build.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         return record
+
+
+def unmeasured(profile: Profile) -> str:
+    """What the build line adds for a profile other than the measured one, so that its lines are not read as marks."""
+    if profile.measured:
+        return ""
+    return (f", in cargo's {profile.name} profile (VERSION_PROFILE={profile.name}), not the measured binaries' "
+            "release: its lines show that it runs, not how fast")
 
 
 def _lock(held, where: Path) -> None:
@@ -198,20 +225,21 @@ def _workspace(suite: Path, where: Path, prefix: str, toml: str) -> str:
     return seed
 
 
-def _seed_target(suite: Path, where: Path, runtime: str) -> None:
-    """A first build starts from a copy of another build's target/ (the newest of the same runtime, else the
-    newest), so that cargo compiles only the crates whose version or source differ (its fingerprints say which):
-    about 1.5 min instead of 2.5 here. The very first one starts from the suite's own compiled registry crates that
-    its lock holds too (not the suite's own crates, which cargo rebuilds from their copies anyway): tokio 1.38.0
-    compiles 15 crates instead of 84."""
-    built = sorted((p for p in where.parent.glob("*/build.json") if p.parent != where),
-                   key=lambda p: (p.parent.name.startswith(f"{runtime}@"), p.stat().st_mtime))
+def _seed_target(suite: Path, where: Path, runtime: str, profile: str) -> None:
+    """A first build in PROFILE starts from a copy of another build's target/PROFILE (the newest of the same runtime,
+    else the newest), so that cargo compiles only the crates whose version, source or features differ (its
+    fingerprints say which). The very first one starts from the suite's own compiled registry crates of that profile
+    (`make`'s release, `make test`'s harness) that its lock holds too (not the suite's own crates, which cargo rebuilds
+    from their copies anyway). Cargo reuses nothing across profiles: their folders differ."""
+    built = sorted((p.parent / "target" / profile for p in where.parent.glob("*/build.json")
+                    if p.parent != where and (p.parent / "target" / profile).is_dir()),
+                   key=lambda p: (p.parents[1].name.startswith(f"{runtime}@"), p.stat().st_mtime))
     if built:
-        shutil.copytree(built[-1].parent / "target", where / "target", symlinks=True)
+        shutil.copytree(built[-1], where / "target" / profile, symlinks=True)
         return
     ours = _registry_crates(where / "Cargo.lock")
     for part in ("deps", "build", ".fingerprint"):
-        source, copy = suite / "target" / "release" / part, where / "target" / "release" / part
+        source, copy = suite / "target" / profile / part, where / "target" / profile / part
         copy.mkdir(parents=True, exist_ok=True)
         for item in source.iterdir() if source.is_dir() else ():
             if _crate_of(item.name, part) in ours:

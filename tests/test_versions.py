@@ -1,9 +1,10 @@
 """A runtime against itself: version variants (tokio-old=tokio@1.38.0, tokio@path:DIR) built into target/versions/, run
 beside today's, reused, recorded, and refused in one line: real cargo builds and real tiny sweeps.
 
-A build takes minutes, so a session builds one version, the oldest tokio the seam takes unchanged, and a second
-finds it built. The two tests that compile another (a checkout, the seam's refusal of an older release) run only with
-RTT_TEST_VERSION_BUILDS=all, which keeps `make test` on a fresh clone within its budget.
+A build takes minutes, so a session builds one version, the oldest tokio the seam takes unchanged, in the tests'
+lighter profile (VERSION_PROFILE=harness: it runs, but is no measurement), and a second finds it built. The tests that
+compile another version run only with RTT_TEST_VERSION_BUILDS=all, which keeps `make test` on a fresh clone within its
+budget.
 """
 
 import hashlib
@@ -23,10 +24,12 @@ from sweep_helpers import REPO, load_json, require_binaries, run_script, sweep_d
 SCRIPT = "run-localhost.sh"
 OLD = "1.38.0"  # the oldest tokio the runtime crates build against unchanged (docs/sweeps.md, "Versions")
 TINY = {"REPEATS": "2", "DURATION": "0.05", "WARMUP": "0.05", "INTERVALS": "0", "PROTOCOLS": "tcp"}
+LIGHT = {"VERSION_PROFILE": "harness"}  # a version built to run, not to be measured: no LTO, unoptimised
 BUILD_S = 1500  # a cold build with the other tests running beside it; every wait has a deadline
 VERSIONS = REPO / "target" / "versions"
+BUILT = VERSIONS / f"tokio@{OLD}"
 more_builds = pytest.mark.skipif(os.environ.get("RTT_TEST_VERSION_BUILDS") != "all",
-                                 reason="compiles a second version (1.5 to 3 min cold): RTT_TEST_VERSION_BUILDS=all")
+                                 reason="compiles a second version (minutes cold): RTT_TEST_VERSION_BUILDS=all")
 
 
 def locked(lock: Path) -> dict[str, str]:
@@ -39,9 +42,9 @@ def fingerprint(path: Path) -> str:
 
 
 def sweep(tmp_path, name, variants, flags=("-S",), **knobs):
-    """A tiny sweep with VARIANTS; its run, sweep.json and folder."""
+    """A tiny sweep with VARIANTS, its versions built in the lighter profile; its run, sweep.json and folder."""
     out = tmp_path / name
-    run = run_script(SCRIPT, list(flags), out, timeout=BUILD_S, VARIANTS=variants, **TINY | knobs)
+    run = run_script(SCRIPT, list(flags), out, timeout=BUILD_S, VARIANTS=variants, **TINY | LIGHT | knobs)
     assert run.rc == 0, run.output
     folder = sweep_dir(out)
     return run, load_json(folder / "sweep.json"), folder
@@ -71,6 +74,24 @@ def test_a_base_at_a_version_starts_a_variant_with_or_without_arguments():
     assert pinned.endswith('[patch.crates-io]\nsmol = { path = "/src/smol" }\n')
 
 
+def test_a_version_is_built_in_the_measured_profile_unless_asked_and_a_lighter_one_is_said():
+    from sweepkit import knobs, versions
+
+    given = {"VARIANTS": f"tokio-old=tokio@{OLD}"}
+    default = knobs.check(given, "t")
+    assert (default.errors, default.warnings) == ([], [])
+    assert default.spec().version_profile == versions.RELEASE and versions.RELEASE.measured
+    light = knobs.check(given | LIGHT, "t")
+    assert light.errors == [] and light.spec().version_profile == versions.PROFILES["harness"]
+    assert light.warnings == ["VERSION_PROFILE=harness: the version variants (tokio-old) are built in cargo's harness "
+                              "profile, not the measured binaries' release: their lines show that they run, not how fast"]
+    assert knobs.check(LIGHT, "t").warnings == []  # no version variant: nothing to say
+    assert knobs.check(given | {"VERSION_PROFILE": "dev"}, "t").errors == [
+        "VERSION_PROFILE='dev': expected release (the profile the binaries are measured in) or harness (the tests': "
+        "unoptimised, a version variant built only to see it run)"]
+    assert versions.unmeasured(versions.RELEASE) == ""
+
+
 @pytest.fixture(scope="module")
 def older(tmp_path_factory):
     """std, tokio and tokio at OLD from the registry, one sweep; the workspace's lock and tokio binary as they were."""
@@ -88,12 +109,17 @@ def test_a_sweep_of_std_tokio_and_an_older_tokio_runs_all_three_and_the_logs_nam
     assert today != OLD
     built = [line for line in run.stdout if "building tokio-rtt on tokio" in line]
     assert len(built) == 1 and f"VARIANTS: tokio-old=tokio@{OLD}:" in built[0], run.output
+    # Built in the lighter profile, and said so where it is printed and recorded.
+    assert "in cargo's harness profile (VERSION_PROFILE=harness), not the measured binaries' release" in built[0]
+    assert "warning: VERSION_PROFILE=harness: the version variants (tokio-old) are built in" in run.stderr
     (variant,) = record["variants"]
     assert (variant["label"], variant["base"], variant["version"], variant["args"]) == ("tokio-old", "tokio", OLD, [])
     build = variant["build"]
     assert (build["crate"], build["asked"], build["version"], build["path"]) == ("tokio", OLD, OLD, None)
-    assert build["bin_dir"] == str(VERSIONS / f"tokio@{OLD}" / "target" / "release")
-    assert load_json(VERSIONS / f"tokio@{OLD}" / "build.json")["version"] == OLD  # the record in its folder
+    assert (build["profile"], build["measured_profile"]) == ("harness", False)
+    assert build["bin_dir"] == str(BUILT / "target" / "harness")
+    assert "Finished `harness` profile" in (BUILT / "build.log").read_text()
+    assert load_json(BUILT / "build.json")["version"] == OLD  # the record in its folder
     logs = {label: load_json(folder / f"{label}-tcp-64B-0s-0t-r1.json") for label in ("std", "tokio", "tokio-old")}
     assert [(log["framework"], log["variant"]) for log in logs.values()] == [
         ("std", None), ("tokio", None), ("tokio", "tokio-old")]
@@ -101,7 +127,7 @@ def test_a_sweep_of_std_tokio_and_an_older_tokio_runs_all_three_and_the_logs_nam
     assert "git unknown" not in logs["tokio-old"]["suite_version"]  # the stamp beside its binaries
     assert all(p["status"] == "ok" for p in record["points"])
     # Every other crate at the workspace's versions: the version's lock was seeded from it.
-    theirs, ours = locked(VERSIONS / f"tokio@{OLD}" / "Cargo.lock"), locked(REPO / "Cargo.lock")
+    theirs, ours = locked(BUILT / "Cargo.lock"), locked(REPO / "Cargo.lock")
     assert theirs["tokio"] == OLD and all(theirs[name] == ours[name] for name in ("clap", "hyper", "serde", "anyhow"))
     # The table's footnote says which tokio each line ran.
     assert f"tokio-old: tokio {OLD} (the tokio line's: {today}), with the same runtime_config" in run.output
@@ -116,20 +142,21 @@ def test_a_sweep_of_std_tokio_and_an_older_tokio_runs_all_three_and_the_logs_nam
 def test_a_second_sweep_finds_the_version_built_and_compiles_nothing(older, tmp_path):
     run, record, _ = sweep(tmp_path, "second", f"tokio-old=tokio@{OLD}:--flavor current_thread", ("-t",))
     build = record["variants"][0]["build"]
-    assert build["compiled"] is False, (VERSIONS / f"tokio@{OLD}" / "build.log").read_text()
-    assert "Compiling" not in (VERSIONS / f"tokio@{OLD}" / "build.log").read_text()
+    assert build["compiled"] is False, (BUILT / "build.log").read_text()
+    assert "Compiling" not in (BUILT / "build.log").read_text()
     assert record["variants"][0]["args"] == ["--flavor", "current_thread"]
     log = load_json(sweep_dir(tmp_path / "second") / "tokio-old-tcp-64B-0s-0t-r1.json")
     assert (log["framework_version"], log["flavor"]) == (OLD, "current_thread")
 
 
 def refused(tmp_path, variants, **knobs):
-    """A sweep that must stop before it starts: its stderr's lines, with nothing written to OUT_DIR."""
+    """A sweep that must stop before it starts: its stderr's lines (but LIGHT's warning), with nothing written to
+    OUT_DIR."""
     out = tmp_path / "out"
     run = run_script(SCRIPT, ["-S"], out, timeout=BUILD_S, VARIANTS=variants, **TINY | knobs)
     assert run.rc == 2, run.output
     assert not out.exists() or not any(out.iterdir()), "a sweep folder was made"
-    lines = run.stderr.strip().splitlines()
+    lines = [line for line in run.stderr.strip().splitlines() if ": warning: VERSION_PROFILE=" not in line]
     assert lines[-1] == "Nothing was started.", run.stderr
     return lines[:-1]
 
@@ -162,7 +189,7 @@ def test_no_registry_is_said_plainly(tmp_path):
 @more_builds
 def test_a_release_the_seam_cannot_compile_against_is_refused_naming_the_api(older, tmp_path):
     """tokio 1.37, the release before the oldest the seam takes: its Runtime has no metrics() yet."""
-    (line,) = refused(tmp_path, "x=tokio@1.37.0")
+    (line,) = refused(tmp_path, "x=tokio@1.37.0", **LIGHT)
     assert ("tokio@1.37.0 does not build against the suite's seam: error[E0599]: no method named `metrics` found "
             "for struct `tokio::runtime::Runtime`") in line and "(crates/tokio-rtt/src/lib.rs:" in line, line
 
