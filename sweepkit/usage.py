@@ -52,7 +52,10 @@ Knobs (environment variables, with their defaults):
   BIN_DIR=target/release READY_TIMEOUT=10 PING_GRACE=20  PING_EXTRA=""  PONG_EXTRA=""
   VARIANTS=""            extra lines of a runtime with other options, swept like a runtime (with or
                          without its flag), e.g. "tokio-ct=tokio:--flavor current_thread
-                         tokio-ei8=tokio:--event-interval 8": LABEL=BASE:ARG ARG..., for ping and pong"""
+                         tokio-ei8=tokio:--event-interval 8": LABEL=BASE:ARG ARG..., for ping and pong
+  VERSION_PROFILE=release
+                         the cargo profile a version variant (BASE@VERSION) is built in; harness: the
+                         tests' quick build, never a measurement"""
 
 MICRO_HELP = """
 MODE=micro (each point one run of BIN_DIR/<runtime>-micro; docs/sweeps.md):
