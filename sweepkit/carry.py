@@ -13,6 +13,7 @@ from suite.percentile import min_samples
 from suite.fmt import duration
 
 QUANTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("p99.9", 0.999), ("p99.99", 0.9999))
+QUANTILE_OF = dict(QUANTILES)  # a quantile by its name: p99 → 0.99
 BACK_TO_BACK_PER_S = 80_000  # round trips a second back-to-back on loopback, guessed (sweepkit/modes/rtt.py's)
 
 
@@ -30,7 +31,7 @@ def carried(samples: int) -> tuple[list[str], list[str]]:
 
 def messages_for(name: str, repeats: int) -> int:
     """The MIN_MESSAGES whose runs pool enough samples for quantile `name` over `repeats` runs."""
-    return math.ceil(min_samples(dict(QUANTILES)[name]) / repeats)
+    return math.ceil(min_samples(QUANTILE_OF[name]) / repeats)
 
 
 def lines(spec, runs, estimate) -> list[str]:
@@ -75,7 +76,7 @@ def within_budget(spec, interval: str, runs, estimate, most: int = 100_000) -> s
     pool the p99's samples at `interval`, or that none does (rounds × messages approach the budget ÷ a message's
     cost from below)."""
     first = [r for r in runs if r.round == 1]
-    want = min_samples(dict(QUANTILES)["p99"])
+    want = min_samples(QUANTILE_OF["p99"])
     for count in range(max(spec.min_messages, 1), most + 1):
         longer = spec.with_knobs(MIN_MESSAGES=str(count))
         rounds = min(spec.repeats if count == spec.min_messages else 1000, int(spec.budget_s // estimate(first, longer)))

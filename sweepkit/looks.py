@@ -16,6 +16,8 @@ from suite.fmt import duration
 from suite.palette import is_reference
 from suite.runtimes import BASELINE
 
+from . import carry
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -49,9 +51,6 @@ def comparisons(points, bases: dict[str, str], figures: tuple[str, ...] = ("p50"
                 if bases.get(line) in lines and bases[line] != BASELINE:
                     found.append(Comparison(line, bases[line], setting, figure))
     return found
-
-
-QUANTILES = {"p50": 0.5, "p99": 0.99}  # the figures STOP_ON names, as quantiles
 
 
 def samples_by_point(runs, records) -> dict[str, list[int]]:
@@ -100,7 +99,7 @@ class Rotation:
                                                   floor=design.floor, over=over)
         open_, samples = set(self.open()), samples_by_point(runs, records)
         for point in self.points:
-            carried = all(percentile.carried(samples.get(point.stem, ()), QUANTILES[f]) for f in design.stop_on)
+            carried = all(percentile.carried(samples.get(point.stem, ()), carry.QUANTILE_OF[f]) for f in design.stop_on)
             if point.stem not in self.retired and carried and self._settled(point, open_):
                 self.retired[point.stem] = done
         return look

@@ -43,9 +43,9 @@ class Icmp(Rtt):
     def run_fields(self) -> dict:
         return dict.fromkeys(self.figure_keys)  # one stream of echoes: no connection starves
 
-    def empty(self, log: dict) -> str | None:
+    def why_empty(self, log: dict) -> str:
         """The kernel answers ICMP: no pong, no counters; what is known is that ping got replies, none in the window."""
-        return None if (log.get("rtt_ns") or {}).get("n") else "no echo reply in its window, only outside it"
+        return "no echo reply in its window, only outside it"
 
     def measure(self, sweep, run) -> Outcome:
         """The system ping at the point's interval, its output converted to the suite's log pair."""

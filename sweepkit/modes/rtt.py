@@ -164,7 +164,11 @@ class Rtt(Mode):
 
     def empty(self, log: dict) -> str | None:
         """A run without one round trip in its window has no p50 for the comparisons to pair."""
-        return None if (log.get("rtt_ns") or {}).get("n") else empty.why(log, "no round trip in its window")
+        return None if (log.get("rtt_ns") or {}).get("n") else self.why_empty(log)
+
+    def why_empty(self, log: dict) -> str:
+        """What a log without a round trip says of why: its counts and both ends' counters."""
+        return empty.why(log, "no round trip in its window")
 
     def figures(self, log: dict) -> tuple:
         """p50 RTT (ns), achieved rate (msg/s), p99 RTT (ns) and the round trips in the window."""
