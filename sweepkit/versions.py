@@ -69,16 +69,23 @@ def checkout(crate: str, given: str) -> Path:
                   f"{given}/{crate}/Cargo.toml is its package")
 
 
-def _git(where: Path, *args: str) -> str | None:
-    """git's output in WHERE, stripped; None where git fails there (not a checkout, no git)."""
-    done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, timeout=30)
+def git(where: Path, *args: str, limit_s: float = 30) -> str | None:
+    """git's output in WHERE, stripped; None where git fails there (not a checkout, no git, past `limit_s`)."""
+    try:
+        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, timeout=limit_s)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
     return done.stdout.strip() if done.returncode == 0 else None
 
 
 def git_state(where: Path) -> tuple[str | None, bool | None]:
-    """The checkout's commit and whether its tree differs from it (untracked files too); (None, None) outside git."""
-    commit = _git(where, "rev-parse", "HEAD")
-    return (commit, bool(_git(where, "status", "--porcelain"))) if commit else (None, None)
+    """The checkout's commit and whether its tree differs from it (untracked files too); (None, None) where its
+    Cargo.toml is not tracked by the repository around it (outside git, or a copy inside another checkout's ignored
+    folder: a --pr snapshot under the suite's target/, whose commit is not the suite's)."""
+    if git(where, "ls-files", "--error-unmatch", "Cargo.toml") is None:
+        return None, None
+    commit = git(where, "rev-parse", "HEAD")
+    return (commit, bool(git(where, "status", "--porcelain"))) if commit else (None, None)
 
 
 def manifest(suite_toml: str, crate: str, pin: str) -> str:
@@ -126,8 +133,8 @@ def why_failed(output: str) -> str:
 def suite_commit(suite: Path) -> str:
     """The commit the copied crates come from, as `make` stamps target/release/suite-commit (the Makefile's
     GIT_COMMIT): HEAD, `-modified` when the Rust sources differ from it."""
-    head = _git(suite, "rev-parse", "--short=10", "HEAD") or "unknown"
-    changed = _git(suite, "status", "--porcelain", "--", "crates", "Cargo.toml", "Cargo.lock")
+    head = git(suite, "rev-parse", "--short=10", "HEAD") or "unknown"
+    changed = git(suite, "status", "--porcelain", "--", "crates", "Cargo.toml", "Cargo.lock")
     return head + ("-modified" if changed else "")
 
 
