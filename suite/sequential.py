@@ -115,6 +115,13 @@ def plan(stop: str, repeats: int, margin: float = MARGIN, margin_p99: float = MA
     return Design(stop, every, every, maximum, margin, margin_p99, stop_on=stop_on)
 
 
+def held_over(design: Design, comparisons: int, alpha: float = ALPHA) -> Design:
+    """The design with `alpha` held over a family of `comparisons` (Bonferroni: each comparison's looks spend
+    alpha / comparisons), so that a check of many is wrong as rarely as one of one (docs/pr-check.md, "The error
+    held over the check")."""
+    return replace(design, alpha=alpha / max(1, comparisons))
+
+
 def from_record(record: dict | None) -> Design | None:
     """A sweep.json's `design`, or None (a sweep from before the design: its one look is after its rounds)."""
     if not isinstance(record, dict):

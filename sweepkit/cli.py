@@ -17,103 +17,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import checks, commands, entry, hostfacts, local, modes, network, prepare, procs, resume, signals, space, syscheck
-from . import usage
+from . import checks, commands, entry, hostfacts, local, modes, network, pr, prepare, procs, resume, signals, space
+from . import syscheck, usage
+from .arguments import Usage, localhost_args, network_args
 from . import knobs as knobs_mod
 from .defaults import SUITE_DIR
 from .pongs import LocalPongs, PeerPongs
 from .runner import Sweep
 from .spec import Spec
 from .state import hosts
-
-VALUED = ("--remote", "--remote-dir", "--target", "--peer")
-LONG = ("--check", "--continue", "--help")  # both scripts' long options (--continue: resume.py's, read before these)
-
-
-class Usage(Exception):
-    """A flag problem: said with "Try PROG -h.", exit 2."""
-
-
-def short_flags(arg: str, show_usage) -> str:
-    """The letters of one bundle such as -asStP (checked later, against runtimes.json); -h anywhere: the usage."""
-    letters = arg[1:]
-    if not letters:
-        raise Usage("empty flag '-'")
-    if "h" in letters:
-        show_usage()
-    return letters
-
-
-def unknown_option(arg: str, known: tuple[str, ...]) -> Usage:
-    """A long option the script does not take (never read as a bundle of flag letters: --check is not -c -h)."""
-    return Usage(f"unknown option {arg}: this script's long options are {', '.join(known[:-1])} and {known[-1]}; "
-                 "the runtimes are chosen with one-letter flags such as -asStP")
-
-
-def localhost_args(prog: str, argv: list[str]) -> tuple[str, bool]:
-    """The flag letters, and whether --check was given."""
-    flags, check = "", False
-    for arg in argv:
-        if arg in ("-h", "--help"):
-            show(usage.localhost(prog))
-        elif arg == "--check":
-            check = True
-        elif arg.startswith("--"):
-            raise unknown_option(arg, LONG)
-        elif arg.startswith("-"):
-            flags += short_flags(arg, lambda: show(usage.localhost(prog)))
-        else:
-            raise Usage(f"unexpected argument '{arg}'")
-    return flags, check
-
-
-def network_args(prog: str, argv: list[str]) -> dict:
-    """VALUED's options (VALUE or =VALUE), --serve, --check and the flag letters; which of remote, peer or serve."""
-    given, args = {"flags": "", "serve": False, "check": False}, list(argv)
-    while args:
-        arg = args.pop(0)
-        name, eq, value = arg.partition("=")
-        if arg in ("-h", "--help"):
-            show(usage.network(prog))
-        elif name in VALUED:
-            if not eq:
-                if not args or not args[0]:
-                    raise Usage(f"{name} needs a value")
-                value = args.pop(0)
-            if not value:
-                raise Usage(f"{name} needs a value")
-            given[name[2:]] = value
-        elif arg == "--serve":
-            given["serve"] = True
-        elif arg == "--check":
-            given["check"] = True
-        elif arg.startswith("--"):
-            raise unknown_option(arg, (*VALUED, "--serve", *LONG))
-        elif arg.startswith("-"):
-            given["flags"] += short_flags(arg, lambda: show(usage.network(prog)))
-        else:
-            raise Usage(f"unexpected argument '{arg}'")
-    if given["check"]:
-        given["mode"] = "check"
-    elif given["serve"]:
-        if "remote" in given or "peer" in given:
-            raise Usage("--serve runs on host B: it takes no --remote or --peer")
-        given["mode"] = "serve"
-    elif "peer" in given:
-        if "remote" in given:
-            raise Usage("--peer and --remote do not go together")
-        given["mode"] = "peer"
-    elif "remote" in given:
-        given["mode"] = "remote"
-    else:
-        raise Usage("say where the pongs are: --remote USER@HOST, or --serve on B and --peer ADDR on A")
-    return given
-
-
-def show(text: str):
-    print(text)
-    raise SystemExit(0)
-
 
 def dry_run_ends(spec: Spec) -> None:
     """DRY_RUN=1: the plan (its seed and estimated time included) was the whole job."""
@@ -181,10 +93,12 @@ def check_hosts(prog: str, role: str, given: dict | None, tmp: Path) -> int:
 
 
 def run_localhost(prog: str, argv: list[str], tmp: Path) -> int:
-    flags, check = localhost_args(prog, argv)
+    flags, check, asked = localhost_args(prog, argv)
     if check:
         return check_hosts(prog, "local", None, tmp)
-    checked, spec, doc = entry.check(os.environ, flags, "localhost", ["ping", "pong"], prog)
+    environ, flags, pull = pr.applied(os.environ, flags, asked, SUITE_DIR)
+    checked, spec, doc = entry.check(environ, flags, "localhost", ["ping", "pong"], prog)
+    doc |= {"pr": pull.record()} if pull else {}
     mode = modes.of(spec.mode)
     unavailable = mode.unavailable(spec)
     if unavailable:  # not a failure: this host lacks what the MODE needs (wrk), and says so in one line
@@ -200,7 +114,7 @@ def run_localhost(prog: str, argv: list[str], tmp: Path) -> int:
     dry_run_ends(spec)
     room_for_logs(prog, runs, spec)
     idle = local.hold_cpus_awake(spec.tune, prog)
-    folder = make_sweep_dir(prog, spec.text("OUT_DIR"), "localhost")
+    folder = make_sweep_dir(prog, spec.text("OUT_DIR"), f"pr-{pull.runtime}" if pull else "localhost")
     prefixes = prepare.measured_prefixes(checked, spec)
     facts = facts_here(prog, str(spec.bin_dir), spec.nice, ",".join(pinned.values()),
                        [f"{prefix}-{end}" for prefix in prefixes for end in ends])
@@ -286,6 +200,9 @@ def main(argv=None) -> int:
         return go(prog, args, tmp)
     except Usage as problem:
         print(f"{prog}: {problem}\nTry {prog} -h.", file=sys.stderr)
+        return 2
+    except pr.Refused as problem:
+        print(f"{prog}: {problem}\nNothing was started.", file=sys.stderr)
         return 2
     except signals.Stop as stop:
         return stop.code

@@ -59,6 +59,9 @@ DEFAULTS = {
     # The cargo profile a version variant (BASE@VERSION) is built in: release, the measured one; harness, the tests'
     # lighter one, whose lines are marked as no measurement (sweepkit/versions.py: PROFILES).
     "VERSION_PROFILE": "release",
+    # --pr's RUNTIME@path:DIR:BASE..HEAD (sweepkit/pr.py): its two lines' comparisons are the sweep's only ones, the
+    # error held over all of them
+    "PR": "",
 }
 # Fewer, longer runs: MODE=throughput's, which was measured with them, and
 # run-network.sh's, where each run pays an ssh handshake of a few tenths of a second (docs/sweeps.md).
@@ -79,7 +82,7 @@ MICRO_DEFAULTS = {
 MICRO_OVERRIDES = {"REPEATS": "1"}  # each run repeats MICRO_REPEAT times already
 THROUGHPUT_OVERRIDES = LONGER_RUNS
 # Knobs that may be set empty on purpose; any other empty knob takes its default.
-MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET"}
+MAY_BE_EMPTY = {"PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "SSH_OPTS", "MICRO_CPUS", "VARIANTS", "BUDGET", "PR"}
 # What a micro sweep does not use: named in a warning when given.
 NOT_MICRO = ("DURATION", "WARMUP", "SIZE", "INTERVALS", "MIN_MESSAGES", "TRACE", "PROBED", "SIZES", *(d.knob for d in DIMENSIONS),
              "PROTOCOLS", "PONG_CPUS", "PING_CPUS", "PING_EXTRA", "PONG_EXTRA", "COUNTERS")

@@ -70,7 +70,19 @@ def check(environ, flags: str, context: str = "localhost") -> Checked:
     if result.usage is None:
         mode.check(result, environ, context)
         check_version_profile(result)
+        check_pr(result, context)
     return result
+
+
+def check_pr(result: Checked, context: str) -> None:
+    """PR (--pr): a check of round trips on this host, its two lines the sweep's only comparisons."""
+    if not result.knobs["PR"]:
+        return
+    if context != "localhost":
+        result.errors.append("PR: a pull-request check runs on one host: use ./run-localhost.sh --pr")
+    if "STOP" not in modes.named(result.knobs["MODE"]).defaults():  # a MODE whose comparisons are decided
+        result.errors.append(f"PR: a pull-request check decides round trips' comparisons: MODE=rtt, not "
+                             f"{result.knobs['MODE']}")
 
 
 def check_version_profile(result: Checked) -> None:

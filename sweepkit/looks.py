@@ -35,9 +35,18 @@ class Comparison:
         return f"{self.line}−{self.against} {transport} {rate}" + "".join(f" {v}" for v in rest[:1] if v) + tail
 
 
-def comparisons(points, bases: dict[str, str], figures: tuple[str, ...] = ("p50",)) -> list[Comparison]:
-    """Every line against std at its setting, and every variant against its base (`bases`: label → base), for each
-    of `figures`."""
+def pairs(pr: dict | None, variants) -> tuple[dict[str, str], bool]:
+    """What a sweep compares, as Rotation takes it: a PR check (sweep.json `pr`) its head against its base alone;
+    any other sweep every variant against its base (`variants`: sweepkit.variants.Variant) and every line against std."""
+    if pr:
+        return {pr["head"]["label"]: pr["base"]["label"]}, False
+    return {v.label: v.base for v in variants}, True
+
+
+def comparisons(points, bases: dict[str, str], figures: tuple[str, ...] = ("p50",),
+                against_std: bool = True) -> list[Comparison]:
+    """Every line against std at its setting (unless not `against_std`), and every variant against its base
+    (`bases`: label → base), for each of `figures`."""
     at: dict[tuple, set[str]] = {}
     for point in points:
         if not point.skipped:
@@ -46,7 +55,7 @@ def comparisons(points, bases: dict[str, str], figures: tuple[str, ...] = ("p50"
     for setting, lines in at.items():
         for line in sorted(lines):
             for figure in figures:
-                if BASELINE in lines and line != BASELINE and not is_reference(line):
+                if against_std and BASELINE in lines and line != BASELINE and not is_reference(line):
                     found.append(Comparison(line, BASELINE, setting, figure))
                 if bases.get(line) in lines and bases[line] != BASELINE:
                     found.append(Comparison(line, bases[line], setting, figure))
@@ -75,10 +84,10 @@ def values_by_round(runs, records, figure: str = "p50") -> dict[tuple, dict[int,
 class Rotation:
     """The comparisons of a STOP=decided sweep, decided look by look, and the points that have left."""
 
-    def __init__(self, design: sequential.Design, points, bases: dict[str, str]):
+    def __init__(self, design: sequential.Design, points, bases: dict[str, str], against_std: bool = True):
         self.looks = sequential.Looks(design)
         self.points = [p for p in points if not p.skipped]
-        self.comparisons = comparisons(self.points, bases, design.stop_on)
+        self.comparisons = comparisons(self.points, bases, design.stop_on, against_std)
         self.decisions: dict[Comparison, sequential.Decision] = {}
         self.retired: dict[str, int] = {}  # point stem → the round after which it runs no more
 

@@ -5,7 +5,7 @@ import sys
 from suite import runtimes
 from suite.fmt import duration
 
-from . import modes, plan as plan_mod, progress, variants
+from . import modes, plan as plan_mod, pr, progress, variants
 from .checks import MAX_REPEATS
 from .knobs import Checked
 from .selection import has_pong, pong_entries
@@ -57,7 +57,8 @@ def plan(doc: dict, spec: Spec, icmp_unusable: str | None, prog: str) -> tuple[l
     runs = plan_mod.runs(points, spec.rounds, spec.seed, spec.order)
     doc |= {"knobs": spec.record(), "repeats": spec.rounds, "seed": spec.seed, "design": spec.design.record(),
             "looks": [], "points": [p.record() for p in points], "runs": [r.record() for r in runs]}
-    shown = progress.plan_lines(doc, runs, spec)
+    shown = (pr.plan_lines(doc, progress.total_s(runs, spec)) if doc.get("pr") else []) + \
+        progress.plan_lines(doc, runs, spec)
     return runs, spec, shown + (progress.order_lines(runs, spec.order) if spec.dry_run else [])
 
 

@@ -51,7 +51,7 @@ class Sweep:
         self.given_up: dict[str, str] = {}  # point stem → why its later rounds are not run
         # STOP=decided: the comparisons decided look by look, and the points that leave the rotation.
         self.rotation = looks.Rotation(spec.design, list({r.point.stem: r.point for r in runs}.values()),
-                                       {v.label: v.base for v in variants.from_records(doc.get("variants"))}
+                                       *looks.pairs(doc.get("pr"), variants.from_records(doc.get("variants")))
                                        ) if spec.design and spec.design.sequential else None
         self.first, self.before_s = 0, 0.0  # --continue: the first run still to measure, the time the runs took so far
 
@@ -268,7 +268,7 @@ class Sweep:
             doc["status"] = "failed" if failed else "complete"
             disturbed = disturbance.flag(doc["runs"])
             self.save()
-        print("", *summary.summary_table(self.folder, self.spec.mode), "",
+        print("", *summary.summary_table(self.folder, self.spec.mode, pr="pr" in doc), "",
               *(f"Disturbed: {r['stem']}: {r['disturbed']} (kept; sweep.json runs[].disturbance)" for r in disturbed),
               *progress.closing_lines(doc, self.folder), sep="\n", flush=True)
         return 1 if failed else 0

@@ -163,10 +163,20 @@ def parse(knobs: dict[str, str], given, mode) -> Spec:
 
 def design(k: dict[str, str]) -> sequential.Design:
     """STOP, STOP_ON, MARGIN and MARGIN_P99 (percent of std's) as a design over REPEATS rounds; a MODE without STOP:
-    fixed."""
-    return sequential.plan(k.get("STOP", "fixed"), int(k["REPEATS"]), float(k.get("MARGIN", "5")) / 100,
-                           float(k.get("MARGIN_P99", "10")) / 100, inflate=not k["BUDGET"],
-                           stop_on=tuple(k.get("STOP_ON", "p50").split(",")))
+    fixed. A PR check's holds its error over its comparisons: head − base at every setting, for each STOP_ON figure."""
+    stop_on = tuple(k.get("STOP_ON", "p50").split(","))
+    found = sequential.plan(k.get("STOP", "fixed"), int(k["REPEATS"]), float(k.get("MARGIN", "5")) / 100,
+                            float(k.get("MARGIN_P99", "10")) / 100, inflate=not k["BUDGET"], stop_on=stop_on)
+    return sequential.held_over(found, settings(k) * len(stop_on)) if k.get("PR") else found
+
+
+def settings(k: dict[str, str]) -> int:
+    """How many settings (transport, interval and each dimension's value) an rtt sweep's knobs plan: at most, since
+    the plan may skip some, so that an error held over them is held over those it runs."""
+    count = len(k["PROTOCOLS"].split()) * len(k["INTERVALS"].split())
+    for dimension in applying(k["MODE"]):
+        count *= len(k[dimension.knob].split())
+    return count
 
 
 def network_fields(k: dict[str, str]) -> dict:

@@ -10,6 +10,8 @@ from pathlib import Path
 from . import modes, table
 from .defaults import SUITE_DIR
 
+ANALYSIS_LIMIT_S = 600  # the closing table of a sweep of millions of samples takes seconds; a hung one must end
+
 
 def figures(log: dict) -> tuple:
     """A log's two figures, as its kind's run records them (p50 RTT and achieved rate; throughput: p50
@@ -45,12 +47,16 @@ def summary(sweep_dir) -> list[str]:
     return lines or [f"no logs in {sweep_dir}"]
 
 
-def summary_table(sweep_dir: Path, mode: str) -> list[str]:
-    """parse.py's table when the analysis toolkit is installed, else the plain one."""
-    lines, command = [], modes.of(mode).closing_command()
+def summary_table(sweep_dir: Path, mode: str, pr: bool = False) -> list[str]:
+    """parse.py's table when the analysis toolkit is installed (a PR check's: its comment, which it writes as
+    pr-comment.md), else the plain one."""
+    lines, command = [], ["pr"] if pr else modes.of(mode).closing_command()
     if (SUITE_DIR / "parse.py").is_file():
-        run = subprocess.run([sys.executable, "parse.py", *command, "-d", str(sweep_dir)],
-                             cwd=SUITE_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            run = subprocess.run([sys.executable, "parse.py", *command, "-d", str(sweep_dir)], cwd=SUITE_DIR,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=ANALYSIS_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            return [f"(parse.py {' '.join(command)} did not end within {ANALYSIS_LIMIT_S} s)", *summary(sweep_dir)]
         out = run.stdout.rstrip("\n")
         if run.returncode == 0:
             return [out]

@@ -55,7 +55,8 @@ Knobs (environment variables, with their defaults):
                          tokio-ei8=tokio:--event-interval 8": LABEL=BASE:ARG ARG..., for ping and pong
   VERSION_PROFILE=release
                          the cargo profile a version variant (BASE@VERSION) is built in; harness: the
-                         tests' quick build, never a measurement"""
+                         tests' quick build, never a measurement
+  PR=                    the same as --pr SPEC"""
 
 MICRO_HELP = """
 MODE=micro (each point one run of BIN_DIR/<runtime>-micro; docs/sweeps.md):
@@ -119,6 +120,7 @@ def localhost(prog: str) -> str:
     return f"""\
 Usage: {prog} [-FLAGS] [-h] [--check]   (the flags below, alone or combined as in -asStP)
        {prog} --continue DIR
+       {prog} --pr RUNTIME@path:DIR:BASE..HEAD [-FLAGS]
 Measures round-trip latency (MODE=throughput: msg/s and Gb/s) on this host over loopback,
 a fresh pong and ping per run: REPEATS rounds, each running every point once, shuffled.
 
@@ -126,12 +128,17 @@ a fresh pong and ping per run: REPEATS rounds, each running every point once, sh
             each one known to hurt) and run nothing; a sweep prints its warnings too
   --continue DIR  the interrupted sweep in DIR, to its end: its knobs and plan are DIR's
             (a larger REPEATS or BUDGET extends it; a contradicting knob is refused)
+  --pr RUNTIME@path:DIR:BASE..HEAD  a pull-request check: the runtime built at two commits of
+            its checkout DIR, swept interleaved beside std on a small grid and a budget of its
+            own (knobs given win), each head − base Δp50 and Δp99 decided with the 5 % error
+            held over all of them; writes pr-comment.md (docs/pr-check.md)
 
 {flags_and_knobs(False)}
 
 Examples: DURATION=5 INTERVALS="0.001 0" ./{prog} -tS
           MODE=throughput SIZES="64 65536" ./{prog} -tS
-          MODE=micro BENCHES="spawn_many channel" ./{prog} -tSG"""
+          MODE=micro BENCHES="spawn_many channel" ./{prog} -tSG
+          ./{prog} --pr tokio@path:../tokio:origin/master..HEAD"""
 
 
 def network(prog: str) -> str:

@@ -52,7 +52,8 @@ def test_every_module_says_what_it_is_in_its_first_lines():
 KIND_BRANCH = re.compile(r"""(==|!=|\bin)\s*\(?["'](rtt|throughput|micro|icmp)["']"""
                          r"""|["'](rtt|throughput|micro|icmp)["']\s*(==|!=)"""
                          r"""|["'](ns_per_op_median|p50_ns|msg_per_s_p50|interval_s|bench)["']\s+(not\s+)?in\s""")
-SWEEP_ENTRY = ("cli.py", "entry.py", "knobs.py", "checks.py", "spec.py", "resume.py")  # where the environment is parsed
+SWEEP_ENTRY = ("cli.py", "entry.py", "knobs.py", "checks.py", "spec.py", "resume.py", "pr.py")  # where the environment
+# is parsed (pr.py: --pr's SPEC resolved into the knobs)
 KNOB_DICT = ("knobs", "k", "environ")  # the names the environment's strings go by
 
 

@@ -40,17 +40,21 @@ def design_line(spec: Spec) -> str:
     """How the sweep decides its comparisons: its looks, its most rounds, its margins."""
     design = spec.design
     margins = f"`same` within ±{design.margin:.0%} of std's p50 (±{design.margin_p99:.0%} of its p99)"
+    against, held = "vs std (and a variant's vs its base)", "a 5 % false-call rate over all the looks (docs/analysis.md)"
+    if spec.text("PR"):  # the check's head against its base alone, its error held over them all (sweepkit/pr.py)
+        against, margins = "of the head against the base at each setting", margins.replace("std's", "the base's")
+        held = (f"a 5 % false-call rate over all the looks of all {round(sequential.ALPHA / design.alpha)} comparisons "
+                f"(Bonferroni: each spends α = {design.alpha:.3g}; docs/pr-check.md)")
     if not design.sequential:
-        return (f"  STOP={design.stop}: every point runs all {design.maximum} rounds; each Δ vs std is decided once, "
-                f"after them: slower, faster, {margins}, or undecided")
+        return (f"  STOP={design.stop}: every point runs all {design.maximum} rounds; each Δ {against} is decided "
+                f"once, after them: slower, faster, {margins}, or undecided" + (f"; {held}" if spec.text("PR") else ""))
     looks = design.rounds()
     shown = ", ".join(map(str, looks)) if len(looks) <= 4 else f"{looks[0]}, {looks[1]}, …, {looks[-1]}"
     most = "under BUDGET" if spec.budget else f"REPEATS={spec.repeats} × {sequential.INFLATION:g}"
     which = "every Δp50 and Δp99 of the runs (STOP_ON=p50,p99)" if "p99" in design.stop_on else "every Δ"
-    return (f"  STOP=decided: {which} vs std (and a variant's vs its base) is looked at after rounds {shown}, and a "
+    return (f"  STOP=decided: {which} {against} is looked at after rounds {shown}, and a "
             f"line leaves a setting once all its comparisons are decided (slower, faster, or {margins}) and its runs "
-            f"carry its own {' and '.join(design.stop_on)}; at most "
-            f"{design.maximum} rounds ({most}); a 5 % false-call rate over all the looks (docs/analysis.md)")
+            f"carry its own {' and '.join(design.stop_on)}; at most {design.maximum} rounds ({most}); {held}")
 
 
 class Rtt(Mode):
