@@ -19,7 +19,7 @@ from pathlib import Path
 
 from suite.palette import Palette
 
-from . import compare, costs_cli, legacy, options, request, tracking_cli, wrk
+from . import compare, costs_cli, legacy, options, pr_cli, request, tracking_cli, wrk
 from . import entry_kit as kit
 from .kind import UsageError
 from .sweep import NothingUsable
@@ -262,6 +262,8 @@ COMMANDS += tracking_cli.COMMANDS  # export, record, history
 OWN |= tracking_cli.OWN
 COMMANDS += costs_cli.COMMANDS  # costs, phases
 OWN |= costs_cli.OWN
+COMMANDS += pr_cli.COMMANDS  # pr
+OWN |= pr_cli.OWN
 
 
 def main(argv=None) -> int:

@@ -64,6 +64,16 @@ class Costs:
 
 
 @dataclass(frozen=True)
+class PrCheck:
+    """`parse.py pr`: a pull-request check's comment."""
+
+    kind: Kind
+    folder: Path
+    out: Path | None  # where pr-comment.md goes; None: stdout only
+    fail_on_slower: float | None  # percent: exit 1 on a slower call wholly beyond it; None: advisory
+
+
+@dataclass(frozen=True)
 class Variance:
     """`parse.py variance`: where each RTT point's spread comes from."""
 
