@@ -130,8 +130,10 @@ def plan_lines(doc: dict, estimate_s: float) -> list[str]:
     """What the plan says first for a PR check: its two lines and the most its runs can take (its builds are done)."""
     pr = doc["pr"]
     sides = ", ".join(f"{pr[s]['label']} = {pr[s]['asked']} ({pr[s]['commit'][:12]})" for s in ("head", "base"))
-    return [f"PR check of {pr['runtime']}: {sides}, with std as the reference; at most {duration(estimate_s)} of "
-            "runs, then pr-comment.md in the sweep's folder"]
+    builds = [v["build"]["build_s"] for v in doc.get("variants") or () if v.get("build")]
+    built = f"its builds took {duration(sum(builds))}" if builds else "nothing built (a dry run)"
+    return [f"PR check of {pr['runtime']}: {sides}, with std as the reference; {built}, its runs take at most "
+            f"{duration(estimate_s)}, then pr-comment.md in the sweep's folder"]
 
 
 def with_std(given: str) -> str:
