@@ -93,7 +93,7 @@ def comparisons(settings: list[Setting]) -> list[str]:
                 lines.append(f"- {s.words}, {figure}: nothing to pair")
                 continue
             at = f", decided after round {c.decided_at}" if c.decided_at is not None else ""
-            said = f"{told(c.delta)} µs at {100 * c.confidence:.3g} %" if c.delta else "no Δ"
+            said = f"{told(c.delta)} µs at {100 * c.confidence:.2f} %" if c.delta else "no Δ"
             lines.append(f"- {s.words}, {figure}: {said}, {c.rounds} rounds paired: {c.verdict or 'refused'}{at}")
     return lines
 
@@ -101,7 +101,7 @@ def comparisons(settings: list[Setting]) -> list[str]:
 def document(settings: list[Setting], info: dict, machine: str, suite_version: str) -> str:
     """The whole comment."""
     pr, design = info["pr"], sequential.from_record(info.get("design"))
-    low, high = (f"{100 * level:.3g} %" for level in levels(settings))
+    low, high = (f"{100 * level:.2f} %" for level in levels(settings))
     family = round(sequential.ALPHA / design.alpha) if design else len(settings) * len(FIGURES)
     notes = [f"head − base, paired by round (each round runs base, head and std back to back). Intervals are the "
              f"sweep's repeated ones at the level of the look that decided each ({low if low == high else f'{low} to {high}'}): "
