@@ -12,7 +12,7 @@ from .pr_check import ENDS, FIGURES, Setting, levels
 MARKER = "<!-- rtt-pr-check -->"  # what a workflow finds its own comment by, to update it
 UNREPEATED = ("PR", "VARIANTS", "SEED", "OUT_DIR", "BIN_DIR")  # the check's own, or named apart, or this machine's
 SHOWN = 3  # settings named in the headline, the largest Δs first
-HEADERS = ["setting", "base p50 µs", "head p50 µs", "Δp50 µs [interval]", "Δp99 µs [interval]",
+HEADERS = ["setting", "std p50 µs", "base p50 µs", "head p50 µs", "Δp50 µs [interval]", "Δp99 µs [interval]",
            "Δ CPU/msg µs ping, pong [95 %]", "verdict"]
 
 
@@ -79,7 +79,7 @@ def row(s: Setting) -> list[str]:
     cpu = ", ".join(told(u.Estimate(d.value * 1e3, d.low * 1e3, d.high * 1e3, d.repeats, d.method)) if d else "–"
                     for d in (s.cpu.get(end) for end in ENDS))
     mark = f" ⚠ {len(s.disturbed)} disturbed" if s.disturbed else ""
-    return [s.words, fmt.us(s.base.get("p50", math.nan)), fmt.us(s.head.get("p50", math.nan)), *deltas, cpu,
+    return [s.words, *(fmt.us(line.get("p50", math.nan)) for line in (s.std, s.base, s.head)), *deltas, cpu,
             f"**{s.verdict}**{mark}"]
 
 
