@@ -7,6 +7,7 @@
 
 use std::{fs, io, path::Path};
 
+use nix::mount::MsFlags;
 use perf_event::{
     Builder, Counter,
     events::{Event, Software, Tracepoint},
@@ -149,15 +150,35 @@ fn refused(key: Key, error: &io::Error) -> String {
     }
 }
 
+/// Where tracefs holds its events: a mount found, or, as root where none is, the one this mounts (as the sweep's
+/// traced runs do: a machine fresh from boot has tracefs unmounted).
+fn tracefs_root() -> Option<&'static Path> {
+    let found = || {
+        TRACEFS
+            .iter()
+            .map(Path::new)
+            .find(|root| root.join("events").exists())
+    };
+    if let Some(root) = found() {
+        return Some(root);
+    }
+    let mounted = rustix::process::geteuid().is_root()
+        && nix::mount::mount(
+            Some("nodev"),
+            TRACEFS[0],
+            Some("tracefs"),
+            MsFlags::empty(),
+            None::<&str>,
+        )
+        .is_ok();
+    if mounted { found() } else { None }
+}
+
 /// A tracepoint's id, from tracefs; why it cannot be had otherwise.
 fn tracepoint_id(key: Key) -> Result<u64, String> {
     let event = key.event_name();
     let (group, name) = event.split_once(':').unwrap_or(("", &event));
-    let Some(root) = TRACEFS
-        .iter()
-        .map(Path::new)
-        .find(|root| root.join("events").exists())
-    else {
+    let Some(root) = tracefs_root() else {
         let readable = fs::read_dir(TRACEFS[0]).is_ok();
         return Err(match readable {
             true => format!(
