@@ -39,6 +39,11 @@ def us(value_ns: float) -> str:
     return f"{value_us:.0f}" if abs(value_us) >= 1e4 else f"{value_us:.4g}"
 
 
+def rate_words(interval_s: float) -> str:
+    """The rate asked for by an interval, in words: 0.001 s → "1 k msg/s", 0 → "back-to-back"."""
+    return "back-to-back" if interval_s <= 0 or not math.isfinite(interval_s) else f"{rate_label(interval_s)} msg/s"
+
+
 def size_label(size: float) -> str:
     """A payload size: 64 → "64 B", 1024 → "1 KiB", 1048576 → "1 MiB", 65507 → "65507 B"."""
     size = int(round(size))

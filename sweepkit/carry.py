@@ -52,7 +52,7 @@ def lines(spec, runs, estimate) -> list[str]:
         each = per_run(interval, window.s)
         pooled = repeats * each
         kept, refused = carried(pooled)
-        rate = f"{fmt.rate_label(float(interval))} msg/s" if float(interval) > 0 else "back-to-back"
+        rate = fmt.rate_words(float(interval))
         guess = "about " if float(interval) == 0 else ""
         line = (f"    {rate:>12}: {guess}{fmt.count(pooled)} samples ({guess}{fmt.count(each)} a run of {window} s): "
                 f"carries {' '.join(kept) or 'none'}" + (f"; refuses {' '.join(refused)}" if refused else ""))

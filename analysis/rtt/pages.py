@@ -6,16 +6,14 @@
 
 import math
 
-from suite import dimensions, fmt
+from suite import fmt
 from suite.palette import TRANSPORT_ORDER, order_key
 
 from .. import pages as kit
 from .. import plots
 from . import cost_figures, costs, figures, protocols, table
-from .runs import SHAPE
+from .runs import SHAPE, shape
 
-# A shape dimension's value in a title, when not its default; another dimension reads ", NAME VALUE".
-WORDS = {"connections": ", {} connections", "load": ", {} loop"}
 _TASKS_TITLE = "Round-trip time against CPU-bound decoy tasks"
 
 
@@ -24,15 +22,8 @@ def point(payload, tasks, key=None) -> str:
     return f"{payload} B payload, {tasks} decoy task{'s' if tasks != 1 else ''}" + shape(key or {})
 
 
-def shape(key) -> str:
-    """The SHAPE dimensions of `key` (a mapping) in a title (", 100 connections, open loop"), each only
-    where it is not its default, so that the pages of a sweep without CONNECTIONS and LOAD read as before."""
-    return "".join(WORDS.get(name, f", {name} {{}}").format(key[name]) for name in SHAPE
-                   if name in key and key[name] != dimensions.by_name(name).value)
-
-
 def _rate_title(interval: float) -> str:
-    return "back-to-back" if interval <= 0 else f"{fmt.rate_label(interval)} msg/s asked for"
+    return fmt.rate_words(interval) + ("" if interval <= 0 else " asked for")
 
 
 

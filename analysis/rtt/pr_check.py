@@ -40,12 +40,10 @@ class Setting:
 
     @property
     def words(self) -> str:
-        """"back-to-back TCP, 10 decoys"."""
-        rate = "back-to-back" if self.interval_s <= 0 else f"{fmt.rate_label(self.interval_s)} msg/s"
-        extra = [f"{self.dimensions['tasks']} decoys" if self.dimensions.get("tasks") else "",
-                 f"{self.dimensions['connections']} connections" if self.dimensions.get("connections", 1) > 1 else "",
-                 "open load" if self.dimensions.get("load") == "open" else ""]
-        return ", ".join([f"{rate} {self.transport.upper()}", *(e for e in extra if e)])
+        """"back-to-back TCP, 10 decoy tasks" (and the shape where it is not the default: ", open loop")."""
+        tasks = self.dimensions.get("tasks")
+        return (f"{fmt.rate_words(self.interval_s)} {self.transport.upper()}"
+                + (f", {tasks} decoy tasks" if tasks else "") + runs.shape(self.dimensions))
 
     @property
     def verdict(self) -> str:
@@ -100,15 +98,12 @@ def of(found, info: dict) -> list[Setting]:
 
 
 def _cpu(frame: pd.DataFrame, head: str, base: str) -> dict:
-    """(end, setting) → head − base's CPU µs per message, paired by round (95 %); none without counters."""
+    """(end, setting) → head − base's CPU µs per message, paired by round (95 %: costs.paired_cost); none without
+    counters."""
     per_run = costs.per_run(frame)
-    setting, out = list(runs.SETTING), {}
-    for (end, *key), group in per_run.groupby(["end", *setting], sort=False):  # a loop over settings and ends
-        by = {line: dict(group[group["framework"] == line].groupby("round")["cpu_us_per_msg"].mean().dropna().items())
-              for line in (head, base)}
-        if by[head] and by[base]:
-            out[(end, tuple(key))] = pairing.pair(by[head], by[base], math.nan).delta
-    return out
+    mine = per_run[per_run["framework"] == head]
+    return {(end, tuple(key)): costs.paired_cost((head, *key, end), "cpu_us_per_msg", group, per_run, base)
+            for (*key, end), group in mine.groupby([*runs.SETTING, "end"], sort=False)}  # a loop over points' ends
 
 
 def failing(settings: list[Setting], percent: float) -> list[tuple[Setting, str]]:

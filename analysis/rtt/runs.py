@@ -24,6 +24,8 @@ KEYS = ("framework", *SETTING)
 # The dimensions that split a sweep's pages and name a point's shape in titles: all but the decoy count,
 # which every title names and the tasks figure draws on its axis.
 SHAPE = tuple(name for name in DIMENSIONS if name != "tasks")
+# A shape dimension's value in words, when not its default; another dimension reads ", NAME VALUE".
+WORDS = {"connections": ", {} connections", "load": ", {} loop"}
 # A point's quantiles, of its runs' samples pooled (points.py, quantiles.py), each with its interval: a run's
 # column of sorted samples → {metric: q}.
 POOLED = {stats.SORTED: {name: p / 100 for name, p in stats.PERCENTILES.items()},
@@ -36,6 +38,13 @@ SUMS = ("n", "lost", "http_not_2xx")
 MISSED_BY = 0.05  # an achieved rate this far from the target, either way, is flagged
 # Tails compared as the median is: a Δ vs std of each of these, paired by round (quantiles.paired_deltas).
 TAIL_DELTAS = {"p99": 0.99}
+
+
+def shape(key) -> str:
+    """The SHAPE dimensions of `key` (a mapping) in words (", 100 connections, open loop"), each only where it is
+    not its default, so that a sweep without CONNECTIONS and LOAD reads as before (page titles, the PR comment)."""
+    return "".join(WORDS.get(name, f", {name} {{}}").format(key[name]) for name in SHAPE
+                   if name in key and key[name] != dimensions.by_name(name).value)
 
 
 def run_meta(data: dict) -> dict:
