@@ -122,22 +122,27 @@ def refuse_splits(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _delta(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame) -> dict:
-    """A point and end's Δ vs std of one cost, paired by round with std's runs in `pool` (the measured runs, or the
-    probed ones) as the Δp50 is (pairing.pair, no verdict: a cost has no noise threshold); empty for std and the
-    references."""
-    framework, *setting, end = key
-    if framework == BASELINE or is_reference(framework):
+    """A point and end's Δ vs std of one cost (paired_cost) as its columns; empty for std and the references."""
+    if key[0] == BASELINE or is_reference(key[0]):
         return {}
-    base = pool
-    for name, value in zip([*KEYS[1:], "end"], [*setting, end], strict=True):
-        base = base[base[name] == value]
-    base = base[base["framework"] == BASELINE]
-    theirs = base.groupby("round")[column].mean().dropna()
-    ours = mine.groupby("round")[column].mean().dropna()
-    change = pairing.pair(dict(ours.items()), dict(theirs.items()), math.nan).delta
+    change = paired_cost(key, column, mine, pool, BASELINE)
     return {f"delta_{column}": change.value if change else math.nan,
             f"delta_{column}_low": change.low if change else math.nan,
             f"delta_{column}_high": change.high if change else math.nan}
+
+
+def paired_cost(key: tuple, column: str, mine: pd.DataFrame, pool: pd.DataFrame, against: str) -> u.Estimate | None:
+    """A point and end's (key: framework, setting…, end) Δ of one cost against the line `against` at its setting and
+    end, paired by round with that line's runs in `pool` (the measured runs, or the probed ones) as the Δp50 is
+    (pairing.pair, no verdict: a cost has no noise threshold); None with nothing to pair."""
+    _, *setting, end = key
+    base = pool
+    for name, value in zip([*KEYS[1:], "end"], [*setting, end], strict=True):
+        base = base[base[name] == value]
+    base = base[base["framework"] == against]
+    theirs = base.groupby("round")[column].mean().dropna()
+    ours = mine.groupby("round")[column].mean().dropna()
+    return pairing.pair(dict(ours.items()), dict(theirs.items()), math.nan).delta
 
 
 # breakdown()'s parts of a round trip, in the order they stack.
