@@ -2,6 +2,7 @@
 data carry, a table of the settings, and every comparison with the machine in a collapsed details section."""
 
 import math
+import shlex
 
 from suite import fmt, sequential
 
@@ -112,7 +113,7 @@ def document(settings: list[Setting], info: dict, machine: str, suite_version: s
     hosts = (info.get("hosts") or {}).values()
     polls = ", ".join(f"guest_halt_poll_ns {h.get('guest_halt_poll_ns')}" for h in hosts if isinstance(h, dict))
     knobs = info.get("knobs") or {}
-    given = " ".join(f"{k}={_quoted(knobs[k])}" for k in info.get("knobs_given") or () if k not in UNREPEATED
+    given = " ".join(f"{k}={shlex.quote(knobs[k])}" for k in info.get("knobs_given") or () if k not in UNREPEATED
                      and k in knobs)
     details = ["<details><summary>Every comparison, the machine and how to reproduce</summary>", "",
                *comparisons(settings), "",
@@ -122,7 +123,7 @@ def document(settings: list[Setting], info: dict, machine: str, suite_version: s
                f"- machine: {machine}" + (f"; {polls}" if polls else ""),
                f"- suite: {suite_version}",
                *(["- disturbed runs (kept):", *(f"  - {d}" for d in shaken)] if shaken else ["- no run disturbed"]),
-               f"- reproduce: `SEED={info.get('seed')} {given} ./run-localhost.sh --pr {pr['spec']}`".replace("  ", " "),
+               f"- reproduce: `SEED={info.get('seed')} {given} ./run-localhost.sh --pr {shlex.quote(pr['spec'])}`".replace("  ", " "),
                "", "</details>"]
     table = markdown_table(HEADERS, [row(s) for s in settings], notes, left=1)
     return "\n".join([MARKER, f"### Runtime check: {headline(settings, design, info.get('status', 'unknown'))}", "",
@@ -138,6 +139,3 @@ def _unmeasured(info: dict) -> list[str]:
     return [f"⚠ Built in cargo's {', '.join(sorted(map(str, profiles)))} profile (VERSION_PROFILE), not the measured "
             "binaries' release: these figures show that the change runs, not how fast.", ""]
 
-
-def _quoted(value: str) -> str:
-    return f'"{value}"' if not value or " " in value else value
