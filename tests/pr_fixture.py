@@ -1,11 +1,12 @@
 """A git repository of tokio's registry source, with a commit that slows every TCP read and one that changes nothing."""
 
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from sweepkit import versions
 
 REPO = Path(__file__).resolve().parents[1]
 GIT_S = 60  # every git call; each is local and takes well under a second
@@ -67,23 +68,12 @@ def make(folder: Path) -> Fixture:
     return Fixture(folder, version, base, slow, same)
 
 
-def worktree(fixture: Fixture, commit: str, where: Path) -> Path:
-    """A working tree of the fixture at COMMIT in WHERE (replaced if there): a path variant builds a checkout's files
-    as they are, so each commit measured needs a tree of its own."""
-    where = Path(where).resolve()
-    if where.exists():
-        shutil.rmtree(where)
-        _git(fixture.repo, "worktree", "prune")
-    _git(fixture.repo, "worktree", "add", "-q", "--detach", str(where), commit)
-    return where
-
-
 def locked_tokio() -> str:
     """tokio's version in the suite's Cargo.lock."""
-    found = re.search(r'^name = "tokio"\nversion = "([^"]+)"', (REPO / "Cargo.lock").read_text(encoding="utf-8"), re.M)
+    found = versions.locked(REPO / "Cargo.lock", "tokio")
     if found is None:
         raise LookupError(f"no tokio in {REPO / 'Cargo.lock'}")
-    return found[1]
+    return found
 
 
 def registry_source(version: str) -> Path:
