@@ -127,11 +127,13 @@ def test_fail_on_change_answers_for_the_newest_sweep_alone(sweeps, tmp_path):
     gate = parse("history", "--db", db, "--fail-on-change")
     assert gate.returncode == 0, gate.stdout + gate.stderr
     assert "not judged: too few sweeps since their last change" in gate.stderr
-    # Four sweeps before it (std alone: no Δ series, so its levels are judged), and the slow pong is called.
+    # Four sweeps before it (std alone: no Δ series, so its levels are judged), and the slow pong is called. The
+    # four are A/A sweeps this tiny (A_A_NOISE, below): at the default noise a loaded machine's ×0.9 between two of
+    # them was a change, which left the newest too few sweeps since it to be judged.
     db = tmp_path / "five.sqlite"
     for folder in [*same[:4], slow]:
         record(db, folder)
-    gate = parse("history", "--db", db, "--fail-on-change")
+    gate = parse("history", "--db", db, "--fail-on-change", "--noise", A_A_NOISE)
     assert gate.returncode == 1, gate.stdout + gate.stderr
     assert f"the newest sweep (#5) starts a change: {POINT} latency ×" in gate.stderr
     assert "(slower" in gate.stderr
